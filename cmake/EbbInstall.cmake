@@ -1,0 +1,30 @@
+# Headers, libraries, the `ebb` program, a pkg-config file and a CMake
+# package config so that find_package(ebb) works.
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/include/ebb/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ebb)
+install(TARGETS ebb ebb_static EXPORT ebbTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS ebb_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(EXPORT ebbTargets NAMESPACE ebb:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ebb)
+configure_package_config_file(cmake/ebbConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/ebbConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ebb)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ebbConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ebbConfig.cmake ${PROJECT_BINARY_DIR}/ebbConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ebb)
+
+set(EBB_PC_PRIVATE_LIBS "-luring -lhwloc -lxxhash -ltomlplusplus -lstdc++ -lpthread -lm")
+if(EBB_HAVE_CUDA)
+  string(APPEND EBB_PC_PRIVATE_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
+endif()
+# Relocatable: the prefix is found from where the .pc file lies.
+file(RELATIVE_PATH EBB_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" EBB_PC_TO_PREFIX "${EBB_PC_TO_PREFIX}")
+configure_file(cmake/ebb.pc.in ${PROJECT_BINARY_DIR}/ebb.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/ebb.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,197 @@
+/*
+ * ebb — checkpointing schedules as lazily generated action streams.
+ *
+ * A schedule says, one action at a time, what to do to reverse n steps:
+ * advance the live state, store it in a slot of a tier, restore it, move it
+ * between tiers, run the reverse step. The generator keeps O(slots) state, so
+ * n = 10^9 costs no memory. Every stream can be checked by the replay
+ * validator (ebb_validator_*), which proves that each REVERSE(i) sees x_i.
+ *
+ * The live state: the runtime holds one state, x_i, that forward steps
+ * advance. ADVANCE(i -> j) runs forward steps i .. j-1 on it. The last step of
+ * an ADVANCE is run out of place, so its input x_{j-1} is still at hand:
+ * TURN(n), right after the ADVANCE that reached x_n (the loss is evaluated
+ * there), makes x_{n-1} the live state again without recomputing it. This is
+ * why the first forward sweep costs exactly n forward steps and Revolve's
+ * count is r*n - binom(C+r, r-1) + 1.
+ */
+#ifndef EBB_SCHEDULE_H
+#define EBB_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Storage tiers, fastest first. */
+typedef enum ebb_tier {
+    EBB_TIER_GPU = 0,
+    EBB_TIER_HOST = 1,
+    EBB_TIER_DISK = 2,
+    EBB_TIER_COUNT = 3
+} ebb_tier;
+
+/* "gpu", "host", "disk"; "?" for anything else. Never NULL. */
+EBB_API const char *ebb_tier_name(ebb_tier tier);
+
+typedef enum ebb_action_kind {
+    EBB_ACT_ADVANCE = 0,  /* run forward steps step .. to-1 on the live state */
+    EBB_ACT_STORE = 1,    /* keep the live state x_step in (tier, slot); may complete later */
+    EBB_ACT_RESTORE = 2,  /* make x_step the live state from (tier, slot); waits for its data */
+    EBB_ACT_PREFETCH = 3, /* copy x_step from (tier, slot) to (tier_to, slot_to); source kept */
+    EBB_ACT_EVICT = 4,    /* move x_step from (tier, slot) to (tier_to, slot_to); source freed */
+    EBB_ACT_FREE = 5,     /* (tier, slot), holding x_step, may be reused */
+    EBB_ACT_TURN = 6,     /* the forward sweep ended at x_step (= n); live state becomes x_{n-1} */
+    EBB_ACT_REVERSE = 7,  /* the user's reverse step for step `step`; live state is x_step */
+    EBB_ACT_END = 8       /* the reverse sweep is complete */
+} ebb_action_kind;
+
+/* One action. Fields a kind does not use are zero. */
+typedef struct ebb_action {
+    int32_t kind;    /* ebb_action_kind */
+    int16_t tier;    /* STORE, RESTORE, FREE: the tier; PREFETCH, EVICT: the source tier */
+    int16_t tier_to; /* PREFETCH, EVICT: the destination tier */
+    int32_t slot;    /* slot index within `tier` */
+    int32_t slot_to; /* slot index within `tier_to` */
+    int64_t step;    /* the state index i (ADVANCE: the first step; TURN: n) */
+    int64_t to;      /* ADVANCE: one past the last step run */
+} ebb_action;
+
+/* Lower-case name of an action kind ("advance"); "?" if unknown. Never NULL. */
+EBB_API const char *ebb_action_kind_name(int32_t kind);
+
+/* Writes a one-line description of `a` ("restore 17 host[3]") into buf.
+ * Returns the length the full text needs, as snprintf does (no error code:
+ * it cannot fail, and truncation is visible from the return value). */
+EBB_API int ebb_action_format(const ebb_action *a, char *buf, size_t len);
+
+typedef enum ebb_strategy {
+    EBB_STRATEGY_STORE_ALL = 0,   /* keep every state: n-1 slots, no recomputation */
+    EBB_STRATEGY_PERIODIC = 1,    /* keep every k-th state, recompute each interval once */
+    EBB_STRATEGY_REVOLVE = 2,     /* binomial Revolve: the optimal offline schedule */
+    EBB_STRATEGY_ONLINE = 3,      /* online checkpointing: n learnt when the forward stops */
+    EBB_STRATEGY_MULTISTAGE = 4,  /* binomial with C + D slots, the least used D on disk */
+    EBB_STRATEGY_DISK_REVOLVE = 5 /* periodic Disk-Revolve (Aupy & Herrmann 2017) */
+} ebb_strategy;
+
+enum { EBB_STRATEGY_COUNT = 6 };
+
+/* "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve". */
+EBB_API const char *ebb_strategy_name(ebb_strategy strategy);
+
+/* Parses a strategy name as ebb_strategy_name prints it. EBB_ERR_INVALID_ARG
+ * for an unknown name; the message lists the known ones. */
+EBB_API ebb_status ebb_strategy_from_name(const char *name, ebb_strategy *out);
+
+/* What a schedule is asked to do. Fill with ebb_schedule_options_init, then
+ * set what differs from the defaults. */
+typedef struct ebb_schedule_options {
+    ebb_strategy strategy; /* default EBB_STRATEGY_REVOLVE */
+    int64_t steps;         /* n >= 1; for EBB_STRATEGY_ONLINE ignored (learnt later) */
+    int32_t slots;         /* C >= 1: slots in the fast tier, the one holding x_0 included */
+    int32_t disk_slots;    /* D: slots in the slow tier; -1 (default) = as many as needed
+                              (disk-revolve), 0 for the others */
+    int64_t period;        /* periodic: k (0 = the smallest k that fits C slots);
+                              disk-revolve: period m (0 = derived from io_ratio) */
+    double io_ratio;       /* disk-revolve: R = (write + read time of one state) / step time */
+    ebb_tier fast_tier;    /* tier of the C slots, default EBB_TIER_HOST */
+    ebb_tier slow_tier;    /* tier of the D slots, default EBB_TIER_DISK */
+} ebb_schedule_options;
+
+/* Sets the defaults. Returns nothing: it cannot fail. */
+EBB_API void ebb_schedule_options_init(ebb_schedule_options *options);
+
+typedef struct ebb_schedule ebb_schedule;
+
+/* Creates a schedule. Checks every option and says which is wrong (e.g.
+ * "store-all needs 9 slots for 10 steps, got 4"). */
+EBB_API ebb_status ebb_schedule_create(const ebb_schedule_options *options, ebb_schedule **out);
+
+/* Frees a schedule; NULL is allowed. Returns nothing: it cannot fail. */
+EBB_API void ebb_schedule_destroy(ebb_schedule *schedule);
+
+/* The next action. After END, keeps returning END. EBB_ERR_STATE when an
+ * online schedule needs ebb_schedule_set_steps first (never, if the caller
+ * calls it as soon as its forward stops). */
+EBB_API ebb_status ebb_schedule_next(ebb_schedule *schedule, ebb_action *action);
+
+/* Up to `capacity` next actions into `actions`; *count says how many. Stops
+ * after END (which is included) and, for an online schedule, after each
+ * ADVANCE, so the caller can say the forward stopped. */
+EBB_API ebb_status ebb_schedule_next_batch(ebb_schedule *schedule, ebb_action *actions,
+                                           size_t capacity, size_t *count);
+
+/* Online schedules: the forward sweep stopped at x_n, right after the ADVANCE
+ * that produced it. EBB_ERR_STATE if the live state is not x_n or n was set;
+ * EBB_ERR_INVALID_ARG for an offline schedule. */
+EBB_API ebb_status ebb_schedule_set_steps(ebb_schedule *schedule, int64_t steps);
+
+/* Slots the schedule uses at most in each tier (its budget, not its peak). */
+EBB_API ebb_status ebb_schedule_tier_slots(const ebb_schedule *schedule,
+                                           int32_t slots[EBB_TIER_COUNT]);
+
+/* Periodic Disk-Revolve's period for M memory slots and ratio R: beta(M, t)
+ * = binom(M+t, t) with t the least integer such that beta(M+1, t) > R
+ * (Aupy & Herrmann 2017). EBB_ERR_INVALID_ARG for M < 1 or R < 0. */
+EBB_API ebb_status ebb_disk_revolve_period(int32_t memory_slots, double io_ratio,
+                                           int64_t *period);
+
+/* Revolve's forward step count, first sweep included, for n steps and C
+ * slots: r*n - binom(C+r, r-1) + 1, r the least with binom(C+r, C) >= n.
+ * EBB_ERR_INVALID_ARG when n < 1 or C < 1 or the count overflows int64. */
+EBB_API ebb_status ebb_revolve_forward_count(int64_t steps, int32_t slots, int64_t *count);
+
+/* ---- replay validator ---------------------------------------------------- */
+
+/* What a validated stream cost. */
+typedef struct ebb_schedule_stats {
+    int64_t steps;                          /* n */
+    int64_t actions;                        /* actions seen, END included */
+    int64_t forward_steps;                  /* forward callback calls, first sweep included */
+    int64_t reverse_steps;                  /* reverse callback calls (= n when complete) */
+    int64_t stores[EBB_TIER_COUNT];         /* STORE actions per tier */
+    int64_t restores[EBB_TIER_COUNT];       /* RESTORE actions per tier */
+    int64_t transfers_out[EBB_TIER_COUNT];  /* PREFETCH/EVICT reading from a tier */
+    int64_t transfers_in[EBB_TIER_COUNT];   /* PREFETCH/EVICT writing to a tier */
+    int32_t peak_slots[EBB_TIER_COUNT];     /* most slots in use at once per tier */
+    int complete;                           /* 1 once END was accepted */
+} ebb_schedule_stats;
+
+typedef struct ebb_validator ebb_validator;
+
+/* A validator for n steps (0 = unknown: learnt from TURN, for online
+ * schedules) and the given slot counts per tier. */
+EBB_API ebb_status ebb_validator_create(int64_t steps, const int32_t slots[EBB_TIER_COUNT],
+                                        ebb_validator **out);
+
+/* Frees a validator; NULL is allowed. Returns nothing: it cannot fail. */
+EBB_API void ebb_validator_destroy(ebb_validator *validator);
+
+/* Replays `count` actions. EBB_ERR_SCHEDULE at the first that breaks a rule;
+ * the message names the action, its index and the rule. The validator then
+ * refuses further actions. */
+EBB_API ebb_status ebb_validator_check(ebb_validator *validator, const ebb_action *actions,
+                                       size_t count);
+
+/* EBB_OK once END has been replayed after every step was reversed;
+ * EBB_ERR_SCHEDULE otherwise, saying what is missing. */
+EBB_API ebb_status ebb_validator_finish(const ebb_validator *validator);
+
+/* Counts so far. */
+EBB_API ebb_status ebb_validator_stats(const ebb_validator *validator, ebb_schedule_stats *stats);
+
+/* Generates the whole schedule for `options` and replays it through a
+ * validator sized by ebb_schedule_tier_slots; online schedules are told n =
+ * options->steps when their forward reaches it. */
+EBB_API ebb_status ebb_schedule_validate(const ebb_schedule_options *options,
+                                         ebb_schedule_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

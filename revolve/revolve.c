@@ -1,0 +1,1 @@
+/* placeholder */ typedef int ebb_placeholder_revolve;

@@ -1,0 +1,39 @@
+# Installs the build tree into a scratch prefix and builds a consumer against it.
+file(REMOVE_RECURSE ${EBB_WORK_DIR})
+set(prefix ${EBB_WORK_DIR}/prefix)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endfunction()
+
+run(${CMAKE_COMMAND} --install ${EBB_BUILD_DIR} --prefix ${prefix})
+foreach(f include/ebb/ebb.h include/ebb/version.h)
+  if(NOT EXISTS ${prefix}/${f})
+    message(FATAL_ERROR "install did not put ${f} in the prefix")
+  endif()
+endforeach()
+
+# find_package(ebb)
+run(${CMAKE_COMMAND} -S ${EBB_CONSUMER_DIR} -B ${EBB_WORK_DIR}/build
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${EBB_WORK_DIR}/build)
+#run(${EBB_WORK_DIR}/build/consumer)
+
+# pkg-config
+find_program(PKG_CONFIG pkg-config REQUIRED)
+file(GLOB pcdir ${prefix}/lib*/pkgconfig ${prefix}/lib/*/pkgconfig)
+set(ENV{PKG_CONFIG_PATH} "${pcdir}")
+execute_process(COMMAND ${PKG_CONFIG} --cflags --libs ebb OUTPUT_VARIABLE flags
+                RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config does not know ebb (PKG_CONFIG_PATH=${pcdir})")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+file(GLOB libdir ${prefix}/lib*/libebb.so ${prefix}/lib/*/libebb.so)
+get_filename_component(libdir "${libdir}" DIRECTORY)
+run(cc -std=c17 -Wall -Werror ${EBB_CONSUMER_DIR}/main.c ${flags}
+    -Wl,-rpath,${libdir} -o ${EBB_WORK_DIR}/consumer_pc)
+#run(${EBB_WORK_DIR}/consumer_pc)
