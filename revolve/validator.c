@@ -1,1 +1,351 @@
-/* placeholder */ typedef int ebb_placeholder_validator;
+/*
+ * The replay validator: executes an action stream symbolically, tracking
+ * which x_i the live state and every slot hold, and refuses the first action
+ * that breaks a rule. Used by tests, `ebb plan`, and as the runtime's audit.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "ebb/schedule.h"
+
+enum { NONE = -1 };
+
+struct ebb_validator {
+    int64_t steps;        /* n, 0 while unknown */
+    int64_t live;         /* index of the live state, NONE if undefined */
+    int64_t prev;         /* x_{to-1} right after an ADVANCE, else NONE */
+    int64_t next_reverse; /* the step REVERSE must name next */
+    int turned;
+    int ended;
+    int failed;
+    int32_t capacity[EBB_TIER_COUNT];
+    int32_t in_use[EBB_TIER_COUNT];
+    int64_t *slot[EBB_TIER_COUNT]; /* what each slot holds, NONE if empty */
+    ebb_schedule_stats stats;
+    char failure[512]; /* repeated if the caller goes on after a failure */
+};
+
+ebb_status ebb_validator_create(int64_t steps, const int32_t slots[EBB_TIER_COUNT],
+                                ebb_validator **out)
+{
+    if (!out || !slots)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_create: NULL argument");
+    *out = NULL;
+    if (steps < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "validator steps must be >= 0 (0 = unknown), got %lld",
+                        (long long)steps);
+    ebb_validator *v = calloc(1, sizeof *v);
+    if (!v)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a validator");
+    for (int t = 0; t < EBB_TIER_COUNT; t++) {
+        if (slots[t] < 0) {
+            ebb_validator_destroy(v);
+            return ebb_fail(EBB_ERR_INVALID_ARG, "validator: %s slots must be >= 0, got %d",
+                            ebb_tier_name((ebb_tier)t), slots[t]);
+        }
+        v->capacity[t] = slots[t];
+        v->slot[t] = malloc(((size_t)slots[t] + 1) * sizeof(int64_t));
+        if (!v->slot[t]) {
+            ebb_validator_destroy(v);
+            return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate %d validator slots", slots[t]);
+        }
+        for (int32_t i = 0; i < slots[t]; i++)
+            v->slot[t][i] = NONE;
+    }
+    v->steps = steps;
+    v->live = 0;
+    v->prev = NONE;
+    v->next_reverse = NONE;
+    v->stats.steps = steps;
+    *out = v;
+    return EBB_OK;
+}
+
+void ebb_validator_destroy(ebb_validator *v)
+{
+    if (!v)
+        return;
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        free(v->slot[t]);
+    free(v);
+}
+
+/* Records why action `a` (the idx-th) is refused and returns EBB_ERR_SCHEDULE. */
+__attribute__((format(printf, 3, 4))) static ebb_status refuse(ebb_validator *v,
+                                                               const ebb_action *a,
+                                                               const char *fmt, ...)
+{
+    char what[128], why[256];
+    ebb_action_format(a, what, sizeof what);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(v->failure, sizeof v->failure, "invalid schedule: action %lld (%s): %s",
+             (long long)v->stats.actions, what, why);
+    v->failed = 1;
+    return ebb_fail(EBB_ERR_SCHEDULE, "%s", v->failure);
+}
+
+static const char *live_text(int64_t live, char *buf, size_t len)
+{
+    if (live == NONE)
+        snprintf(buf, len, "undefined (after a reverse step)");
+    else
+        snprintf(buf, len, "x_%lld", (long long)live);
+    return buf;
+}
+
+/* Checks (tier, slot) names a slot; returns a pointer to what it holds. */
+static int64_t *slot_ref(ebb_validator *v, const ebb_action *a, int tier, int32_t slot,
+                         ebb_status *st)
+{
+    if (tier < 0 || tier >= EBB_TIER_COUNT) {
+        *st = refuse(v, a, "tier %d does not exist", tier);
+        return NULL;
+    }
+    if (slot < 0 || slot >= v->capacity[tier]) {
+        *st = refuse(v, a, "slot %d is outside the %d %s slots", slot, v->capacity[tier],
+                     ebb_tier_name((ebb_tier)tier));
+        return NULL;
+    }
+    return &v->slot[tier][slot];
+}
+
+static void occupy(ebb_validator *v, int tier)
+{
+    if (++v->in_use[tier] > v->stats.peak_slots[tier])
+        v->stats.peak_slots[tier] = v->in_use[tier];
+}
+
+static ebb_status check_one(ebb_validator *v, const ebb_action *a)
+{
+    ebb_status st = EBB_OK;
+    char buf[64];
+    int64_t *src, *dst;
+    int64_t prev = v->prev;
+    v->prev = NONE;
+    if (v->ended)
+        return refuse(v, a, "the stream already ended");
+    switch (a->kind) {
+    case EBB_ACT_ADVANCE:
+        if (v->live != a->step)
+            return refuse(v, a, "the live state is %s, not x_%lld", live_text(v->live, buf, sizeof buf),
+                          (long long)a->step);
+        if (a->to <= a->step)
+            return refuse(v, a, "an advance must run at least one step");
+        if (v->turned && a->to > v->next_reverse)
+            return refuse(v, a, "advances past x_%lld, the state the next reverse step needs",
+                          (long long)v->next_reverse);
+        if (!v->turned && v->steps > 0 && a->to > v->steps)
+            return refuse(v, a, "advances past x_n, n = %lld", (long long)v->steps);
+        v->stats.forward_steps += a->to - a->step;
+        v->live = a->to;
+        v->prev = a->to - 1;
+        break;
+    case EBB_ACT_TURN:
+        if (v->turned)
+            return refuse(v, a, "the forward sweep already turned");
+        if (prev == NONE || v->live != a->step)
+            return refuse(v, a, "a turn must follow the advance that reached x_%lld",
+                          (long long)a->step);
+        if (v->steps > 0 && a->step != v->steps)
+            return refuse(v, a, "the forward sweep must end at x_n, n = %lld", (long long)v->steps);
+        v->steps = a->step;
+        v->stats.steps = a->step;
+        v->turned = 1;
+        v->live = prev;
+        v->next_reverse = a->step - 1;
+        break;
+    case EBB_ACT_STORE:
+        if (!(dst = slot_ref(v, a, a->tier, a->slot, &st)))
+            return st;
+        if (v->live != a->step)
+            return refuse(v, a, "the live state is %s", live_text(v->live, buf, sizeof buf));
+        if (*dst != NONE)
+            return refuse(v, a, "the slot still holds x_%lld", (long long)*dst);
+        *dst = a->step;
+        occupy(v, a->tier);
+        v->stats.stores[a->tier]++;
+        break;
+    case EBB_ACT_RESTORE:
+        if (!(src = slot_ref(v, a, a->tier, a->slot, &st)))
+            return st;
+        if (*src == NONE)
+            return refuse(v, a, "the slot is empty");
+        if (*src != a->step)
+            return refuse(v, a, "the slot holds x_%lld", (long long)*src);
+        v->live = a->step;
+        v->stats.restores[a->tier]++;
+        break;
+    case EBB_ACT_FREE:
+        if (!(src = slot_ref(v, a, a->tier, a->slot, &st)))
+            return st;
+        if (*src != a->step)
+            return refuse(v, a, "the slot does not hold x_%lld", (long long)a->step);
+        *src = NONE;
+        v->in_use[a->tier]--;
+        break;
+    case EBB_ACT_PREFETCH:
+    case EBB_ACT_EVICT:
+        if (!(src = slot_ref(v, a, a->tier, a->slot, &st)) ||
+            !(dst = slot_ref(v, a, a->tier_to, a->slot_to, &st)))
+            return st;
+        if (*src != a->step)
+            return refuse(v, a, "the source slot does not hold x_%lld", (long long)a->step);
+        if (*dst != NONE)
+            return refuse(v, a, "the destination slot still holds x_%lld", (long long)*dst);
+        *dst = a->step;
+        occupy(v, a->tier_to);
+        v->stats.transfers_out[a->tier]++;
+        v->stats.transfers_in[a->tier_to]++;
+        if (a->kind == EBB_ACT_EVICT) {
+            *src = NONE;
+            v->in_use[a->tier]--;
+        }
+        break;
+    case EBB_ACT_REVERSE:
+        if (!v->turned)
+            return refuse(v, a, "reverse before the forward sweep turned");
+        if (a->step != v->next_reverse)
+            return refuse(v, a, "the next step to reverse is %lld", (long long)v->next_reverse);
+        if (v->live != a->step)
+            return refuse(v, a, "the live state is %s", live_text(v->live, buf, sizeof buf));
+        v->stats.reverse_steps++;
+        v->next_reverse--;
+        v->live = NONE; /* the reverse step may consume the state */
+        break;
+    case EBB_ACT_END:
+        if (!v->turned || v->next_reverse != NONE)
+            return refuse(v, a, "steps %lld .. 0 are not reversed yet",
+                          (long long)(v->turned ? v->next_reverse : v->steps - 1));
+        for (int t = 0; t < EBB_TIER_COUNT; t++)
+            if (v->in_use[t] != 0)
+                return refuse(v, a, "%d %s slots still hold states", v->in_use[t],
+                              ebb_tier_name((ebb_tier)t));
+        v->ended = 1;
+        v->stats.complete = 1;
+        break;
+    default:
+        return refuse(v, a, "unknown action kind %d", a->kind);
+    }
+    return EBB_OK;
+}
+
+/* The common kinds are checked with the hot state in locals (the slot arrays
+ * could alias the struct's fields, which would force a reload per action),
+ * and nothing is counted per action that can be derived afterwards.
+ * Anything unusual, and every failure, goes through check_one with the
+ * state written back, so there is one source of truth for messages. */
+ebb_status ebb_validator_check(ebb_validator *v, const ebb_action *actions, size_t count)
+{
+    if (!v || (!actions && count))
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_check: NULL argument");
+    if (v->failed)
+        return ebb_fail(EBB_ERR_SCHEDULE, "%s", v->failure);
+    size_t i = 0;
+    while (i < count) {
+        int64_t live = v->live, next_reverse = v->next_reverse;
+        int64_t forward = v->stats.forward_steps;
+        const int64_t first_reverse = next_reverse;
+        /* ADVANCE may not go past this: x_n before the turn, then the state
+         * the next reverse step needs (next_reverse itself after the turn). */
+        const int64_t fwd_bound = v->steps > 0 ? v->steps : INT64_MAX;
+        const int turned = v->turned;
+        const size_t begin = i;
+        if (v->ended)
+            goto slow;
+        for (; i < count; i++) {
+            const ebb_action *a = &actions[i];
+            const int tier = a->tier;
+            const int32_t slot = a->slot;
+            int64_t *cell;
+            switch (a->kind) {
+            case EBB_ACT_ADVANCE:
+                if (live != a->step || a->to <= a->step ||
+                    a->to > (turned ? next_reverse : fwd_bound))
+                    goto slow;
+                forward += a->to - a->step;
+                live = a->to;
+                continue;
+            case EBB_ACT_STORE:
+                if ((unsigned)tier >= EBB_TIER_COUNT || slot < 0 || slot >= v->capacity[tier])
+                    goto slow;
+                cell = &v->slot[tier][slot];
+                if (live != a->step || *cell != NONE)
+                    goto slow;
+                *cell = a->step;
+                occupy(v, tier);
+                v->stats.stores[tier]++;
+                continue;
+            case EBB_ACT_RESTORE:
+                if ((unsigned)tier >= EBB_TIER_COUNT || slot < 0 || slot >= v->capacity[tier] ||
+                    v->slot[tier][slot] != a->step)
+                    goto slow;
+                live = a->step;
+                v->stats.restores[tier]++;
+                continue;
+            case EBB_ACT_FREE:
+                if ((unsigned)tier >= EBB_TIER_COUNT || slot < 0 || slot >= v->capacity[tier])
+                    goto slow;
+                cell = &v->slot[tier][slot];
+                if (*cell != a->step)
+                    goto slow;
+                *cell = NONE;
+                v->in_use[tier]--;
+                continue;
+            case EBB_ACT_REVERSE:
+                if (!turned || a->step != next_reverse || live != a->step)
+                    goto slow;
+                next_reverse--;
+                live = NONE;
+                continue;
+            default:
+                goto slow;
+            }
+        }
+    slow:
+        /* Write back what the fast loop did to actions [begin, i). */
+        v->live = live;
+        v->next_reverse = next_reverse;
+        v->stats.forward_steps = forward;
+        v->stats.reverse_steps += first_reverse - next_reverse;
+        v->stats.actions += (int64_t)(i - begin);
+        if (i > begin)
+            v->prev = actions[i - 1].kind == EBB_ACT_ADVANCE ? actions[i - 1].to - 1 : NONE;
+        if (i == count)
+            break;
+        ebb_status st = check_one(v, &actions[i]);
+        v->stats.actions++;
+        i++;
+        if (st != EBB_OK)
+            return st;
+    }
+    return EBB_OK;
+}
+
+ebb_status ebb_validator_finish(const ebb_validator *v)
+{
+    if (!v)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_finish: validator is NULL");
+    if (v->failed)
+        return ebb_fail(EBB_ERR_SCHEDULE, "%s", v->failure);
+    if (!v->ended)
+        return ebb_fail(EBB_ERR_SCHEDULE,
+                        "invalid schedule: the stream stopped after %lld actions without END "
+                        "(%lld of %lld steps reversed)",
+                        (long long)v->stats.actions, (long long)v->stats.reverse_steps,
+                        (long long)v->steps);
+    return EBB_OK;
+}
+
+ebb_status ebb_validator_stats(const ebb_validator *v, ebb_schedule_stats *stats)
+{
+    if (!v || !stats)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_stats: NULL argument");
+    *stats = v->stats;
+    return EBB_OK;
+}

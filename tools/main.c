@@ -1,2 +1,87 @@
+/* The `ebb` command-line program: dispatches to one file per subcommand. */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
-int main(void) { puts("ebb"); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ebb/ebb.h"
+#include "tools/cli.h"
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"plan", ebb_cmd_plan, "validate a checkpointing schedule and print what it costs"},
+    {"demo", ebb_cmd_demo, "plan every strategy for a default problem and compare them"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ebb <command> [options]   (ebb %s)\n\ncommands:\n", ebb_version());
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'ebb <command> --help' describes a command's options.\n");
+}
+
+int cli_parse_int(const char *cmd, const char *option, const char *text, int64_t min, int64_t max,
+                  int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v < min || v > max) {
+        fprintf(stderr, "ebb %s: %s must be an integer in [%lld, %lld], got '%s'\n", cmd, option,
+                (long long)min, (long long)max, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *cmd, const char *option, const char *text, double min,
+                     double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0' || !isfinite(v) || v < min) {
+        fprintf(stderr, "ebb %s: %s must be a number >= %g, got '%s'\n", cmd, option, min, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("ebb %s\n", ebb_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ebb: unknown command '%s' (try 'ebb --help')\n", argv[1]);
+    return 2;
+}

@@ -1,1 +1,218 @@
-/* placeholder */ typedef int ebb_placeholder_plan;
+/* `ebb plan`: generate a schedule, validate it, print what it costs. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ebb/ebb.h"
+#include "tools/cli.h"
+#include "tools/json.h"
+
+static const char plan_help[] =
+    "usage: ebb plan --steps N --slots C [options]\n"
+    "\n"
+    "Generates a checkpointing schedule, replays it through the validator and\n"
+    "prints what it costs.\n"
+    "\n"
+    "  --steps N          steps to reverse (n >= 1)\n"
+    "  --slots C          memory slots, the one holding x_0 included (C >= 1)\n"
+    "  --disk-slots D     disk slots (multistage; disk-revolve: default as needed)\n"
+    "  --strategy S       store-all | periodic | revolve | online | multistage |\n"
+    "                     disk-revolve (default revolve)\n"
+    "  --period K         periodic: store every K-th state (default: smallest K that\n"
+    "                     fits C); disk-revolve: the period (default: from --io-ratio)\n"
+    "  --io-ratio R       disk-revolve: (write + read time of a state) / step time\n"
+    "  --json             print one JSON object\n"
+    "  --actions          print the action stream, one action a line\n";
+
+typedef struct {
+    FILE *out;
+    int64_t printed;
+} action_printer;
+
+static ebb_status print_actions(void *user, const ebb_action *a, size_t n)
+{
+    action_printer *p = user;
+    char line[128];
+    for (size_t i = 0; i < n; i++) {
+        ebb_action_format(&a[i], line, sizeof line);
+        fputs(line, p->out);
+        fputc('\n', p->out);
+    }
+    p->printed += (int64_t)n;
+    return EBB_OK;
+}
+
+/* Parses the options into o; returns 0, or 2 after printing why not. */
+static int parse(int argc, char **argv, ebb_schedule_options *o, int *json, int *actions)
+{
+    enum { O_STEPS = 256, O_SLOTS, O_DISK, O_STRATEGY, O_PERIOD, O_RATIO, O_JSON, O_ACTIONS, O_HELP };
+    static const struct option longopts[] = {
+        {"steps", required_argument, 0, O_STEPS},       {"slots", required_argument, 0, O_SLOTS},
+        {"disk-slots", required_argument, 0, O_DISK},   {"strategy", required_argument, 0, O_STRATEGY},
+        {"period", required_argument, 0, O_PERIOD},     {"io-ratio", required_argument, 0, O_RATIO},
+        {"json", no_argument, 0, O_JSON},               {"actions", no_argument, 0, O_ACTIONS},
+        {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0}};
+    int have_steps = 0, have_slots = 0, c;
+    int64_t v;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_STEPS:
+            if (cli_parse_int("plan", "--steps", optarg, 1, INT64_MAX / 4, &v))
+                return 2;
+            o->steps = v;
+            have_steps = 1;
+            break;
+        case O_SLOTS:
+            if (cli_parse_int("plan", "--slots", optarg, 1, INT32_MAX, &v))
+                return 2;
+            o->slots = (int32_t)v;
+            have_slots = 1;
+            break;
+        case O_DISK:
+            if (cli_parse_int("plan", "--disk-slots", optarg, 0, INT32_MAX, &v))
+                return 2;
+            o->disk_slots = (int32_t)v;
+            break;
+        case O_STRATEGY:
+            if (ebb_strategy_from_name(optarg, &o->strategy) != EBB_OK) {
+                fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+                return 2;
+            }
+            break;
+        case O_PERIOD:
+            if (cli_parse_int("plan", "--period", optarg, 1, INT64_MAX / 4, &v))
+                return 2;
+            o->period = v;
+            break;
+        case O_RATIO:
+            if (cli_parse_double("plan", "--io-ratio", optarg, 0.0, &o->io_ratio))
+                return 2;
+            break;
+        case O_JSON: *json = 1; break;
+        case O_ACTIONS: *actions = 1; break;
+        case O_HELP: fputs(plan_help, stdout); return 1;
+        default:
+            fprintf(stderr, "ebb plan: unknown or incomplete option '%s' (see 'ebb plan --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ebb plan: unexpected argument '%s' (see 'ebb plan --help')\n", argv[optind]);
+        return 2;
+    }
+    if (!have_steps || !have_slots) {
+        fprintf(stderr, "ebb plan: --steps N and --slots C are required (see 'ebb plan --help')\n");
+        return 2;
+    }
+    if (o->strategy == EBB_STRATEGY_MULTISTAGE && o->disk_slots < 0)
+        o->disk_slots = 0;
+    return 0;
+}
+
+static void print_tier_counts(json_writer *w, const char *key, const int64_t *counts,
+                              const int32_t *budget)
+{
+    json_object(w, key);
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        if (budget[t] > 0 || counts[t] > 0)
+            json_int(w, ebb_tier_name((ebb_tier)t), counts[t]);
+    json_close(w);
+}
+
+static void print_json(const ebb_schedule_options *o, int64_t period, const ebb_schedule_stats *st,
+                       const int32_t *budget, int valid, const char *error, double seconds)
+{
+    json_writer w;
+    json_begin(&w, stdout);
+    json_string(&w, "strategy", ebb_strategy_name(o->strategy));
+    json_int(&w, "steps", o->steps);
+    json_int(&w, "slots", o->slots);
+    if (o->disk_slots >= 0 || budget[o->slow_tier] > 0)
+        json_int(&w, "disk_slots", budget[o->slow_tier]);
+    if (o->strategy == EBB_STRATEGY_PERIODIC || o->strategy == EBB_STRATEGY_DISK_REVOLVE)
+        json_int(&w, "period", period);
+    if (o->strategy == EBB_STRATEGY_DISK_REVOLVE && o->io_ratio > 0)
+        json_double(&w, "io_ratio", o->io_ratio);
+    json_int(&w, "forward_steps", st->forward_steps);
+    json_int(&w, "recomputed_steps", st->forward_steps - o->steps);
+    json_int(&w, "reverse_steps", st->reverse_steps);
+    json_int(&w, "actions", st->actions);
+    print_tier_counts(&w, "stores", st->stores, budget);
+    print_tier_counts(&w, "restores", st->restores, budget);
+    print_tier_counts(&w, "transfers_in", st->transfers_in, budget);
+    json_object(&w, "peak_slots");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        if (budget[t] > 0 || st->peak_slots[t] > 0)
+            json_int(&w, ebb_tier_name((ebb_tier)t), st->peak_slots[t]);
+    json_close(&w);
+    int64_t optimal = 0;
+    int32_t all = o->slots + (o->strategy == EBB_STRATEGY_MULTISTAGE ? o->disk_slots : 0);
+    if (ebb_revolve_forward_count(o->steps, all, &optimal) == EBB_OK)
+        json_int(&w, "revolve_forward_steps", optimal);
+    json_bool(&w, "valid", valid);
+    if (!valid)
+        json_string(&w, "error", error);
+    json_double(&w, "seconds", seconds);
+    json_end(&w);
+}
+
+static void print_text(const ebb_schedule_options *o, const ebb_schedule_stats *st,
+                       const int32_t *budget, double seconds)
+{
+    printf("strategy        %s\n", ebb_strategy_name(o->strategy));
+    printf("steps           %lld\n", (long long)o->steps);
+    printf("forward steps   %lld (%lld recomputed, %.3f per step)\n", (long long)st->forward_steps,
+           (long long)(st->forward_steps - o->steps), (double)st->forward_steps / (double)o->steps);
+    printf("reverse steps   %lld\n", (long long)st->reverse_steps);
+    printf("actions         %lld\n", (long long)st->actions);
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        if (budget[t] > 0 || st->peak_slots[t] > 0)
+            printf("%-5s slots      peak %d of %d; %lld stores, %lld restores, %lld in, %lld out\n",
+                   ebb_tier_name((ebb_tier)t), st->peak_slots[t], budget[t],
+                   (long long)st->stores[t], (long long)st->restores[t],
+                   (long long)st->transfers_in[t], (long long)st->transfers_out[t]);
+    printf("valid           yes (%.3f s to generate and validate, %.1f M reversed steps/s)\n",
+           seconds, seconds > 0 ? (double)st->reverse_steps / seconds / 1e6 : 0.0);
+}
+
+int ebb_cmd_plan(int argc, char **argv)
+{
+    ebb_schedule_options o;
+    ebb_schedule_options_init(&o);
+    int json = 0, actions = 0;
+    int rc = parse(argc, argv, &o, &json, &actions);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+
+    /* Option errors (C too small for the strategy...) come from create. */
+    ebb_schedule *probe = NULL;
+    if (ebb_schedule_create(&o, &probe) != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        return 2;
+    }
+    int32_t budget[EBB_TIER_COUNT];
+    ebb_schedule_tier_slots(probe, budget);
+    ebb_schedule_options resolved;
+    ebb_schedule_get_options(probe, &resolved);
+    ebb_schedule_destroy(probe);
+
+    action_printer printer = {stdout, 0};
+    ebb_schedule_stats st;
+    memset(&st, 0, sizeof st);
+    double t0 = cli_now();
+    ebb_status status = ebb_schedule_replay(&o, &st, actions ? print_actions : NULL, &printer);
+    double seconds = cli_now() - t0;
+    int valid = status == EBB_OK;
+    if (json)
+        print_json(&o, resolved.period, &st, budget, valid, valid ? "" : ebb_last_error(), seconds);
+    else if (valid)
+        print_text(&o, &st, budget, seconds);
+    if (!valid) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        return 1;
+    }
+    return 0;
+}

@@ -134,6 +134,11 @@ EBB_API ebb_status ebb_schedule_set_steps(ebb_schedule *schedule, int64_t steps)
 EBB_API ebb_status ebb_schedule_tier_slots(const ebb_schedule *schedule,
                                            int32_t slots[EBB_TIER_COUNT]);
 
+/* The options as the schedule resolved them: the period periodic or
+ * disk-revolve chose, and for online schedules the steps once known. */
+EBB_API ebb_status ebb_schedule_get_options(const ebb_schedule *schedule,
+                                            ebb_schedule_options *options);
+
 /* Periodic Disk-Revolve's period for M memory slots and ratio R: beta(M, t)
  * = binom(M+t, t) with t the least integer such that beta(M+1, t) > R
  * (Aupy & Herrmann 2017). EBB_ERR_INVALID_ARG for M < 1 or R < 0. */
@@ -189,6 +194,16 @@ EBB_API ebb_status ebb_validator_stats(const ebb_validator *validator, ebb_sched
  * options->steps when their forward reaches it. */
 EBB_API ebb_status ebb_schedule_validate(const ebb_schedule_options *options,
                                          ebb_schedule_stats *stats);
+
+/* Called with each validated batch of actions; a status other than EBB_OK
+ * stops the replay and is returned. */
+typedef ebb_status (*ebb_action_visitor)(void *user, const ebb_action *actions, size_t count);
+
+/* As ebb_schedule_validate, and hands every batch, once validated, to
+ * `visit` (NULL: none), e.g. to print or execute it. */
+EBB_API ebb_status ebb_schedule_replay(const ebb_schedule_options *options,
+                                       ebb_schedule_stats *stats, ebb_action_visitor visit,
+                                       void *user);
 
 #ifdef __cplusplus
 }
