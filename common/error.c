@@ -54,7 +54,9 @@ ebb_status ebb_fail_errno(ebb_status status, int errnum, const char *fmt, ...)
         char buf[256];
         /* GNU strerror_r returns the message, possibly not in buf. */
         const char *text = strerror_r(errnum, buf, sizeof buf);
-        snprintf(last_message + len, sizeof last_message - (size_t)len, ": %s", text);
+        size_t room = sizeof last_message - (size_t)len;
+        if (snprintf(last_message + len, room, ": %s", text) >= (int)room)
+            last_message[sizeof last_message - 1] = '\0';
     }
     return status;
 }
@@ -67,7 +69,15 @@ ebb_status ebb_fail_context(ebb_status status, const char *fmt, ...)
     va_start(ap, fmt);
     int len = vsnprintf(last_message, sizeof last_message, fmt, ap);
     va_end(ap);
-    if (len >= 0 && (size_t)len < sizeof last_message && old[0] != '\0')
-        snprintf(last_message + len, sizeof last_message - (size_t)len, ": %s", old);
+    if (len >= 0 && (size_t)len < sizeof last_message && old[0] != '\0') {
+        /* Keep as much of the old message as fits; truncation is fine here. */
+        size_t room = sizeof last_message - (size_t)len;
+        if (room > 2) {
+            memcpy(last_message + len, ": ", 2);
+            size_t keep = strnlen(old, room - 3);
+            memcpy(last_message + len + 2, old, keep);
+            last_message[(size_t)len + 2 + keep] = '\0';
+        }
+    }
     return status;
 }

@@ -17,6 +17,8 @@ int64_t ebb_beta(int64_t c, int64_t r)
 
 int64_t ebb_revolve_repetitions(int64_t l, int64_t c)
 {
+    if (c == 1)
+        return l > 1 ? l - 1 : 0; /* beta(1, r) = r + 1 */
     int64_t r = 0;
     unsigned __int128 v = 1; /* beta(c, r) */
     while (v < (unsigned __int128)l) {
@@ -32,7 +34,13 @@ int64_t ebb_revolve_cost(int64_t l, int64_t c)
         return 0;
     if (c < 1)
         return -1;
+    /* r*l - beta(c+1, r-1) >= (r-1)*l: give up before r*l overflows. The
+     * search for r is O(r); r is below about sqrt(2l) once c >= 2. */
+    if (c == 2 && l > (int64_t)1 << 40)
+        return -1;
     int64_t r = ebb_revolve_repetitions(l, c);
+    if (r > 1 && r - 1 > INT64_MAX / l)
+        return -1;
     __int128 cost = (__int128)r * l - ebb_beta(c + 1, r - 1);
     return cost > INT64_MAX ? -1 : (int64_t)cost;
 }

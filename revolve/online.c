@@ -81,6 +81,8 @@ static ebb_action *keep_live_state(online *p, ebb_action *a)
         int32_t j = find_dispensable(p);
         if (j < 0) {
             j = p->count - 1;
+            if (j == 0)
+                return a; /* one slot: it keeps x_0, nothing else fits */
             level = p->level[j] + 1;
         }
         a = ebb_emit(a, EBB_ACT_FREE, tier, p->slot[j], p->pos[j], 0);

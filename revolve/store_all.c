@@ -51,7 +51,7 @@ ebb_status ebb_store_all_create(const ebb_schedule_options *o, ebb_schedule **ou
                         (long long)need, INT32_MAX);
     if (o->slots < need)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "store-all needs %lld slots for %lld steps (x_0 .. x_n-2), got %d",
+                        "store-all needs %lld slots for %lld steps, got %d (it keeps x_0 .. x_n-2)",
                         (long long)need, (long long)o->steps, o->slots);
     ebb_status st = ebb_schedule_alloc(sizeof(store_all), &ops, o, out);
     if (st == EBB_OK)

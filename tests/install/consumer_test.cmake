@@ -20,7 +20,7 @@ endforeach()
 run(${CMAKE_COMMAND} -S ${EBB_CONSUMER_DIR} -B ${EBB_WORK_DIR}/build
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${EBB_WORK_DIR}/build)
-#run(${EBB_WORK_DIR}/build/consumer)
+run(${EBB_WORK_DIR}/build/consumer)
 
 # pkg-config
 find_program(PKG_CONFIG pkg-config REQUIRED)
@@ -36,4 +36,4 @@ file(GLOB libdir ${prefix}/lib*/libebb.so ${prefix}/lib/*/libebb.so)
 get_filename_component(libdir "${libdir}" DIRECTORY)
 run(cc -std=c17 -Wall -Werror ${EBB_CONSUMER_DIR}/main.c ${flags}
     -Wl,-rpath,${libdir} -o ${EBB_WORK_DIR}/consumer_pc)
-#run(${EBB_WORK_DIR}/consumer_pc)
+run(${EBB_WORK_DIR}/consumer_pc)
