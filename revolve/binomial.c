@@ -45,26 +45,44 @@ int64_t ebb_revolve_cost(int64_t l, int64_t c)
     return cost > INT64_MAX ? -1 : (int64_t)cost;
 }
 
-static int64_t max3(int64_t a, int64_t b, int64_t c)
-{
-    int64_t m = a > b ? a : b;
-    return m > c ? m : c;
-}
-
 int64_t ebb_revolve_split(int64_t l, int64_t c)
 {
     if (c <= 1)
         return l - 1;
-    int64_t r = ebb_revolve_repetitions(l, c);
-    /* The optimal range (Griewank & Walther 2000, Prop. 1):
+    if (l <= c + 1)
+        return 1; /* r = 1: every state fits, keep them all (the common leaf case) */
+    /* One pass finds r and beta(c, r-1), beta(c, r-2) in 64 bits (this runs
+     * once per stored checkpoint, so it is on the hot path). Every value
+     * before the last is below l, so only the last product can overflow, and
+     * then beta(c, r) is simply "more than l". */
+    uint64_t b1 = 0, b0 = 1; /* beta(c, r-1), beta(c, r) */
+    uint64_t b2 = 0;         /* beta(c, r-2) */
+    int64_t r = 0;
+    while (b0 < (uint64_t)l) {
+        r++;
+        b2 = b1;
+        b1 = b0;
+        uint64_t prod;
+        if (__builtin_mul_overflow(b0, (uint64_t)(c + r), &prod))
+            b0 = (uint64_t)((unsigned __int128)b0 * (uint64_t)(c + r) / (uint64_t)r);
+        else
+            b0 = prod / (uint64_t)r;
+    }
+    /* beta(c-1, r) = beta(c, r) * c / (c + r); beta(c-1, r-1) = beta(c-1, r) * r / (c - 1 + r). */
+    unsigned __int128 bm = (unsigned __int128)b0 * (uint64_t)c / (uint64_t)(c + r);
+    unsigned __int128 bm1 = r > 0 ? bm * (uint64_t)r / (uint64_t)(c - 1 + r) : 0;
+    /* The optimal range (Griewank & Walther 2000):
      *   max(beta(c, r-2), l - beta(c-1, r)) <= m <= min(beta(c, r-1), l - beta(c-1, r-1)).
      * Checked against a brute-force dynamic program in the tests. The largest
      * m is taken: it advances farthest, so the first sweep stores least. */
-    int64_t lo = max3(1, ebb_beta(c, r - 2), l - ebb_beta(c - 1, r));
-    int64_t hi = ebb_beta(c, r - 1);
-    int64_t alt = l - ebb_beta(c - 1, r - 1);
-    if (alt < hi)
-        hi = alt;
+    int64_t lo = 1;
+    if (r >= 2 && (int64_t)b2 > lo)
+        lo = (int64_t)b2;
+    if (bm < (unsigned __int128)l && l - (int64_t)bm > lo)
+        lo = l - (int64_t)bm;
+    int64_t hi = r >= 1 ? (int64_t)b1 : 1;
+    if (r >= 1 && bm1 < (unsigned __int128)l && l - (int64_t)bm1 < hi)
+        hi = l - (int64_t)bm1;
     if (hi < lo)
         hi = lo;
     if (hi > l - 1)

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 
 #include "common/error_internal.h"
+#include "revolve/binomial.h"
+#include "revolve/online.h"
 #include "revolve/revolve_core.h"
 #include "revolve/schedule_internal.h"
 
@@ -213,4 +215,41 @@ ebb_status ebb_online_create(const ebb_schedule_options *o, ebb_schedule **out)
     (*out)->options.steps = 0;
     (*out)->tier_slots[o->fast_tier] = o->slots;
     return EBB_OK;
+}
+
+ebb_status ebb_online_forward_count(int64_t steps, int32_t slots, int64_t *count)
+{
+    ebb_schedule_options o;
+    ebb_schedule_options_init(&o);
+    o.strategy = EBB_STRATEGY_ONLINE;
+    o.slots = slots;
+    ebb_schedule *s = NULL;
+    ebb_status st = ebb_schedule_create(&o, &s);
+    if (st != EBB_OK)
+        return st;
+    ebb_action buf[EBB_GROUP_MAX * 2];
+    online *p = (online *)s;
+    while (p->live < steps) {
+        size_t got = 0;
+        if ((st = ebb_schedule_next_batch(s, buf, sizeof buf / sizeof *buf, &got)) != EBB_OK)
+            goto out;
+    }
+    /* The reverse sweep as fill runs it: REVERSE(n-1) is free, then each
+     * interval [pos[q], end) with slots - q levels, the last one first. */
+    int64_t total = steps, end = steps - 1;
+    for (int32_t q = p->count - 1; q >= 0; q--) {
+        if (p->pos[q] < end) {
+            int64_t t = ebb_revolve_cost(end - p->pos[q], slots - q);
+            if (t < 0) {
+                st = ebb_fail(EBB_ERR_INVALID_ARG, "online forward count overflows");
+                goto out;
+            }
+            total += t;
+        }
+        end = p->pos[q];
+    }
+    *count = total;
+out:
+    ebb_schedule_destroy(s);
+    return st;
 }

@@ -16,9 +16,17 @@ foreach(f include/ebb/ebb.h include/ebb/version.h)
   endif()
 endforeach()
 
+# A sanitized libebb needs a sanitized program (the ASan runtime comes first).
+set(san_flags "")
+if(EBB_SANITIZE)
+  set(san_flags -fsanitize=address,undefined)
+  set(san_flags_str "-fsanitize=address,undefined")
+endif()
+
 # find_package(ebb)
 run(${CMAKE_COMMAND} -S ${EBB_CONSUMER_DIR} -B ${EBB_WORK_DIR}/build
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=${san_flags_str}"
+    "-DCMAKE_EXE_LINKER_FLAGS=${san_flags_str}")
 run(${CMAKE_COMMAND} --build ${EBB_WORK_DIR}/build)
 run(${EBB_WORK_DIR}/build/consumer)
 
@@ -34,6 +42,6 @@ endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
 file(GLOB libdir ${prefix}/lib*/libebb.so ${prefix}/lib/*/libebb.so)
 get_filename_component(libdir "${libdir}" DIRECTORY)
-run(cc -std=c17 -Wall -Werror ${EBB_CONSUMER_DIR}/main.c ${flags}
+run(cc -std=c17 -Wall -Werror ${san_flags} ${EBB_CONSUMER_DIR}/main.c ${flags}
     -Wl,-rpath,${libdir} -o ${EBB_WORK_DIR}/consumer_pc)
 run(${EBB_WORK_DIR}/consumer_pc)

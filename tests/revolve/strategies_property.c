@@ -195,3 +195,18 @@ Test(strategies, thousands_of_mixed_cases)
     }
     cr_assert_gt(ran, 3000);
 }
+
+#include "revolve/online.h"
+
+Test(strategies, online_fast_count_matches_the_generated_stream)
+{
+    uint64_t seed = 5;
+    for (int i = 0; i < 500; i++) {
+        int64_t n = rng_range(&seed, 1, 3000);
+        int32_t c = (int32_t)rng_range(&seed, 1, 80);
+        ebb_schedule_options o = opts(EBB_STRATEGY_ONLINE, n, c);
+        int64_t fast = 0;
+        cr_assert_eq(ebb_online_forward_count(n, c, &fast), EBB_OK, "%s", ebb_last_error());
+        cr_assert_eq(fast, validated(&o).forward_steps, "n=%lld C=%d", (long long)n, c);
+    }
+}

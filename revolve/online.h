@@ -1,0 +1,13 @@
+/* Internal: the online strategy's forward count without generating the reverse. */
+#ifndef EBB_REVOLVE_ONLINE_H
+#define EBB_REVOLVE_ONLINE_H
+
+#include "ebb/schedule.h"
+
+/* Forward steps the online schedule with c slots spends on n steps, first
+ * sweep included: the forward placement is the generator's own, the reverse
+ * cost is summed with the binomial formula per interval (what the generator
+ * then emits). O(n*c) time, O(c) memory. */
+ebb_status ebb_online_forward_count(int64_t steps, int32_t slots, int64_t *count);
+
+#endif
