@@ -42,6 +42,11 @@ ebb_status ebb_online_create(const ebb_schedule_options *o, ebb_schedule **out);
 ebb_status ebb_multistage_create(const ebb_schedule_options *o, ebb_schedule **out);
 ebb_status ebb_disk_revolve_create(const ebb_schedule_options *o, ebb_schedule **out);
 
+/* The binomial schedule over `levels` slots, the lowest `slow_levels` of
+ * them in the slow tier (revolve: 0; multistage: D). */
+ebb_status ebb_binomial_create(const ebb_schedule_options *o, int64_t levels, int32_t slow_levels,
+                               ebb_schedule **out);
+
 /* Allocates a zeroed schedule of `size` bytes (a strategy's struct that
  * begins with struct ebb_schedule) and sets its ops and options. */
 ebb_status ebb_schedule_alloc(size_t size, const ebb_schedule_ops *ops,
