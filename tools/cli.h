@@ -7,6 +7,7 @@
 /* Each returns the process exit status: 0 ok, 1 failure, 2 bad usage. */
 int ebb_cmd_plan(int argc, char **argv);
 int ebb_cmd_demo(int argc, char **argv);
+int ebb_cmd_bench(int argc, char **argv);
 
 /* Parses a whole decimal integer in [min, max]; on failure prints
  * "ebb CMD: OPTION must be ..., got 'TEXT'" and returns -1. */

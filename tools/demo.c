@@ -1,58 +1,149 @@
 /*
  * `ebb demo`: the main job on the default configuration. Until the runtime
- * lands it plans every strategy for one default problem (a million steps,
- * 64 memory slots, 192 disk slots, a disk 8x slower than a step) and
- * compares what each costs, every stream checked by the validator.
+ * lands it sizes the tiers from the configuration (the embedded default, or
+ * --config F) for one problem (a million steps of a 16 MiB state), plans every
+ * strategy that fits those budgets and compares what each costs; every
+ * stream is checked by the replay validator.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ebb/ebb.h"
 #include "tools/cli.h"
 
-enum { DEMO_STEPS = 1000000, DEMO_SLOTS = 64, DEMO_DISK_SLOTS = 192 };
+enum { DEMO_STEPS = 1000000 };
+static const char *const demo_state = "16 MiB";
+/* Disk write + read time of one state in forward steps, for disk-revolve,
+ * until `ebb bench --step-ms` feeds the real ratio in. */
 static const double demo_io_ratio = 8.0;
+
+static const char demo_help[] =
+    "usage: ebb demo [--config FILE] [--steps N] [--state-size SIZE]\n"
+    "\n"
+    "Sizes the memory and disk tiers from the configuration (default: the\n"
+    "embedded one), then plans and validates every strategy that fits them\n"
+    "for N steps (default 1000000) of a SIZE state (default 16 MiB).\n";
+
+/* "11.3 GiB": a rounded size for people (ebb_format_size is exact). */
+static void human_size(uint64_t bytes, char *buf, size_t len)
+{
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 5) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+}
+
+/* Slots of `state` bytes a tier's budget holds (0 if the tier is off). */
+static int32_t tier_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state, char *budget_text,
+                          size_t len)
+{
+    uint64_t bytes = 0;
+    snprintf(budget_text, len, "off");
+    if (ebb_config_budget(cfg, tier, &bytes) != EBB_OK || bytes == 0)
+        return 0;
+    human_size(bytes, budget_text, len);
+    uint64_t slots = bytes / state;
+    return slots > INT32_MAX ? INT32_MAX : (int32_t)slots;
+}
+
+static void plan_row(ebb_schedule_options o, int64_t steps)
+{
+    ebb_schedule_stats st;
+    double t0 = cli_now();
+    ebb_status s = ebb_schedule_validate(&o, &st);
+    double dt = cli_now() - t0;
+    if (s != EBB_OK) {
+        printf("%-13s does not fit: %s\n", ebb_strategy_name(o.strategy), ebb_last_error());
+        return;
+    }
+    printf("%-13s %14lld %10.3f %10d %10d %9.3f\n", ebb_strategy_name(o.strategy),
+           (long long)st.forward_steps, (double)st.forward_steps / (double)steps,
+           st.peak_slots[o.fast_tier], st.peak_slots[o.slow_tier], dt);
+}
 
 int ebb_cmd_demo(int argc, char **argv)
 {
-    (void)argv;
-    if (argc > 1) {
-        fprintf(stderr, "ebb demo: takes no arguments\n");
+    static const struct option longopts[] = {{"config", required_argument, 0, 'c'},
+                                             {"steps", required_argument, 0, 'n'},
+                                             {"state-size", required_argument, 0, 's'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *config_path = NULL, *state_text = demo_state;
+    int64_t steps = DEMO_STEPS;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': config_path = optarg; break;
+        case 'n':
+            if (cli_parse_int("demo", "--steps", optarg, 1, INT64_C(1) << 40, &steps))
+                return 2;
+            break;
+        case 's': state_text = optarg; break;
+        case 'h': fputs(demo_help, stdout); return 0;
+        default:
+            fprintf(stderr, "ebb demo: unknown or incomplete option '%s' (see 'ebb demo --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    uint64_t state = 0;
+    if (ebb_parse_size(state_text, &state) != EBB_OK) {
+        fprintf(stderr, "ebb demo: --state-size: %s\n", ebb_last_error());
         return 2;
     }
-    printf("ebb %s demo: reversing n = %d steps with C = %d memory slots\n"
-           "(disk strategies: D = %d disk slots, disk write+read = %.0f steps)\n\n",
-           ebb_version(), DEMO_STEPS, DEMO_SLOTS, DEMO_DISK_SLOTS, demo_io_ratio);
-    printf("%-13s %14s %12s %10s %10s %9s\n", "strategy", "forward steps", "per step", "mem peak",
+
+    ebb_config cfg;
+    if (ebb_config_init_default(&cfg) != EBB_OK ||
+        (config_path && ebb_config_load_file(config_path, &cfg) != EBB_OK) ||
+        ebb_config_check(&cfg, state) != EBB_OK) {
+        fprintf(stderr, "ebb demo: %s\n", ebb_last_error());
+        ebb_config_dispose(&cfg);
+        return 1;
+    }
+    char host_text[32], disk_text[32], state_fmt[32];
+    int32_t host = tier_slots(&cfg, EBB_TIER_HOST, state, host_text, sizeof host_text);
+    int32_t disk = cfg.disk.enabled ? tier_slots(&cfg, EBB_TIER_DISK, state, disk_text, sizeof disk_text) : 0;
+    if (!cfg.disk.enabled)
+        snprintf(disk_text, sizeof disk_text, "off");
+    human_size(state, state_fmt, sizeof state_fmt);
+    printf("ebb %s demo on %s\n", ebb_version(),
+           config_path ? config_path : "the embedded default configuration");
+    printf("  host tier %s -> %d slots of %s; disk tier %s in %s -> %d slots\n", host_text, host,
+           state_fmt, disk_text, cfg.disk.enabled && cfg.disk.path_count ? cfg.disk.paths[0] : "-",
+           disk);
+    printf("  problem: reverse n = %lld steps (store-all would need %lld slots)\n\n",
+           (long long)steps, (long long)(steps - 1));
+    if (host < 1) {
+        fprintf(stderr, "ebb demo: the host tier holds no %s state; give it a budget\n", state_fmt);
+        ebb_config_dispose(&cfg);
+        return 1;
+    }
+
+    printf("%-13s %14s %10s %10s %10s %9s\n", "strategy", "forward steps", "per step", "mem peak",
            "disk peak", "seconds");
-    const ebb_strategy order[] = {EBB_STRATEGY_PERIODIC, EBB_STRATEGY_REVOLVE, EBB_STRATEGY_ONLINE,
-                                  EBB_STRATEGY_MULTISTAGE, EBB_STRATEGY_DISK_REVOLVE};
-    int failures = 0;
-    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+    for (int s = 0; s < EBB_STRATEGY_COUNT; s++) {
         ebb_schedule_options o;
         ebb_schedule_options_init(&o);
-        o.strategy = order[i];
-        o.steps = DEMO_STEPS;
-        o.slots = o.strategy == EBB_STRATEGY_PERIODIC ? 2 * 1000 : DEMO_SLOTS;
-        if (o.strategy == EBB_STRATEGY_MULTISTAGE)
-            o.disk_slots = DEMO_DISK_SLOTS;
-        if (o.strategy == EBB_STRATEGY_DISK_REVOLVE)
+        o.strategy = (ebb_strategy)s;
+        o.steps = steps;
+        o.slots = host;
+        if (o.strategy == EBB_STRATEGY_MULTISTAGE || o.strategy == EBB_STRATEGY_DISK_REVOLVE) {
+            if (disk < 1)
+                continue;
+            o.disk_slots = disk;
             o.io_ratio = demo_io_ratio;
-        ebb_schedule_stats st;
-        double t0 = cli_now();
-        ebb_status s = ebb_schedule_validate(&o, &st);
-        double dt = cli_now() - t0;
-        if (s != EBB_OK) {
-            printf("%-13s failed: %s\n", ebb_strategy_name(o.strategy), ebb_last_error());
-            failures++;
-            continue;
         }
-        printf("%-13s %14lld %12.3f %10d %10d %9.3f%s\n", ebb_strategy_name(o.strategy),
-               (long long)st.forward_steps, (double)st.forward_steps / DEMO_STEPS,
-               st.peak_slots[o.fast_tier], st.peak_slots[o.slow_tier], dt,
-               o.strategy == EBB_STRATEGY_PERIODIC ? "  (periodic needs ~2*sqrt(n) slots)" : "");
+        plan_row(o, steps);
     }
     printf("\nEvery stream above was replayed by the validator: each reverse step saw\n"
-           "exactly its state. Try: ebb plan --steps 100000000 --slots 100 --json\n");
-    return failures ? 1 : 0;
+           "exactly its state. 'ebb plan --help' explores one strategy in detail.\n");
+    ebb_config_dispose(&cfg);
+    return 0;
 }

@@ -18,6 +18,7 @@ typedef struct {
 static const command commands[] = {
     {"plan", ebb_cmd_plan, "validate a checkpointing schedule and print what it costs"},
     {"demo", ebb_cmd_demo, "plan every strategy for a default problem and compare them"},
+    {"bench", ebb_cmd_bench, "measure tier bandwidths and the compute/transfer ratio"},
 };
 
 static void usage(FILE *f)

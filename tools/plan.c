@@ -131,7 +131,7 @@ static void print_json(const ebb_schedule_options *o, int64_t period, const ebb_
     json_int(&w, "steps", o->steps);
     json_int(&w, "slots", o->slots);
     if (o->disk_slots >= 0 || budget[o->slow_tier] > 0)
-        json_int(&w, "disk_slots", budget[o->slow_tier]);
+        json_int(&w, "disk_slots", o->disk_slots >= 0 ? o->disk_slots : budget[o->slow_tier]);
     if (o->strategy == EBB_STRATEGY_PERIODIC || o->strategy == EBB_STRATEGY_DISK_REVOLVE)
         json_int(&w, "period", period);
     if (o->strategy == EBB_STRATEGY_DISK_REVOLVE && o->io_ratio > 0)

@@ -9,6 +9,7 @@
 #include "ebb/version.h"
 #include "ebb/error.h"
 #include "ebb/schedule.h"
+#include "ebb/storage.h"
 #include "ebb/config.h"
 
 #ifdef __cplusplus

@@ -1,0 +1,217 @@
+/*
+ * ebb — configuration: tier budgets, disk paths and the strategy.
+ *
+ * A configuration is a plain C struct, ebb_config. It starts from the
+ * embedded default (ebb_config_init_default), may be overridden by a TOML file
+ * (ebb_config_load_file, ebb_config_load_string; keys in docs/configuration.md)
+ * and by the program, which sets fields directly (and the disk paths with
+ * ebb_config_set_disk_paths, since the struct owns them). ebb_config_check
+ * then says whether the configuration can hold states of a given size on this
+ * machine. Every error message names the file, the line and the key, and says
+ * what was expected.
+ *
+ *     ebb_config cfg;
+ *     ebb_config_init_default(&cfg);
+ *     if (ebb_config_load_file("ebb.toml", &cfg) != EBB_OK ||
+ *         ebb_config_check(&cfg, state_bytes) != EBB_OK)
+ *         fprintf(stderr, "ebb: %s\n", ebb_last_error());
+ *     ...
+ *     ebb_config_dispose(&cfg);
+ */
+#ifndef EBB_CONFIG_H
+#define EBB_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ebb/error.h"
+#include "ebb/schedule.h"
+#include "ebb/storage.h" /* ebb_disk_backend, ebb_disk_backend_name */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A budget of EBB_BUDGET_AUTO bytes (TOML: budget = "auto") is sized from the
+ * machine when it is used; ebb_config_budget says how. */
+#define EBB_BUDGET_AUTO UINT64_C(0)
+
+/* tier.host.numa = "auto": the node nearest the GPU (or the first thread's). */
+#define EBB_NUMA_AUTO (-1)
+
+/* [run] strategy: the schedules of ebb/schedule.h plus "auto" (the planner
+ * picks) and "async" (the adaptive asynchronous schedule of the runtime). */
+typedef enum ebb_config_strategy {
+    EBB_CONFIG_STRATEGY_AUTO = 0,
+    EBB_CONFIG_STRATEGY_STORE_ALL = 1,
+    EBB_CONFIG_STRATEGY_PERIODIC = 2,
+    EBB_CONFIG_STRATEGY_REVOLVE = 3,
+    EBB_CONFIG_STRATEGY_ONLINE = 4,
+    EBB_CONFIG_STRATEGY_MULTISTAGE = 5,
+    EBB_CONFIG_STRATEGY_DISK_REVOLVE = 6,
+    EBB_CONFIG_STRATEGY_ASYNC = 7
+} ebb_config_strategy;
+
+enum { EBB_CONFIG_STRATEGY_COUNT = 8 };
+
+/* Every key a configuration file may hold, in the order ebb_config_format
+ * writes them. ebb_config_key_name gives the dotted name ("tier.host.budget"). */
+typedef enum ebb_config_key {
+    EBB_KEY_RUN_STRATEGY = 0,
+    EBB_KEY_GPU_ENABLED,
+    EBB_KEY_GPU_BUDGET,
+    EBB_KEY_GPU_DEVICE,
+    EBB_KEY_HOST_ENABLED,
+    EBB_KEY_HOST_BUDGET,
+    EBB_KEY_HOST_NUMA,
+    EBB_KEY_DISK_ENABLED,
+    EBB_KEY_DISK_PATH,
+    EBB_KEY_DISK_BUDGET,
+    EBB_KEY_DISK_BLOCK_SIZE,
+    EBB_KEY_DISK_QUEUE_DEPTH,
+    EBB_KEY_DISK_BACKEND,
+    EBB_KEY_DISK_CHECKSUM,
+    EBB_KEY_DISK_DIRECT,
+    EBB_CONFIG_KEY_COUNT
+} ebb_config_key;
+
+typedef struct ebb_config_gpu {
+    int enabled;     /* tier.gpu.enabled: 1 if this tier is used */
+    uint64_t budget; /* tier.gpu.budget: bytes of device memory, or EBB_BUDGET_AUTO */
+    int32_t device;  /* tier.gpu.device: CUDA device ordinal, >= 0 */
+} ebb_config_gpu;
+
+typedef struct ebb_config_host {
+    int enabled;     /* tier.host.enabled */
+    uint64_t budget; /* tier.host.budget: bytes of pinned host memory, or EBB_BUDGET_AUTO */
+    int32_t numa;    /* tier.host.numa: NUMA node, or EBB_NUMA_AUTO */
+} ebb_config_host;
+
+typedef struct ebb_config_disk {
+    int enabled;              /* tier.disk.enabled */
+    char **paths;             /* tier.disk.path: one directory per drive; owned:
+                                 change with ebb_config_set_disk_paths */
+    size_t path_count;        /* >= 1 */
+    uint64_t budget;          /* tier.disk.budget: bytes over all paths, or EBB_BUDGET_AUTO */
+    uint64_t block_size;      /* tier.disk.block_size: bytes per I/O request, multiple of 4 KiB */
+    int32_t queue_depth;      /* tier.disk.queue_depth: requests in flight, 1..4096 */
+    ebb_disk_backend backend; /* tier.disk.backend (enum in ebb/storage.h) */
+    int checksum;             /* tier.disk.checksum: 1 = xxHash every slot, verify on read */
+    int direct;               /* tier.disk.direct: 1 = O_DIRECT (buffered where refused) */
+} ebb_config_disk;
+
+typedef struct ebb_config {
+    ebb_config_strategy strategy; /* run.strategy */
+    ebb_config_gpu gpu;
+    ebb_config_host host;
+    ebb_config_disk disk;
+
+    /* Where the values came from, for messages: the file name given to the
+     * last successful load (owned; NULL before any), and for each key the
+     * line of that file that set it (0: not set by a file). */
+    char *source;
+    int32_t line[EBB_CONFIG_KEY_COUNT];
+
+    /* Fault injection for tests; leave it 0. When nonzero, creating the probe
+     * file in a disk path (the "is it writable" test) fails with this errno. */
+    int fault_write_errno;
+} ebb_config;
+
+/* The embedded default (docs/configuration.md): strategy "auto"; the GPU tier
+ * enabled when this build has CUDA and a device is found; host and disk tiers
+ * enabled with budget "auto"; the disk tier in $TMPDIR (if set and absolute)
+ * or /tmp. Overwrites *cfg without freeing it: call ebb_config_dispose first
+ * on a configuration in use. EBB_ERR_NO_MEMORY if the path cannot be copied. */
+EBB_API ebb_status ebb_config_init_default(ebb_config *cfg);
+
+/* Frees what *cfg owns and zeroes it. NULL is allowed. Cannot fail. */
+EBB_API void ebb_config_dispose(ebb_config *cfg);
+
+/* Deep copy of `src` into *dst (which is overwritten, not freed). */
+EBB_API ebb_status ebb_config_copy(const ebb_config *src, ebb_config *dst);
+
+/* Reads a TOML file and applies it over *cfg, which must be initialized
+ * (ebb_config_init_default). Keys the file does not set keep their values.
+ * The whole file is validated: syntax, unknown keys (with the closest known
+ * key suggested), types, sizes, ranges, the disk paths (exist, are
+ * directories, are writable, have the space for the budget) when the file
+ * sets tier.disk.path or tier.disk.budget, and the NUMA node. Relative disk
+ * paths are taken from the file's directory. On failure *cfg is unchanged:
+ * EBB_ERR_IO if the file cannot be read, EBB_ERR_CONFIG for its contents,
+ * EBB_ERR_NO_SPACE when a disk path lacks the space for the budget. */
+EBB_API ebb_status ebb_config_load_file(const char *path, ebb_config *cfg);
+
+/* As ebb_config_load_file, for TOML text; `name` stands for the file name in
+ * messages (NULL: "<string>"). Relative disk paths stay relative to the
+ * current directory. */
+EBB_API ebb_status ebb_config_load_string(const char *toml, const char *name, ebb_config *cfg);
+
+/* Whether *cfg can run states of `state_bytes` bytes here (0: size unknown,
+ * skip those checks): at least one tier enabled; each enabled tier's budget
+ * (auto resolved now) holds at least one state (the disk tier: one state
+ * rounded up to 4 KiB); the GPU device exists; the host budget is below the
+ * physical memory; every disk path exists, is a writable directory and has
+ * the space for its share of the budget. Errors name the key and, when a file
+ * set it, the file and line. EBB_ERR_CONFIG, EBB_ERR_NO_SPACE,
+ * EBB_ERR_UNSUPPORTED (GPU tier without a device), EBB_ERR_NO_MEMORY
+ * (budget smaller than a state). */
+EBB_API ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes);
+
+/* The budget of `tier` in bytes, EBB_BUDGET_AUTO resolved from the machine
+ * now: GPU half of the device's free memory, host half of MemAvailable
+ * (capped by the cgroup's memory limit), disk half of the free space (every
+ * path an equal share); rounded down to 4 KiB. 0 for a disabled tier.
+ * EBB_ERR_UNSUPPORTED when the GPU tier is asked for and there is no device. */
+EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint64_t *bytes);
+
+/* Replaces the disk paths with copies of paths[0 .. count-1] (count >= 1,
+ * none NULL or empty). They are checked by ebb_config_check. */
+EBB_API ebb_status ebb_config_set_disk_paths(ebb_config *cfg, const char *const *paths,
+                                             size_t count);
+
+/* Writes *cfg as a TOML file that loads back to the same values (sizes as
+ * exact units, "auto" where auto). Snprintf-like: at most `size` bytes,
+ * NUL included, go to `buf` (NULL allowed when size is 0); *length (may be
+ * NULL) receives the full length without the NUL, so a caller can size a
+ * buffer and call again. EBB_ERR_INVALID_ARG for NULL cfg. */
+EBB_API ebb_status ebb_config_format(const ebb_config *cfg, char *buf, size_t size,
+                                     size_t *length);
+
+/* As ebb_config_format, onto a stream. EBB_ERR_IO if writing fails. */
+EBB_API ebb_status ebb_config_write(const ebb_config *cfg, FILE *stream);
+
+/* "run.strategy", "tier.host.budget", ...; "?" for anything else. Never NULL. */
+EBB_API const char *ebb_config_key_name(ebb_config_key key);
+
+/* "auto", "store-all", "periodic", "revolve", "online", "multistage",
+ * "disk-revolve", "async"; "?" for anything else. Never NULL. */
+EBB_API const char *ebb_config_strategy_name(ebb_config_strategy strategy);
+
+/* Parses a strategy name. EBB_ERR_INVALID_ARG for an unknown name; the
+ * message lists the known ones and suggests the closest. */
+EBB_API ebb_status ebb_config_strategy_from_name(const char *name, ebb_config_strategy *out);
+
+/* The schedule strategy of ebb/schedule.h for a configured one.
+ * EBB_ERR_UNSUPPORTED for "auto" and "async", which are not single
+ * schedules (the planner and the runtime decide). */
+EBB_API ebb_status ebb_config_strategy_schedule(ebb_config_strategy strategy, ebb_strategy *out);
+
+/* Parses a size: a whole number of bytes ("4096") or a number and a unit
+ * ("64 GiB", "512MiB", "1.5 GB", "0.5TiB"). Units, case-insensitive: B;
+ * KiB MiB GiB TiB PiB (powers of 1024); kB MB GB TB PB (powers of 1000).
+ * A unit with no B ("64G") is refused as ambiguous. A fraction needs a unit
+ * and is rounded down to whole bytes. Spaces around the number and the unit
+ * are allowed. EBB_ERR_INVALID_ARG, with the reason, for anything else
+ * (negative, empty, unknown unit, more than 2^64 - 1 bytes). 0 is accepted. */
+EBB_API ebb_status ebb_parse_size(const char *text, uint64_t *bytes);
+
+/* Writes `bytes` as the shortest exact size ebb_parse_size reads back
+ * ("64 GiB", "1.5 GB", "12345") into buf. Snprintf-like return. */
+EBB_API int ebb_format_size(uint64_t bytes, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

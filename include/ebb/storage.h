@@ -1,0 +1,274 @@
+/*
+ * ebb — storage tiers: pools of fixed-size slots with asynchronous moves.
+ *
+ * A pool holds `slots` slots of `slot_size` bytes in one tier:
+ *
+ *   EBB_TIER_GPU   device memory (CUDA), one cudaMalloc at creation;
+ *   EBB_TIER_HOST  page-aligned anonymous memory on the NUMA node nearest the
+ *                  GPU (or the node asked for), pinned with cudaHostRegister
+ *                  when a GPU is present;
+ *   EBB_TIER_DISK  one preallocated, private, O_DIRECT file per directory
+ *                  (several directories = several drives, striped), driven by
+ *                  io_uring or by a pread/pwrite thread pool.
+ *
+ * Data moves with ebb_move() between a slot of one pool and a slot of
+ * another (host <-> disk, host <-> gpu, gpu <-> gpu, host <-> host), and with
+ * ebb_pool_put()/ebb_pool_get() between a slot and the caller's memory
+ * (host and gpu pools). Every operation returns an ebb_ticket at once; the
+ * transfer runs on the tier's own engine (I/O thread(s), CUDA copy streams)
+ * and completes later. ebb_ticket_test() polls, ebb_ticket_wait() blocks.
+ * A failure on an I/O thread is kept in the operation and reported, with its
+ * message, by the test or wait that sees it complete.
+ *
+ * The disk tier moves data only from and to host pool slots: a host slot is
+ * the staging buffer (page-aligned, padded to the alignment, registered with
+ * io_uring when the host pool is given as `staging`). Chain moves for
+ * gpu <-> disk: gpu -> host -> disk and disk -> host -> gpu.
+ *
+ * Nothing is allocated per operation: every buffer, request and ticket
+ * record is created with the pool (docs/storage.md says how this is checked).
+ *
+ * Threads: a pool may be called from one thread at a time (the runtime's).
+ * Its internal I/O threads are private. Destroy disk and gpu pools before the
+ * host pool they stage through.
+ *
+ * Rules for slots:
+ * - a slot takes one operation at a time: starting a second one on a slot of
+ *   the pool that runs it (the disk pool for host <-> disk, the gpu pool for
+ *   host <-> gpu) before the first completed returns EBB_ERR_STATE;
+ * - a host slot that a disk operation is reading cannot be written (by a
+ *   put, a move into it or a disk read into it) until that operation
+ *   completes, and one that a disk operation is writing cannot be used at
+ *   all: EBB_ERR_STATE. (Host slots used by gpu operations are not tracked:
+ *   wait for the ticket before reusing them.)
+ * - a disk slot that holds no completed write cannot be read: EBB_ERR_STATE.
+ */
+#ifndef EBB_STORAGE_H
+#define EBB_STORAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/error.h"
+#include "ebb/schedule.h" /* ebb_tier */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ebb_pool ebb_pool;
+
+/* Which engine runs a disk pool's I/O (also tier.disk.backend in
+ * ebb/config.h, which includes this header for it). */
+#ifndef EBB_DISK_BACKEND_DEFINED
+#define EBB_DISK_BACKEND_DEFINED 1
+typedef enum ebb_disk_backend {
+    EBB_DISK_BACKEND_AUTO = 0,   /* io_uring, or threads where io_uring cannot be set up */
+    EBB_DISK_BACKEND_URING = 1,  /* io_uring only: creation fails where it is refused */
+    EBB_DISK_BACKEND_THREADS = 2 /* pread/pwrite worker threads */
+} ebb_disk_backend;
+#endif
+
+/* "auto", "uring", "threads" (as tier.disk.backend and `--backend` spell
+ * them); "?" otherwise. Never NULL. */
+EBB_API const char *ebb_disk_backend_name(ebb_disk_backend backend);
+
+/* Parses "auto", "uring" or "io_uring", "threads". EBB_ERR_INVALID_ARG otherwise. */
+EBB_API ebb_status ebb_disk_backend_from_name(const char *name, ebb_disk_backend *out);
+
+/* What a pool is made of. Fill with ebb_pool_options_init, then set what
+ * differs. Fields a tier does not use are ignored. */
+typedef struct ebb_pool_options {
+    ebb_tier tier;          /* which tier */
+    size_t slot_size;       /* bytes of one slot (one state), > 0 */
+    int32_t slots;          /* number of slots, > 0 */
+
+    /* host */
+    int numa_node;          /* NUMA node (OS index) to allocate on; -1 (default) =
+                               the node nearest `device` when a GPU exists, else
+                               the default policy (first touch) */
+    int pin;                /* 1 (default): cudaHostRegister when a GPU exists;
+                               failure is not an error (see ebb_pool_info.pinned) */
+    int prefault;           /* 1 (default): fault every page in at creation, so
+                               memory shortage shows now, not mid-run */
+
+    /* gpu (and host: which GPU to place near) */
+    int device;             /* CUDA device ordinal, default 0 */
+
+    /* disk */
+    const char *const *paths; /* directories, one per drive; slots are striped
+                                 across them block by block. Required. */
+    int32_t path_count;       /* entries in paths, >= 1 */
+    ebb_disk_backend backend; /* default EBB_DISK_BACKEND_AUTO */
+    int32_t queue_depth;      /* requests in flight, default 16, 1 .. 4096 */
+    int32_t threads;          /* thread backend workers; 0 (default) = queue_depth */
+    int direct;               /* 1 (default): O_DIRECT, buffered with a warning where
+                                 the file system refuses it; 0: buffered */
+    int checksum;             /* 1: XXH3-64 per block, verified on every read;
+                                 default 0 */
+    ebb_pool *staging;        /* optional host pool whose memory the io_uring
+                                 backend registers (fixed buffers); moves from
+                                 other host pools use unregistered I/O */
+
+    /* disk and gpu */
+    size_t block;             /* bytes per request (disk) or per copy chunk (gpu);
+                                 default 8 MiB (disk) and 64 MiB (gpu); disk: a
+                                 multiple of the file's direct-I/O alignment, at
+                                 most 1 GiB */
+} ebb_pool_options;
+
+/* Sets the defaults for `tier`. Returns nothing: it cannot fail. */
+EBB_API void ebb_pool_options_init(ebb_pool_options *options, ebb_tier tier);
+
+/* Creates a pool: allocates (and pins, registers, preallocates) everything it
+ * will ever use. Errors:
+ *   EBB_ERR_INVALID_ARG  zero slot_size or slots, no paths, a bad queue depth or
+ *                        block, a staging pool that is not a host pool;
+ *   EBB_ERR_IO           a directory is missing, not a directory, not writable,
+ *                        or a file cannot be created (path and errno text);
+ *   EBB_ERR_NO_SPACE     a file system lacks the space for its share (the
+ *                        message names the path, the bytes needed and free);
+ *   EBB_ERR_NO_MEMORY    host or device memory cannot be allocated;
+ *   EBB_ERR_UNSUPPORTED  gpu tier without CUDA or without a device; disk tier
+ *                        with EBB_DISK_BACKEND_URING where io_uring is refused.
+ * Fallbacks that are not errors (unpinned host memory, threads instead of
+ * io_uring under AUTO, buffered instead of O_DIRECT, unregistered buffers) are
+ * recorded in ebb_pool_info.warnings. */
+EBB_API ebb_status ebb_pool_create(const ebb_pool_options *options, ebb_pool **out);
+
+/* Waits for every operation in flight, then frees the pool (closing, and so
+ * deleting, its files). NULL is allowed. Returns nothing: it cannot fail. */
+EBB_API void ebb_pool_destroy(ebb_pool *pool);
+
+/* What a pool is and which fallbacks it took. Strings stay valid until the
+ * pool is destroyed. */
+typedef struct ebb_pool_info {
+    ebb_tier tier;
+    size_t slot_size;          /* bytes of one slot */
+    size_t slot_stride;        /* bytes a slot occupies (rounded up to the alignment) */
+    int32_t slots;
+    uint64_t bytes;            /* memory or file space reserved in all */
+    const char *backend;       /* "memory" (host), "cuda" (gpu), "io_uring" or
+                                  "threads" (disk) */
+    int numa_node;             /* host: node the memory is bound to, -1 if none;
+                                  disk: node nearest the first drive, -1 if unknown */
+    int pinned;                /* host: page-locked for CUDA DMA */
+    int device;                /* gpu: device ordinal; otherwise -1 */
+    int direct;                /* disk: O_DIRECT in use */
+    int registered_buffers;    /* disk: io_uring fixed buffers in use */
+    int registered_files;      /* disk: io_uring fixed files in use */
+    int32_t queue_depth;       /* disk */
+    int32_t threads;           /* disk: I/O threads (1 for io_uring) */
+    size_t block;              /* disk, gpu: bytes per request or chunk */
+    size_t alignment;          /* disk: direct-I/O alignment of offsets and lengths */
+    int checksum;              /* disk: per-block checksums on */
+    int32_t path_count;        /* disk: files (drives) */
+    const char *warnings;      /* fallbacks taken and why, "; "-separated; "" if none */
+} ebb_pool_info;
+
+EBB_API ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info);
+
+/* Counters since creation or the last reset, for the operations this pool
+ * ran (a host <-> disk move counts in the disk pool, host <-> gpu in the gpu
+ * pool, put/get and host <-> host in the pool named). */
+typedef struct ebb_pool_stats {
+    uint64_t writes;         /* operations that stored into this pool's slots */
+    uint64_t reads;          /* operations that loaded from this pool's slots */
+    uint64_t bytes_written;  /* bytes stored into this pool's slots */
+    uint64_t bytes_read;     /* bytes loaded from this pool's slots */
+    uint64_t requests;       /* disk requests or gpu copy chunks issued */
+    uint64_t retries;        /* disk requests resubmitted (EAGAIN, short I/O) */
+    uint64_t errors;         /* operations that failed */
+} ebb_pool_stats;
+
+EBB_API ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *stats);
+EBB_API ebb_status ebb_pool_stats_reset(ebb_pool *pool);
+
+/* Host and gpu pools: the address of a slot (host memory or device memory).
+ * EBB_ERR_UNSUPPORTED for a disk pool, EBB_ERR_INVALID_ARG for a slot out of
+ * range. */
+EBB_API ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr);
+
+/* ---- operations ----------------------------------------------------------- */
+
+/* A handle to one operation. A ticket with pool == NULL is complete and
+ * succeeded (synchronous operations return such a ticket). Copy it freely;
+ * it holds no resource: forgetting one leaks nothing. */
+typedef struct ebb_ticket {
+    ebb_pool *pool;      /* the pool that runs it, NULL when already complete */
+    uint32_t index;      /* internal */
+    uint32_t generation; /* internal */
+} ebb_ticket;
+
+/* Copies slot_size bytes from `src_slot` of `src` to `dst_slot` of `dst`.
+ * host -> host is a memcpy (the ticket is complete on return); host <-> disk
+ * runs on the disk pool's engine; host <-> gpu and gpu <-> gpu on the gpu
+ * pool's copy streams (device -> host, host -> device, device -> device: one
+ * stream each, never the caller's). Both pools need the same slot_size.
+ * Errors: EBB_ERR_INVALID_ARG (NULL, slot out of range, different slot
+ * sizes), EBB_ERR_UNSUPPORTED (disk <-> disk, gpu <-> disk: chain through a
+ * host slot), EBB_ERR_STATE (a slot is busy, or the disk slot read holds no
+ * data), EBB_ERR_IO (a CUDA call refused the copy). */
+EBB_API ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                            ebb_ticket *ticket);
+
+/* Stores slot_size bytes from the caller's memory into a slot.
+ * host pool: memcpy, complete on return. gpu pool: `src` is device memory or
+ * pinned host memory (pageable memory is refused: EBB_ERR_INVALID_ARG), copied
+ * on the pool's device -> device or host -> device stream. disk pool:
+ * EBB_ERR_UNSUPPORTED (use ebb_move from a host slot). */
+EBB_API ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src,
+                                ebb_ticket *ticket);
+
+/* Loads slot_size bytes from a slot into the caller's memory; as
+ * ebb_pool_put, the other way. */
+EBB_API ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket);
+
+/* *done = 1 when the operation completed, 0 otherwise. Returns the
+ * operation's failure (EBB_ERR_IO, EBB_ERR_CHECKSUM, ...), with its message,
+ * once it completed with one; EBB_OK otherwise. Testing a complete ticket
+ * again returns the same result. A ticket whose slot has since started
+ * another operation reports complete and EBB_OK (its failure, if any, was
+ * reported before the slot could be reused). */
+EBB_API ebb_status ebb_ticket_test(const ebb_ticket *ticket, int *done);
+
+/* Blocks until the operation completes; returns its result as ebb_ticket_test. */
+EBB_API ebb_status ebb_ticket_wait(const ebb_ticket *ticket);
+
+/* Waits for all `count` tickets (even after a failure); returns the first
+ * failure in array order, EBB_OK if none. */
+EBB_API ebb_status ebb_ticket_wait_all(const ebb_ticket *tickets, size_t count);
+
+/* ---- CUDA stream ordering (gpu pools; `stream` is a cudaStream_t, NULL =
+ * the legacy default stream). EBB_ERR_INVALID_ARG for a host or disk pool or
+ * ticket; EBB_ERR_IO when CUDA refuses (its error text in the message). */
+
+/* Operations started on `pool` after this call begin only after the work
+ * queued on `stream` now (e.g. the forward step that produced the state to
+ * store). The stream itself never waits. */
+EBB_API ebb_status ebb_pool_order_after(ebb_pool *pool, void *stream);
+
+/* Makes `stream` wait (on the GPU, without blocking the caller) for the
+ * operation of `ticket`, e.g. before a reverse step reads a restored state.
+ * A complete ticket (pool NULL) adds no wait. */
+EBB_API ebb_status ebb_ticket_stream_wait(const ebb_ticket *ticket, void *stream);
+
+/* ---- topology -------------------------------------------------------------- */
+
+/* Number of CUDA devices usable now: 0 without CUDA, a driver or a device.
+ * Never fails. */
+EBB_API int ebb_gpu_count(void);
+
+/* NUMA node (OS index) nearest CUDA device `device`; -1 when unknown (no GPU,
+ * one NUMA node, no topology information). Returns EBB_OK even then. */
+EBB_API ebb_status ebb_topology_gpu_node(int device, int *node);
+
+/* NUMA node nearest the block device holding `path`; -1 when unknown (tmpfs,
+ * overlay, no sysfs). EBB_ERR_IO when `path` cannot be stat()ed. */
+EBB_API ebb_status ebb_topology_path_node(const char *path, int *node);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

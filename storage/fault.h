@@ -1,0 +1,35 @@
+/*
+ * Fault injection for the storage tests: per pool, set at creation through
+ * ebb_pool_create_with_faults(), never global. A zeroed struct injects
+ * nothing. Counting is per pool: the n-th I/O request the pool issues
+ * (1-based, continuations and retries included) is the one that fails.
+ */
+#ifndef EBB_STORAGE_FAULT_H
+#define EBB_STORAGE_FAULT_H
+
+#include <stdint.h>
+
+#include "ebb/storage.h"
+
+typedef struct ebb_storage_fault {
+    uint64_t io_nth;        /* the io_nth-th request completes with -io_errno (0 = off) */
+    int io_errno;           /* e.g. EIO; EAGAIN exercises the retry path */
+    uint64_t short_nth;     /* the short_nth-th request completes short (half, aligned) */
+    int fallocate_errno;    /* fallocate fails with this errno (e.g. ENOSPC) */
+    int odirect_open;       /* 1: open(O_DIRECT) fails with EINVAL, as some file systems do */
+    int odirect_write;      /* 1: the first O_DIRECT write fails with EINVAL (probe at creation) */
+    int uring_errno;        /* io_uring setup fails with this errno (ENOSYS, EPERM) */
+    int register_errno;     /* io_uring buffer registration fails with this errno (ENOMEM) */
+    int no_tmpfile;         /* 1: behave as if O_TMPFILE were unsupported (EOPNOTSUPP) */
+} ebb_storage_fault;
+
+/* ebb_pool_create with faults to inject (NULL = none). */
+ebb_status ebb_pool_create_with_faults(const ebb_pool_options *options,
+                                       const ebb_storage_fault *fault, ebb_pool **out);
+
+/* Tests: the descriptor, offset and name of the file that holds `block` of
+ * disk `slot` (the file is unlinked, so this is the only way to reach it). */
+ebb_status ebb_disk_debug_locate(ebb_pool *pool, int32_t slot, uint32_t block, int *fd,
+                                 int64_t *offset, const char **name);
+
+#endif

@@ -1,0 +1,129 @@
+/* Host tier: page-aligned anonymous memory on the right NUMA node, pinned for
+ * CUDA when a GPU exists. One buffer serves GPU DMA, O_DIRECT and io_uring
+ * fixed buffers. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/error_internal.h"
+#include "storage/pool_internal.h"
+#include "storage/topology.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+static size_t page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p >= 4096 ? (size_t)p : 4096;
+}
+
+static void prefault(unsigned char *base, size_t bytes, size_t page)
+{
+    if (madvise(base, bytes, MADV_POPULATE_WRITE) == 0)
+        return;
+    /* Kernels before 5.14: touch one byte per page. */
+    for (size_t off = 0; off < bytes; off += page)
+        ((volatile unsigned char *)base)[off] = 0;
+}
+
+ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    size_t page = page_size();
+    pool->stride = (o->slot_size + page - 1) / page * page;
+    if (pool->stride / page > SIZE_MAX / page / (size_t)o->slots)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "host pool: %d slots of %zu bytes overflow", (int)o->slots,
+                        o->slot_size);
+    size_t bytes = pool->stride * (size_t)o->slots;
+    pool->bytes = bytes;
+    pool->map_bytes = bytes;
+
+    int node = o->numa_node;
+    int node_auto = node < 0;
+    if (node_auto && ebb_gpu_count() > 0)
+        ebb_topology_gpu_node(o->device, &node);
+
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return ebb_fail_errno(EBB_ERR_NO_MEMORY, errno,
+                              "host pool: cannot map %zu bytes (%d slots of %zu bytes); lower the "
+                              "host budget",
+                              bytes, (int)o->slots, o->slot_size);
+    pool->base = mem;
+    /* Transparent huge pages cut TLB misses and pinning cost; advice only. */
+    (void)madvise(mem, bytes, MADV_HUGEPAGE);
+
+    if (node >= 0) {
+        int b = ebb_topo_bind_memory(mem, bytes, node);
+        if (b == 1) {
+            pool->numa_node = node;
+        } else if (b == -1 && !node_auto) {
+            munmap(mem, bytes);
+            pool->base = NULL;
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "host pool: NUMA node %d does not exist on this machine; use -1 (auto) "
+                            "or a node that lstopo lists",
+                            node);
+        } else {
+            ebb_pool_warn(pool, "memory not bound to NUMA node %d (%s); using the default policy",
+                          node, b == -1 ? "no such node" : strerror(errno));
+        }
+    }
+
+    pool->readers = calloc((size_t)o->slots, sizeof *pool->readers);
+    pool->writers = calloc((size_t)o->slots, sizeof *pool->writers);
+    if (!pool->readers || !pool->writers) {
+        ebb_host_destroy(pool);
+        return ebb_fail(EBB_ERR_NO_MEMORY, "host pool: cannot allocate slot bookkeeping");
+    }
+
+    if (o->prefault)
+        prefault(pool->base, bytes, page);
+
+    if (o->pin) {
+        if (ebb_gpu_count() > 0) {
+            char why[256];
+            if (ebb_cuda_host_register(pool->base, bytes, why, sizeof why) == 0)
+                pool->pinned = 1;
+            else
+                ebb_pool_warn(pool, "not pinned: %s; GPU transfers from this pool are refused",
+                              why);
+        } else {
+            ebb_pool_warn(pool, "not pinned: no CUDA device");
+        }
+    }
+    return EBB_OK;
+}
+
+void ebb_host_destroy(struct ebb_pool *pool)
+{
+    if (pool->pinned)
+        ebb_cuda_host_unregister(pool->base);
+    pool->pinned = 0;
+    if (pool->base)
+        munmap(pool->base, pool->map_bytes);
+    pool->base = NULL;
+    free((void *)pool->readers);
+    free((void *)pool->writers);
+    pool->readers = pool->writers = NULL;
+}
+
+ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int writing)
+{
+    int32_t w = atomic_load(&pool->writers[slot]);
+    int32_t r = atomic_load(&pool->readers[slot]);
+    if (w > 0)
+        return ebb_fail(EBB_ERR_STATE,
+                        "host slot %d is being filled by a disk read still in flight; wait for "
+                        "its ticket before using the slot",
+                        (int)slot);
+    if (writing && r > 0)
+        return ebb_fail(EBB_ERR_STATE,
+                        "host slot %d is being written to disk (a move still in flight); wait for "
+                        "its ticket before overwriting the slot",
+                        (int)slot);
+    return EBB_OK;
+}

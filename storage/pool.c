@@ -1,0 +1,482 @@
+/* Pools, tickets and moves: what every tier shares. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "storage/pool_internal.h"
+
+const char *ebb_disk_backend_name(ebb_disk_backend backend)
+{
+    switch (backend) {
+    case EBB_DISK_BACKEND_AUTO: return "auto";
+    case EBB_DISK_BACKEND_URING: return "uring";
+    case EBB_DISK_BACKEND_THREADS: return "threads";
+    }
+    return "?";
+}
+
+ebb_status ebb_disk_backend_from_name(const char *name, ebb_disk_backend *out)
+{
+    if (!name || !out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_disk_backend_from_name: NULL argument");
+    if (strcmp(name, "auto") == 0)
+        *out = EBB_DISK_BACKEND_AUTO;
+    else if (strcmp(name, "uring") == 0 || strcmp(name, "io_uring") == 0)
+        *out = EBB_DISK_BACKEND_URING;
+    else if (strcmp(name, "threads") == 0)
+        *out = EBB_DISK_BACKEND_THREADS;
+    else
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "unknown disk backend '%s': expected auto, uring or threads", name);
+    return EBB_OK;
+}
+
+void ebb_pool_options_init(ebb_pool_options *o, ebb_tier tier)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->tier = tier;
+    o->numa_node = -1;
+    o->pin = 1;
+    o->prefault = 1;
+    o->device = 0;
+    o->backend = EBB_DISK_BACKEND_AUTO;
+    o->queue_depth = 16;
+    o->threads = 0;
+    o->direct = 1;
+    o->checksum = 0;
+    o->block = tier == EBB_TIER_GPU ? (size_t)64 << 20 : (size_t)8 << 20;
+}
+
+void ebb_pool_warn(struct ebb_pool *pool, const char *fmt, ...)
+{
+    size_t used = strlen(pool->warnings);
+    if (used + 3 >= sizeof pool->warnings)
+        return;
+    if (used) {
+        memcpy(pool->warnings + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pool->warnings + used, sizeof pool->warnings - used, fmt, ap);
+    va_end(ap);
+}
+
+int ebb_op_fail(ebb_op *op, ebb_status status, const char *fmt, ...)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&op->failed, &expected, 1))
+        return 0;
+    op->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(op->msg, sizeof op->msg, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+ebb_status ebb_op_report(ebb_op *op)
+{
+    if (op->status == EBB_OK)
+        return EBB_OK;
+    op->reported = 1;
+    return ebb_fail(op->status, "%s", op->msg);
+}
+
+static ebb_status check_options(const ebb_pool_options *o)
+{
+    if (o->tier != EBB_TIER_GPU && o->tier != EBB_TIER_HOST && o->tier != EBB_TIER_DISK)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "pool tier %d is not gpu (0), host (1) or disk (2)",
+                        (int)o->tier);
+    if (o->slot_size == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s pool: slot_size is 0; set it to the size of one state in bytes",
+                        ebb_tier_name(o->tier));
+    if (o->slots <= 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: slots is %d; it must be at least 1",
+                        ebb_tier_name(o->tier), (int)o->slots);
+    if (o->slot_size > ((size_t)1 << 46) || (uint64_t)o->slots > ((uint64_t)1 << 31) / 2)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: %d slots of %zu bytes is beyond any budget",
+                        ebb_tier_name(o->tier), (int)o->slots, o->slot_size);
+    return EBB_OK;
+}
+
+ebb_status ebb_pool_create_with_faults(const ebb_pool_options *o, const ebb_storage_fault *fault,
+                                       ebb_pool **out)
+{
+    if (!out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_create: out is NULL");
+    *out = NULL;
+    if (!o)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_create: options is NULL "
+                                             "(fill them with ebb_pool_options_init)");
+    ebb_status s = check_options(o);
+    if (s != EBB_OK)
+        return s;
+    struct ebb_pool *pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a pool");
+    pool->tier = o->tier;
+    pool->slot_size = o->slot_size;
+    pool->slots = o->slots;
+    pool->numa_node = -1;
+    if (fault)
+        pool->fault = *fault;
+    switch (o->tier) {
+    case EBB_TIER_HOST: s = ebb_host_create(pool, o); break;
+    case EBB_TIER_DISK: s = ebb_disk_create(pool, o); break;
+    case EBB_TIER_GPU: s = ebb_device_create(pool, o); break;
+    default: s = ebb_fail(EBB_ERR_INTERNAL, "unreachable tier"); break;
+    }
+    if (s != EBB_OK) {
+        free(pool);
+        return s;
+    }
+    *out = pool;
+    return EBB_OK;
+}
+
+ebb_status ebb_pool_create(const ebb_pool_options *o, ebb_pool **out)
+{
+    return ebb_pool_create_with_faults(o, NULL, out);
+}
+
+void ebb_pool_destroy(ebb_pool *pool)
+{
+    if (!pool)
+        return;
+    switch (pool->tier) {
+    case EBB_TIER_HOST: ebb_host_destroy(pool); break;
+    case EBB_TIER_DISK: ebb_disk_destroy(pool); break;
+    case EBB_TIER_GPU: ebb_device_destroy(pool); break;
+    default: break;
+    }
+    free(pool);
+}
+
+ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info)
+{
+    if (!pool || !info)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_info_get: NULL argument");
+    memset(info, 0, sizeof *info);
+    info->tier = pool->tier;
+    info->slot_size = pool->slot_size;
+    info->slot_stride = pool->stride;
+    info->slots = pool->slots;
+    info->bytes = pool->bytes;
+    info->numa_node = pool->numa_node;
+    info->pinned = pool->pinned;
+    info->device = -1;
+    info->warnings = pool->warnings;
+    switch (pool->tier) {
+    case EBB_TIER_HOST: info->backend = "memory"; break;
+    case EBB_TIER_DISK: ebb_disk_info(pool, info); break;
+    case EBB_TIER_GPU: ebb_device_info(pool, info); break;
+    default: info->backend = "?"; break;
+    }
+    return EBB_OK;
+}
+
+ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *st)
+{
+    if (!pool || !st)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_stats_get: NULL argument");
+    st->writes = atomic_load(&pool->st_writes);
+    st->reads = atomic_load(&pool->st_reads);
+    st->bytes_written = atomic_load(&pool->st_bytes_written);
+    st->bytes_read = atomic_load(&pool->st_bytes_read);
+    st->requests = atomic_load(&pool->st_requests);
+    st->retries = atomic_load(&pool->st_retries);
+    st->errors = atomic_load(&pool->st_errors);
+    return EBB_OK;
+}
+
+ebb_status ebb_pool_stats_reset(ebb_pool *pool)
+{
+    if (!pool)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_stats_reset: pool is NULL");
+    atomic_store(&pool->st_writes, 0);
+    atomic_store(&pool->st_reads, 0);
+    atomic_store(&pool->st_bytes_written, 0);
+    atomic_store(&pool->st_bytes_read, 0);
+    atomic_store(&pool->st_requests, 0);
+    atomic_store(&pool->st_retries, 0);
+    atomic_store(&pool->st_errors, 0);
+    return EBB_OK;
+}
+
+static ebb_status check_slot(const ebb_pool *pool, int32_t slot, const char *what)
+{
+    if (slot < 0 || slot >= pool->slots)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s: slot %d is out of range for the %s pool (it has slots 0 .. %d)", what,
+                        (int)slot, ebb_tier_name(pool->tier), (int)pool->slots - 1);
+    return EBB_OK;
+}
+
+ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr)
+{
+    if (!pool || !ptr)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_slot_ptr: NULL argument");
+    if (pool->tier == EBB_TIER_DISK)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "ebb_pool_slot_ptr: disk slots have no address; move them to a host slot");
+    ebb_status s = check_slot(pool, slot, "ebb_pool_slot_ptr");
+    if (s != EBB_OK)
+        return s;
+    *ptr = pool->base + (size_t)slot * pool->stride;
+    return EBB_OK;
+}
+
+static const ebb_ticket done_ticket = {NULL, 0, 0};
+
+static void count(ebb_pool *pool, int into)
+{
+    if (into) {
+        atomic_fetch_add(&pool->st_writes, 1);
+        atomic_fetch_add(&pool->st_bytes_written, pool->slot_size);
+    } else {
+        atomic_fetch_add(&pool->st_reads, 1);
+        atomic_fetch_add(&pool->st_bytes_read, pool->slot_size);
+    }
+}
+
+ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                    ebb_ticket *ticket)
+{
+    if (!dst || !src || !ticket)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_move: NULL argument");
+    *ticket = done_ticket;
+    ebb_status s = check_slot(dst, dst_slot, "ebb_move (destination)");
+    if (s == EBB_OK)
+        s = check_slot(src, src_slot, "ebb_move (source)");
+    if (s != EBB_OK)
+        return s;
+    if (dst->slot_size != src->slot_size)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_move: the %s pool has %zu-byte slots but the %s pool %zu-byte slots; "
+                        "pools that exchange states need the same slot_size",
+                        ebb_tier_name(src->tier), src->slot_size, ebb_tier_name(dst->tier),
+                        dst->slot_size);
+    ebb_tier a = src->tier, b = dst->tier;
+    if (a == EBB_TIER_HOST && b == EBB_TIER_HOST) {
+        if (dst == src && dst_slot == src_slot)
+            return EBB_OK;
+        if ((s = ebb_host_slot_check(src, src_slot, 0)) != EBB_OK ||
+            (s = ebb_host_slot_check(dst, dst_slot, 1)) != EBB_OK)
+            return s;
+        memcpy(dst->base + (size_t)dst_slot * dst->stride,
+               src->base + (size_t)src_slot * src->stride, src->slot_size);
+        count(src, 0);
+        count(dst, 1);
+        return EBB_OK;
+    }
+    if (a == EBB_TIER_HOST && b == EBB_TIER_DISK)
+        return ebb_disk_move(dst, dst_slot, src, src_slot, 1, ticket);
+    if (a == EBB_TIER_DISK && b == EBB_TIER_HOST)
+        return ebb_disk_move(src, src_slot, dst, dst_slot, 0, ticket);
+    if (a == EBB_TIER_HOST && b == EBB_TIER_GPU) {
+        if ((s = ebb_host_slot_check(src, src_slot, 0)) != EBB_OK)
+            return s;
+        if (!src->pinned)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_move host -> gpu: the host pool is not pinned (%s); device "
+                            "transfers need pinned memory",
+                            src->warnings[0] ? src->warnings : "pinning was off");
+        return ebb_device_copy(dst, dst_slot, src->base + (size_t)src_slot * src->stride, 1, 0,
+                               NULL, ticket);
+    }
+    if (a == EBB_TIER_GPU && b == EBB_TIER_HOST) {
+        if ((s = ebb_host_slot_check(dst, dst_slot, 1)) != EBB_OK)
+            return s;
+        if (!dst->pinned)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_move gpu -> host: the host pool is not pinned (%s); device "
+                            "transfers need pinned memory",
+                            dst->warnings[0] ? dst->warnings : "pinning was off");
+        return ebb_device_copy(src, src_slot, dst->base + (size_t)dst_slot * dst->stride, 0, 0,
+                               NULL, ticket);
+    }
+    if (a == EBB_TIER_GPU && b == EBB_TIER_GPU) {
+        if (dst == src && dst_slot == src_slot)
+            return EBB_OK;
+        /* Runs on the destination pool, reading the source slot's memory. */
+        return ebb_device_copy(dst, dst_slot, src->base + (size_t)src_slot * src->stride, 1, 1,
+                               src->ops ? &src->ops[src_slot] : NULL, ticket);
+    }
+    return ebb_fail(EBB_ERR_UNSUPPORTED,
+                    "ebb_move %s -> %s is not a direct path: chain it through a host slot "
+                    "(%s -> host -> %s)",
+                    ebb_tier_name(a), ebb_tier_name(b), ebb_tier_name(a), ebb_tier_name(b));
+}
+
+ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket)
+{
+    if (!pool || !src || !ticket)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_put: NULL argument");
+    *ticket = done_ticket;
+    ebb_status s = check_slot(pool, slot, "ebb_pool_put");
+    if (s != EBB_OK)
+        return s;
+    switch (pool->tier) {
+    case EBB_TIER_HOST:
+        if ((s = ebb_host_slot_check(pool, slot, 1)) != EBB_OK)
+            return s;
+        memcpy(pool->base + (size_t)slot * pool->stride, src, pool->slot_size);
+        count(pool, 1);
+        return EBB_OK;
+    case EBB_TIER_GPU:
+    {
+        int on_device = 0;
+        if ((s = ebb_device_check_user_ptr(src, "ebb_pool_put: src", &on_device)) != EBB_OK)
+            return s;
+        return ebb_device_copy(pool, slot, (void *)src, 1, on_device, NULL, ticket);
+    }
+    default:
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "ebb_pool_put: the disk tier stores from host slots only; put the "
+                        "state into a host pool slot and ebb_move it to the disk");
+    }
+}
+
+ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket)
+{
+    if (!pool || !dst || !ticket)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_get: NULL argument");
+    *ticket = done_ticket;
+    ebb_status s = check_slot(pool, slot, "ebb_pool_get");
+    if (s != EBB_OK)
+        return s;
+    switch (pool->tier) {
+    case EBB_TIER_HOST:
+        if ((s = ebb_host_slot_check(pool, slot, 0)) != EBB_OK)
+            return s;
+        memcpy(dst, pool->base + (size_t)slot * pool->stride, pool->slot_size);
+        count(pool, 0);
+        return EBB_OK;
+    case EBB_TIER_GPU:
+    {
+        int on_device = 0;
+        if ((s = ebb_device_check_user_ptr(dst, "ebb_pool_get: dst", &on_device)) != EBB_OK)
+            return s;
+        return ebb_device_copy(pool, slot, dst, 0, on_device, NULL, ticket);
+    }
+    default:
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "ebb_pool_get: the disk tier loads into host slots only; ebb_move the "
+                        "slot to a host pool slot first");
+    }
+}
+
+/* The operation record a ticket names, or NULL when the ticket is stale
+ * (its slot has started another operation since): then it completed. */
+static ebb_status ticket_op(const ebb_ticket *t, ebb_op **op)
+{
+    *op = NULL;
+    ebb_pool *pool = t->pool;
+    if (!pool->ops || t->index >= (uint32_t)pool->slots)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ticket does not belong to this %s pool",
+                        ebb_tier_name(pool->tier));
+    ebb_op *o = &pool->ops[t->index];
+    if (o->generation == t->generation)
+        *op = o;
+    else if (t->generation > o->generation)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ticket (slot %u, generation %u) was never issued",
+                        t->index, t->generation);
+    return EBB_OK;
+}
+
+static ebb_status ticket_poll(const ebb_ticket *t, int block, int *done)
+{
+    *done = 1;
+    if (!t->pool)
+        return EBB_OK;
+    ebb_op *op;
+    ebb_status s = ticket_op(t, &op);
+    if (s != EBB_OK || !op)
+        return s;
+    if (t->pool->tier == EBB_TIER_GPU)
+        return ebb_device_test(t->pool, op, block, done);
+    if (t->pool->tier != EBB_TIER_DISK)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ticket names a host pool, whose operations "
+                                             "complete at once");
+    if (atomic_load_explicit(&op->state, memory_order_acquire) != EBB_OP_DONE) {
+        if (!block) {
+            *done = 0;
+            return EBB_OK;
+        }
+        s = ebb_disk_wait(t->pool, op);
+        if (s != EBB_OK)
+            return s;
+    }
+    return ebb_op_report(op);
+}
+
+ebb_status ebb_ticket_test(const ebb_ticket *ticket, int *done)
+{
+    if (!ticket || !done)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_ticket_test: NULL argument");
+    return ticket_poll(ticket, 0, done);
+}
+
+ebb_status ebb_ticket_wait(const ebb_ticket *ticket)
+{
+    if (!ticket)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_ticket_wait: ticket is NULL");
+    int done;
+    return ticket_poll(ticket, 1, &done);
+}
+
+ebb_status ebb_ticket_wait_all(const ebb_ticket *tickets, size_t count_)
+{
+    if (!tickets && count_)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_ticket_wait_all: tickets is NULL");
+    ebb_status first = EBB_OK;
+    size_t first_i = 0;
+    char msg[EBB_OP_MSG] = "";
+    for (size_t i = 0; i < count_; i++) {
+        ebb_status s = ebb_ticket_wait(&tickets[i]);
+        if (s != EBB_OK && first == EBB_OK) {
+            first = s;
+            first_i = i;
+            snprintf(msg, sizeof msg, "%s", ebb_last_error());
+        }
+    }
+    if (first != EBB_OK)
+        return ebb_fail(first, "ticket %zu of %zu: %s", first_i, count_, msg);
+    return EBB_OK;
+}
+
+ebb_status ebb_pool_order_after(ebb_pool *pool, void *stream)
+{
+    if (!pool)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_order_after: pool is NULL");
+    if (pool->tier != EBB_TIER_GPU)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_pool_order_after: the %s pool has no CUDA streams; only gpu pools do",
+                        ebb_tier_name(pool->tier));
+    return ebb_device_order_after(pool, stream);
+}
+
+ebb_status ebb_ticket_stream_wait(const ebb_ticket *ticket, void *stream)
+{
+    if (!ticket)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_ticket_stream_wait: ticket is NULL");
+    if (!ticket->pool)
+        return EBB_OK;
+    if (ticket->pool->tier != EBB_TIER_GPU)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_ticket_stream_wait: the ticket names a %s operation; only gpu "
+                        "operations can be waited for on a stream (wait for it on the host)",
+                        ebb_tier_name(ticket->pool->tier));
+    ebb_op *op;
+    ebb_status s = ticket_op(ticket, &op);
+    if (s != EBB_OK || !op)
+        return s;
+    return ebb_device_stream_wait(ticket->pool, op, stream);
+}

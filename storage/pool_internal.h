@@ -1,0 +1,116 @@
+/* Internal layout of a pool, shared by the tiers and their backends. */
+#ifndef EBB_STORAGE_POOL_INTERNAL_H
+#define EBB_STORAGE_POOL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/storage.h"
+#include "storage/fault.h"
+
+enum { EBB_OP_IDLE = 0, EBB_OP_PENDING = 1, EBB_OP_DONE = 2 };
+enum { EBB_OP_MSG = 512, EBB_WARN_MSG = 1024 };
+
+/* One operation record per slot of the pool that runs it (the disk pool for
+ * host <-> disk, the gpu pool for host <-> gpu): a slot takes one operation at
+ * a time, so these are all the records a pool will ever need. */
+typedef struct ebb_op {
+    _Atomic uint32_t state;      /* EBB_OP_*: DONE is stored with release */
+    uint32_t generation;         /* bumped when the record is reused */
+    int write;                   /* disk: 1 = host -> disk, 0 = disk -> host */
+    int32_t slot;                /* slot of the running pool */
+    struct ebb_pool *host;       /* disk: the host pool of the other end */
+    int32_t host_slot;
+    unsigned char *buf;          /* disk: host address of the slot's data */
+    int fixed;                   /* disk/io_uring: buf lies in registered memory */
+    uint32_t blocks;             /* requests the operation is split into */
+    uint32_t next_block;         /* next block to issue (engine private) */
+    _Atomic uint32_t remaining;  /* blocks not yet complete */
+    _Atomic int failed;          /* first failure claims it (0 -> 1) */
+    ebb_status status;           /* result, valid once DONE */
+    int reported;                /* a failure was returned to the caller */
+    char msg[EBB_OP_MSG];        /* failure message, valid once DONE */
+    void *event;                 /* gpu: cudaEvent_t of the operation */
+} ebb_op;
+
+struct ebb_disk;
+struct ebb_device;
+
+struct ebb_pool {
+    ebb_tier tier;
+    size_t slot_size;
+    size_t stride;               /* bytes between slots in memory (host, gpu) */
+    int32_t slots;
+    uint64_t bytes;
+
+    /* host */
+    unsigned char *base;         /* host or device memory */
+    size_t map_bytes;            /* host: bytes mapped */
+    int numa_node;
+    int pinned;
+    int hwloc_alloc;             /* host: memory came from hwloc_alloc_membind */
+    _Atomic int32_t *readers;    /* host: disk operations reading each slot */
+    _Atomic int32_t *writers;    /* host: disk operations writing each slot */
+
+    ebb_op *ops;                 /* disk, gpu: one per slot */
+    struct ebb_disk *disk;
+    struct ebb_device *device;
+
+    char warnings[EBB_WARN_MSG];
+
+    /* statistics (atomic: engines update them) */
+    _Atomic uint64_t st_writes, st_reads, st_bytes_written, st_bytes_read;
+    _Atomic uint64_t st_requests, st_retries, st_errors;
+
+    ebb_storage_fault fault;
+};
+
+/* Appends "; "-separated text to pool->warnings (truncates quietly). */
+void ebb_pool_warn(struct ebb_pool *pool, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Records the first failure of an operation (thread safe; later ones are
+ * dropped). Returns 1 if this call recorded it. */
+int ebb_op_fail(ebb_op *op, ebb_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Returns an operation's result as the caller's error (message included). */
+ebb_status ebb_op_report(ebb_op *op);
+
+/* Host tier. */
+ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o);
+void ebb_host_destroy(struct ebb_pool *pool);
+/* EBB_OK when a host slot may be read (reading = 1) or written now. */
+ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int writing);
+
+/* Disk tier. */
+ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o);
+void ebb_disk_destroy(struct ebb_pool *pool);
+ebb_status ebb_disk_move(struct ebb_pool *disk, int32_t disk_slot, struct ebb_pool *host,
+                         int32_t host_slot, int write, ebb_ticket *ticket);
+void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info);
+ebb_status ebb_disk_wait(struct ebb_pool *pool, ebb_op *op);
+
+/* Device tier (stubs without CUDA). */
+ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o);
+void ebb_device_destroy(struct ebb_pool *pool);
+/* Copies between a slot of a gpu pool and memory at `mem` (a host pool slot,
+ * the caller's device or pinned memory, another gpu pool's slot): to_device
+ * = 1 copies mem -> slot. mem_on_device says which stream (device -> device
+ * or the host one). `after`, if not NULL, is an operation (of another gpu
+ * pool's slot that `mem` is) the copy must follow. */
+ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
+                           int mem_on_device, ebb_op *after, ebb_ticket *ticket);
+/* Checks the caller's pointer: device or pinned host memory; *on_device says which. */
+ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_device);
+ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *done);
+ebb_status ebb_device_order_after(struct ebb_pool *pool, void *stream);
+ebb_status ebb_device_stream_wait(struct ebb_pool *pool, ebb_op *op, void *stream);
+void ebb_device_info(const struct ebb_pool *pool, ebb_pool_info *info);
+/* cudaHostRegister / Unregister; 0 on success, otherwise fills why. */
+int ebb_cuda_host_register(void *ptr, size_t bytes, char *why, size_t why_len);
+void ebb_cuda_host_unregister(void *ptr);
+
+#endif

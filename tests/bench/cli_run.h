@@ -1,0 +1,117 @@
+/* Helpers for the `ebb bench` tests: run the built CLI (EBB_CLI_PATH), capture
+ * its exit status, stdout and stderr; pick numbers out of its JSON. */
+#ifndef EBB_TESTS_BENCH_CLI_RUN_H
+#define EBB_TESTS_BENCH_CLI_RUN_H
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef EBB_CLI_PATH
+#error "EBB_CLI_PATH must name the built ebb program (tests/CMakeLists.txt)"
+#endif
+
+extern char **environ;
+
+typedef struct cli_result {
+    int status;   /* exit status, or 128 + signal */
+    char *out;    /* stdout, NUL-terminated */
+    char *err;    /* stderr, NUL-terminated */
+} cli_result;
+
+static inline char *cli_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cr_assert(buf);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Runs `ebb bench ARGS...` (NULL-terminated). */
+static inline cli_result cli_bench(const char *arg, ...)
+{
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = EBB_CLI_PATH;
+    argv[n++] = "bench";
+    va_list ap;
+    va_start(ap, arg);
+    for (const char *a = arg; a && n < 63; a = va_arg(ap, const char *))
+        argv[n++] = a;
+    va_end(ap);
+    argv[n] = NULL;
+
+    char dir[] = "/tmp/ebb-bench-test-XXXXXX";
+    cr_assert(mkdtemp(dir), "mkdtemp failed");
+    char out_path[64], err_path[64];
+    snprintf(out_path, sizeof out_path, "%s/out", dir);
+    snprintf(err_path, sizeof err_path, "%s/err", dir);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    int rc = posix_spawn(&pid, EBB_CLI_PATH, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    cr_assert_eq(rc, 0, "cannot run %s: %s", EBB_CLI_PATH, strerror(rc));
+    int ws = 0;
+    cr_assert_eq(waitpid(pid, &ws, 0), pid);
+    cli_result r;
+    r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    r.out = cli_slurp(out_path);
+    r.err = cli_slurp(err_path);
+    unlink(out_path);
+    unlink(err_path);
+    rmdir(dir);
+    return r;
+}
+
+static inline void cli_free(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Follows the keys (NULL-terminated) through nested objects of `json` and
+ * returns where the last one's value starts, or NULL. Keys are looked up in
+ * order, each after the previous, which is enough for ebb's flat output. */
+static inline const char *json_find(const char *json, const char *key, ...)
+{
+    const char *p = json;
+    va_list ap;
+    va_start(ap, key);
+    for (const char *k = key; k && p; k = va_arg(ap, const char *)) {
+        char pat[128];
+        snprintf(pat, sizeof pat, "\"%s\": ", k);
+        p = strstr(p, pat);
+        if (p)
+            p += strlen(pat);
+    }
+    va_end(ap);
+    return p;
+}
+
+/* Number of newline characters in s. */
+static inline int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+#endif

@@ -1,0 +1,100 @@
+/* ebb_config_check with the state size: every enabled tier must hold at
+ * least one state; the check names the key and where it was set. */
+#include "config/helpers.h"
+
+Test(budget_vs_state, host_budget_from_the_file)
+{
+    ebb_config cfg;
+    load_ok("[run]\n[tier.host]\nbudget = \"1 MiB\"\n", &cfg);
+    cr_expect_eq(ebb_config_check(&cfg, 1 << 20), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_config_check(&cfg, (1 << 20) + 1), EBB_ERR_NO_MEMORY);
+    cr_expect_str_eq(ebb_last_error(), "t.toml:3: key 'tier.host.budget': 1 MiB is smaller than one state "
+                     "of 1.0 MiB (1048577 bytes); expected a budget of at least 1.0 MiB (1048577 bytes)");
+    ebb_config_dispose(&cfg);
+}
+
+Test(budget_vs_state, disk_state_rounds_up_to_4k)
+{
+    ebb_config cfg;
+    load_ok("[tier.disk]\nbudget = 8192\n", &cfg);
+    cr_expect_eq(ebb_config_check(&cfg, 8192), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_config_check(&cfg, 8193), EBB_ERR_NO_MEMORY);
+    cr_expect_str_eq(ebb_last_error(), "t.toml:2: key 'tier.disk.budget': 8 KiB is smaller than one state "
+                     "of 12 KiB; expected a budget of at least 12 KiB");
+    ebb_config_dispose(&cfg);
+}
+
+Test(budget_vs_state, set_by_the_program)
+{
+    ebb_config cfg;
+    cr_assert_eq(ebb_config_init_default(&cfg), EBB_OK);
+    cfg.host.budget = 4096;
+    cr_assert_eq(ebb_config_check(&cfg, 5000), EBB_ERR_NO_MEMORY);
+    cr_expect_str_eq(ebb_last_error(), "key 'tier.host.budget' (default or set by the program): 4 KiB is "
+                     "smaller than one state of 5 kB; expected a budget of at least 5 kB");
+    ebb_config_dispose(&cfg);
+}
+
+Test(budget_vs_state, auto_budget_too_small)
+{
+    ebb_config cfg;
+    cr_assert_eq(ebb_config_init_default(&cfg), EBB_OK);
+    cfg.disk.enabled = 0;
+    cr_assert_eq(ebb_config_check(&cfg, SIZE_MAX / 2), EBB_ERR_NO_MEMORY);
+    cr_expect(strstr(ebb_last_error(), "key 'tier.host.budget' (default or set by the program): \"auto\" "
+                     "(half of MemAvailable, now ") != NULL, "%s", ebb_last_error());
+    cr_expect(strstr(ebb_last_error(), "is smaller than one state of") != NULL, "%s", ebb_last_error());
+    ebb_config_dispose(&cfg);
+}
+
+Test(budget_vs_state, disabled_tiers_do_not_count)
+{
+    ebb_config cfg;
+    load_ok("[tier.host]\nbudget = 4096\n[tier.disk]\nenabled = false\n", &cfg);
+    cfg.host.enabled = 0;
+    cfg.gpu.enabled = 0;
+    cr_assert_eq(ebb_config_check(&cfg, 1 << 30), EBB_ERR_CONFIG);
+    cr_expect_str_eq(ebb_last_error(), "t.toml: no tier is enabled; expected at least one of tier.gpu, "
+                     "tier.host, tier.disk with enabled = true");
+    ebb_config_dispose(&cfg);
+}
+
+Test(budget_vs_state, host_budget_above_physical_memory)
+{
+    ebb_config cfg;
+    load_ok("[tier.host]\nbudget = \"16000 PiB\"\n", &cfg);
+    cr_assert_eq(ebb_config_check(&cfg, 4096), EBB_ERR_NO_MEMORY);
+    cr_expect(strstr(ebb_last_error(), "t.toml:2: key 'tier.host.budget': 16000 PiB is more than this "
+                     "machine's memory (") != NULL, "%s", ebb_last_error());
+    ebb_config_dispose(&cfg);
+}
+
+Test(budget_vs_state, gpu_tier_without_a_device)
+{
+    ebb_config cfg;
+    load_ok("[tier.gpu]\nbudget = \"1 GiB\"\ndevice = 1000\n", &cfg);
+    cr_assert_eq(ebb_config_check(&cfg, 4096), EBB_ERR_UNSUPPORTED);
+    cr_expect(strstr(ebb_last_error(), "t.toml:3: key 'tier.gpu.device': the GPU tier is enabled but CUDA "
+                     "device 1000 does not exist") != NULL, "%s", ebb_last_error());
+    ebb_config_dispose(&cfg);
+}
+
+Test(budget_vs_state, values_set_out_of_range_by_the_program)
+{
+    ebb_config cfg;
+    cr_assert_eq(ebb_config_init_default(&cfg), EBB_OK);
+    cfg.disk.queue_depth = 0;
+    cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
+    cr_expect(strstr(ebb_last_error(), "key 'tier.disk.queue_depth' (default or set by the program): "
+                     "expected an integer from 1 to 4096, got 0") != NULL, "%s", ebb_last_error());
+    cfg.disk.queue_depth = 4;
+    cfg.disk.block_size = 1000;
+    cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
+    cr_expect(strstr(ebb_last_error(), "tier.disk.block_size") != NULL, "%s", ebb_last_error());
+    cfg.disk.block_size = 4096;
+    cfg.host.numa = 4000;
+    cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
+    cr_expect(strstr(ebb_last_error(), "key 'tier.host.numa' (default or set by the program): NUMA node "
+                     "4000 does not exist") != NULL, "%s", ebb_last_error());
+    ebb_config_dispose(&cfg);
+}

@@ -1,0 +1,103 @@
+/* ebb_config_format writes TOML that loads back to the same values. */
+#include "config/helpers.h"
+
+static void same(const ebb_config *a, const ebb_config *b)
+{
+    cr_expect_eq(a->strategy, b->strategy);
+    cr_expect_eq(a->gpu.enabled, b->gpu.enabled);
+    cr_expect_eq(a->gpu.budget, b->gpu.budget);
+    cr_expect_eq(a->gpu.device, b->gpu.device);
+    cr_expect_eq(a->host.enabled, b->host.enabled);
+    cr_expect_eq(a->host.budget, b->host.budget);
+    cr_expect_eq(a->host.numa, b->host.numa);
+    cr_expect_eq(a->disk.enabled, b->disk.enabled);
+    cr_assert_eq(a->disk.path_count, b->disk.path_count);
+    for (size_t i = 0; i < a->disk.path_count; i++)
+        cr_expect_str_eq(a->disk.paths[i], b->disk.paths[i]);
+    cr_expect_eq(a->disk.budget, b->disk.budget);
+    cr_expect_eq(a->disk.block_size, b->disk.block_size);
+    cr_expect_eq(a->disk.queue_depth, b->disk.queue_depth);
+    cr_expect_eq(a->disk.backend, b->disk.backend);
+    cr_expect_eq(a->disk.checksum, b->disk.checksum);
+    cr_expect_eq(a->disk.direct, b->disk.direct);
+}
+
+static void round_trip(const ebb_config *a)
+{
+    size_t len = 0;
+    cr_assert_eq(ebb_config_format(a, NULL, 0, &len), EBB_OK);
+    char *text = malloc(len + 1);
+    size_t len2 = 0;
+    cr_assert_eq(ebb_config_format(a, text, len + 1, &len2), EBB_OK);
+    cr_expect_eq(len, len2);
+    cr_expect_eq(strlen(text), len);
+    ebb_config b;
+    cr_assert_eq(ebb_config_init_default(&b), EBB_OK);
+    /* Start b from different values so that every key must come from the text. */
+    b.strategy = EBB_CONFIG_STRATEGY_ONLINE;
+    b.gpu.enabled = !a->gpu.enabled;
+    b.host.enabled = !a->host.enabled;
+    b.disk.enabled = !a->disk.enabled;
+    b.disk.queue_depth = 999;
+    ebb_status s = ebb_config_load_string(text, "shown.toml", &b);
+    cr_assert_eq(s, EBB_OK, "%s\n%s", ebb_last_error(), text);
+    same(a, &b);
+    free(text);
+    ebb_config_dispose(&b);
+}
+
+Test(round_trip, default)
+{
+    ebb_config a;
+    cr_assert_eq(ebb_config_init_default(&a), EBB_OK);
+    round_trip(&a);
+    ebb_config_dispose(&a);
+}
+
+Test(round_trip, every_field_changed)
+{
+    ebb_config a;
+    cr_assert_eq(ebb_config_init_default(&a), EBB_OK);
+    a.strategy = EBB_CONFIG_STRATEGY_MULTISTAGE;
+    a.gpu.enabled = 0;
+    a.gpu.budget = 1500000000;
+    a.gpu.device = 3;
+    a.host.budget = (UINT64_C(1) << 30) + 12345;
+    a.host.numa = 0;
+    a.disk.budget = UINT64_C(2) << 20;
+    a.disk.block_size = UINT64_C(12) << 10;
+    a.disk.queue_depth = 1;
+    a.disk.backend = EBB_DISK_BACKEND_URING;
+    a.disk.checksum = 1;
+    a.disk.direct = 0;
+    const char *paths[] = {"/tmp", "/var/tmp"};
+    cr_assert_eq(ebb_config_set_disk_paths(&a, paths, 2), EBB_OK);
+    round_trip(&a);
+    ebb_config_dispose(&a);
+}
+
+Test(round_trip, odd_characters_in_paths, .init = setup_dir, .fini = cleanup_dir)
+{
+    ebb_config a;
+    cr_assert_eq(ebb_config_init_default(&a), EBB_OK);
+    const char *odd = make_in_dir("quote\" back\\slash tab\t \xc3\xa9", NULL);
+    cr_assert_eq(ebb_config_set_disk_paths(&a, &odd, 1), EBB_OK);
+    round_trip(&a);
+    ebb_config_dispose(&a);
+}
+
+Test(round_trip, write_to_a_stream)
+{
+    ebb_config a;
+    cr_assert_eq(ebb_config_init_default(&a), EBB_OK);
+    char *mem = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&mem, &size);
+    cr_assert_eq(ebb_config_write(&a, f), EBB_OK);
+    fclose(f);
+    cr_expect(strstr(mem, "[tier.disk]\nenabled = true\n") != NULL, "%s", mem);
+    cr_expect(strstr(mem, "block_size = \"8 MiB\"\n") != NULL, "%s", mem);
+    cr_expect(strstr(mem, "budget = \"auto\"\n") != NULL, "%s", mem);
+    free(mem);
+    ebb_config_dispose(&a);
+}

@@ -1,0 +1,75 @@
+/* A typo is never ignored: unknown keys are errors that suggest the
+ * closest known key and list those of the table. */
+#include "config/helpers.h"
+
+Test(unknown_keys, typo_in_a_key)
+{
+    expect_load_error("[tier.host]\nbudjet = \"1 GiB\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.host.budjet'; did you mean 'tier.host.budget'?",
+                      "the keys of [tier.host] are enabled, budget, numa", NULL);
+}
+
+Test(unknown_keys, transposed_letters)
+{
+    expect_load_error("[tier.disk]\nqueue_dpeth = 3\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.disk.queue_dpeth'; did you mean 'tier.disk.queue_depth'?",
+                      NULL);
+}
+
+Test(unknown_keys, missing_underscore)
+{
+    expect_load_error("\n[tier.disk]\nblocksize = \"1 MiB\"\n", EBB_ERR_CONFIG,
+                      "t.toml:3: unknown key 'tier.disk.blocksize'; did you mean 'tier.disk.block_size'?",
+                      NULL);
+}
+
+Test(unknown_keys, typo_in_a_table)
+{
+    expect_load_error("[run]\n\n[tier.hots]\nbudget = 1\n", EBB_ERR_CONFIG,
+                      "t.toml:3: unknown key 'tier.hots'; did you mean 'tier.host'?",
+                      "the keys of [tier] are gpu, host, disk", NULL);
+}
+
+Test(unknown_keys, typo_in_a_top_level_table)
+{
+    expect_load_error("[runn]\nstrategy = \"auto\"\n", EBB_ERR_CONFIG,
+                      "t.toml:1: unknown key 'runn'; did you mean 'run'?", NULL);
+}
+
+Test(unknown_keys, key_in_the_wrong_table)
+{
+    expect_load_error("strategy = \"revolve\"\n", EBB_ERR_CONFIG,
+                      "t.toml:1: unknown key 'strategy'; did you mean 'run.strategy'?", NULL);
+    expect_load_error("[tier.host]\nqueue_depth = 4\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.host.queue_depth'; did you mean 'tier.disk.queue_depth'?",
+                      NULL);
+}
+
+Test(unknown_keys, nothing_close)
+{
+    expect_load_error("[tier.disk]\ncompression = \"zstd\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.disk.compression'; expected a known key",
+                      "the keys of [tier.disk] are enabled, path, budget, block_size, queue_depth, "
+                      "backend, checksum, direct", NULL);
+}
+
+Test(unknown_keys, dotted_and_quoted_keys)
+{
+    expect_load_error("\n\ntier.disk.pathh = \"/tmp\"\n", EBB_ERR_CONFIG,
+                      "t.toml:3: unknown key 'tier.disk.pathh'; did you mean 'tier.disk.path'?", NULL);
+    /* A quoted key with a dot is one key, not two. */
+    expect_load_error("[tier]\n\"host.budget\" = 5\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.\"host.budget\"'", NULL);
+}
+
+Test(unknown_keys, first_in_the_file_is_reported)
+{
+    expect_load_error("[tier.disk]\nzzz = 1\n[run]\naaa = 2\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.disk.zzz'", NULL);
+}
+
+Test(unknown_keys, inline_table)
+{
+    expect_load_error("tier.host = { budget = \"1 GiB\", numa = 0, pin = true }\n", EBB_ERR_CONFIG,
+                      "t.toml:1: unknown key 'tier.host.pin'", NULL);
+}

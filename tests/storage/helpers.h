@@ -1,0 +1,106 @@
+/* Shared helpers for the storage tests (a header: only *.c files are tests). */
+#ifndef EBB_TESTS_STORAGE_HELPERS_H
+#define EBB_TESTS_STORAGE_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ebb/ebb.h"
+#include "storage/fault.h"
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+/* A fresh directory under $TMPDIR or /tmp; removed by rm_tmpdir. */
+static inline void make_tmpdir(char *buf, size_t len)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || base[0] != '/')
+        base = "/tmp";
+    snprintf(buf, len, "%s/ebb-storage-test-XXXXXX", base);
+    cr_assert_not_null(mkdtemp(buf), "mkdtemp %s", buf);
+}
+
+/* Removes the directory; fails the test if anything was left in it (the
+ * disk tier's files must never be visible). */
+static inline void rm_tmpdir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    int left = 0;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            left++;
+    closedir(d);
+    cr_expect_eq(left, 0, "%d files left in %s", left, dir);
+    rmdir(dir);
+}
+
+static inline void fill_random(void *buf, size_t n, uint64_t seed)
+{
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    unsigned char *p = buf;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        p[i] = (unsigned char)(x >> 24);
+    }
+}
+
+static inline ebb_pool *host_pool(size_t slot_size, int32_t slots)
+{
+    ebb_pool_options o;
+    ebb_pool_options_init(&o, EBB_TIER_HOST);
+    o.slot_size = slot_size;
+    o.slots = slots;
+    ebb_pool *p = NULL;
+    ebb_status s = ebb_pool_create(&o, &p);
+    cr_assert_eq(s, EBB_OK, "host pool: %s", ebb_last_error());
+    return p;
+}
+
+static inline void *slot_ptr(ebb_pool *p, int32_t slot)
+{
+    void *ptr = NULL;
+    cr_assert_eq(ebb_pool_slot_ptr(p, slot, &ptr), EBB_OK, "%s", ebb_last_error());
+    return ptr;
+}
+
+/* Disk options for one directory. */
+static inline void disk_options(ebb_pool_options *o, const char *const *dirs, int n,
+                                size_t slot_size, int32_t slots, ebb_disk_backend backend)
+{
+    ebb_pool_options_init(o, EBB_TIER_DISK);
+    o->slot_size = slot_size;
+    o->slots = slots;
+    o->paths = dirs;
+    o->path_count = n;
+    o->backend = backend;
+}
+
+/* host slot hs (random data) -> disk slot ds -> host slot hs2, compared. */
+static inline void roundtrip(ebb_pool *host, ebb_pool *disk, int32_t hs, int32_t ds, int32_t hs2,
+                             uint64_t seed)
+{
+    ebb_pool_info hi;
+    ebb_pool_info_get(host, &hi);
+    fill_random(slot_ptr(host, hs), hi.slot_size, seed);
+    memset(slot_ptr(host, hs2), 0, hi.slot_size);
+    ebb_ticket t;
+    cr_assert_eq(ebb_move(disk, ds, host, hs, &t), EBB_OK, "store: %s", ebb_last_error());
+    cr_assert_eq(ebb_ticket_wait(&t), EBB_OK, "store wait: %s", ebb_last_error());
+    cr_assert_eq(ebb_move(host, hs2, disk, ds, &t), EBB_OK, "load: %s", ebb_last_error());
+    cr_assert_eq(ebb_ticket_wait(&t), EBB_OK, "load wait: %s", ebb_last_error());
+    cr_assert(memcmp(slot_ptr(host, hs), slot_ptr(host, hs2), hi.slot_size) == 0,
+              "data differs after the disk round trip (slot %d)", ds);
+}
+
+#endif

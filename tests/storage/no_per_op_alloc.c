@@ -1,0 +1,169 @@
+/* No tier allocates per operation: after the pools are created, hundreds of
+ * moves, puts, gets, tests and waits (on every thread, the I/O threads
+ * included) call malloc and friends zero times. Counted by interposing the
+ * allocator (ASan builds: the sanitizer's allocation hooks). */
+#include <stdatomic.h>
+
+#include "storage/helpers.h"
+
+static _Atomic int counting;
+static _Atomic long allocations;
+
+#if defined(__SANITIZE_ADDRESS__)
+/* From <sanitizer/allocator_interface.h>, which not every compiler ships. */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
+static void on_malloc(const volatile void *ptr, size_t size)
+{
+    (void)ptr;
+    (void)size;
+    if (atomic_load(&counting))
+        atomic_fetch_add(&allocations, 1);
+}
+static void on_free(const volatile void *ptr)
+{
+    (void)ptr;
+}
+static void install(void)
+{
+    __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+}
+#else
+/* glibc: the executable's definitions interpose on every library's calls. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+static void count(void)
+{
+    if (atomic_load_explicit(&counting, memory_order_relaxed))
+        atomic_fetch_add(&allocations, 1);
+}
+void *malloc(size_t n);
+void *calloc(size_t a, size_t b);
+void *realloc(void *p, size_t n);
+void free(void *p);
+int posix_memalign(void **out, size_t align, size_t n);
+void *aligned_alloc(size_t align, size_t n);
+
+void *malloc(size_t n)
+{
+    count();
+    return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+    count();
+    return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+    count();
+    return __libc_realloc(p, n);
+}
+void free(void *p)
+{
+    __libc_free(p);
+}
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    count();
+    void *p = __libc_memalign(align, n);
+    if (!p)
+        return 12; /* ENOMEM */
+    *out = p;
+    return 0;
+}
+void *aligned_alloc(size_t align, size_t n)
+{
+    count();
+    return __libc_memalign(align, n);
+}
+static void install(void) {}
+#endif
+
+static void steady_state(ebb_disk_backend backend, int checksum)
+{
+    char dir[256];
+    make_tmpdir(dir, sizeof dir);
+    const char *dirs[] = {dir, dir};
+    install();
+    const size_t size = 256 * KiB + 100;
+    ebb_pool *h = host_pool(size, 8);
+    ebb_pool_options o;
+    disk_options(&o, dirs, 2, size, 8, backend);
+    o.block = 64 * KiB;
+    o.queue_depth = 8;
+    o.checksum = checksum;
+    o.staging = h;
+    ebb_pool *d = NULL;
+    cr_assert_eq(ebb_pool_create(&o, &d), EBB_OK, "%s", ebb_last_error());
+    unsigned char *user = malloc(size);
+    fill_random(user, size, 9);
+    ebb_ticket t[8];
+    /* Warm-up round (first use of each path). */
+    for (int32_t s = 0; s < 8; s++)
+        cr_assert_eq(ebb_move(d, s, h, s, &t[s]), EBB_OK);
+    cr_assert_eq(ebb_ticket_wait_all(t, 8), EBB_OK);
+
+    atomic_store(&allocations, 0);
+    atomic_store(&counting, 1);
+    ebb_status bad = EBB_OK;
+    for (int round = 0; round < 25 && bad == EBB_OK; round++) {
+        for (int32_t s = 0; s < 8 && bad == EBB_OK; s++)
+            bad = ebb_pool_put(h, s, user, &t[s]);
+        for (int32_t s = 0; s < 8 && bad == EBB_OK; s++)
+            bad = ebb_move(d, s, h, s, &t[s]);
+        int done = 0;
+        if (bad == EBB_OK)
+            bad = ebb_ticket_test(&t[0], &done);
+        if (bad == EBB_OK)
+            bad = ebb_ticket_wait_all(t, 8);
+        for (int32_t s = 0; s < 8 && bad == EBB_OK; s++)
+            bad = ebb_move(h, 7 - s, d, s, &t[s]);
+        if (bad == EBB_OK)
+            bad = ebb_ticket_wait_all(t, 8);
+        if (bad == EBB_OK)
+            bad = ebb_pool_get(h, 3, user, &t[0]);
+        ebb_pool_stats st;
+        ebb_pool_stats_get(d, &st);
+    }
+    atomic_store(&counting, 0);
+    long n = atomic_load(&allocations);
+    cr_assert_eq(bad, EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(n, 0, "%ld allocations during 400 operations (backend %s)", n,
+                 ebb_disk_backend_name(backend));
+    free(user);
+    ebb_pool_destroy(d);
+    ebb_pool_destroy(h);
+    rm_tmpdir(dir);
+}
+
+Test(no_per_op_alloc, io_uring)
+{
+    steady_state(EBB_DISK_BACKEND_AUTO, 0);
+}
+
+Test(no_per_op_alloc, io_uring_checksums)
+{
+    steady_state(EBB_DISK_BACKEND_AUTO, 1);
+}
+
+Test(no_per_op_alloc, threads)
+{
+    steady_state(EBB_DISK_BACKEND_THREADS, 1);
+}
+
+/* The counter works: an allocation while counting is seen. */
+Test(no_per_op_alloc, the_counter_counts)
+{
+    install();
+    atomic_store(&allocations, 0);
+    atomic_store(&counting, 1);
+    void *volatile p = malloc(1000);
+    atomic_store(&counting, 0);
+    free(p);
+    cr_assert_geq(atomic_load(&allocations), 1);
+}
