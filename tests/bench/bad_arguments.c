@@ -1,11 +1,11 @@
 /* Wrong arguments: a non-zero exit, nothing on stdout, and one line on stderr
  * that starts with "ebb bench: " and names the option. */
-#include "cli_run.h"
+#include "support/cli_run.h"
 
 static void check_bad(const char *option, const char *value, const char *must_mention)
 {
-    cli_result r = value ? cli_bench(option, value, "--tier", "host", "--total", "1MiB", NULL)
-                         : cli_bench(option, "--tier", "host", "--total", "1MiB", NULL);
+    cli_result r = value ? cli_run("bench", option, value, "--tier", "host", "--total", "1MiB", NULL)
+                         : cli_run("bench", option, "--tier", "host", "--total", "1MiB", NULL);
     cr_assert_neq(r.status, 0, "%s %s: exit 0", option, value ? value : "");
     cr_assert_eq(r.status, 2, "%s %s: bad usage is exit 2, got %d (%s)", option,
                  value ? value : "", r.status, r.err);
@@ -33,7 +33,7 @@ Test(bench, unknown_option) { check_bad("--frobnicate", NULL, "--frobnicate"); }
 
 Test(bench, missing_value)
 {
-    cli_result r = cli_bench("--size", NULL);
+    cli_result r = cli_run("bench", "--size", NULL);
     cr_assert_eq(r.status, 2, "%s", r.err);
     cr_assert_eq(count_lines(r.err), 1, "%s", r.err);
     cr_assert(strstr(r.err, "--size"), "%s", r.err);
@@ -42,7 +42,7 @@ Test(bench, missing_value)
 
 Test(bench, baseline_without_disk)
 {
-    cli_result r = cli_bench("--tier", "host", "--baseline", NULL);
+    cli_result r = cli_run("bench", "--tier", "host", "--baseline", NULL);
     cr_assert_eq(r.status, 2, "%s", r.err);
     cr_assert(strstr(r.err, "--baseline"), "%s", r.err);
     cli_free(&r);
@@ -50,7 +50,7 @@ Test(bench, baseline_without_disk)
 
 Test(bench, missing_config)
 {
-    cli_result r = cli_bench("--config", "/nonexistent/ebb.toml", "--tier", "host", NULL);
+    cli_result r = cli_run("bench", "--config", "/nonexistent/ebb.toml", "--tier", "host", NULL);
     cr_assert_eq(r.status, 1, "%s", r.err);
     cr_assert_eq(count_lines(r.err), 1, "%s", r.err);
     cr_assert(strncmp(r.err, "ebb bench: ", 11) == 0, "%s", r.err);
@@ -63,7 +63,7 @@ Test(bench, missing_config)
  * that says so (with CUDA, the outcome depends on the machine). */
 Test(bench, gpu_without_cuda)
 {
-    cli_result r = cli_bench("--tier", "gpu", "--size", "1MiB", NULL);
+    cli_result r = cli_run("bench", "--tier", "gpu", "--size", "1MiB", NULL);
     cr_assert_eq(r.status, 1, "%s", r.err);
     cr_assert(strstr(r.err, "gpu"), "%s", r.err);
     cli_free(&r);
@@ -74,13 +74,13 @@ Test(bench, gpu_absent_is_an_error_when_asked_for)
 {
     /* The default configuration enables the gpu tier only where a device is
      * found; where none is, --tier gpu fails with one line naming the gpu. */
-    cli_result probe = cli_bench("--tier", "all", "--size", "1MiB", "--total", "1MiB", "--json",
+    cli_result probe = cli_run("bench", "--tier", "all", "--size", "1MiB", "--total", "1MiB", "--json",
                                  NULL);
     int has_gpu = probe.status == 0 && strstr(probe.out, "\"gpu\": {") != NULL;
     cli_free(&probe);
     if (has_gpu)
         cr_skip_test("a GPU is present");
-    cli_result r = cli_bench("--tier", "gpu", "--size", "1MiB", NULL);
+    cli_result r = cli_run("bench", "--tier", "gpu", "--size", "1MiB", NULL);
     cr_assert_eq(r.status, 1, "exit %d: %s", r.status, r.err);
     cr_assert_eq(count_lines(r.err), 1, "%s", r.err);
     cr_assert(strncmp(r.err, "ebb bench: ", 11) == 0 && strstr(r.err, "gpu"), "%s", r.err);

@@ -2,7 +2,7 @@
  * fresh directory: both backends, and --baseline. Nothing is left behind. */
 #include <dirent.h>
 
-#include "cli_run.h"
+#include "support/cli_run.h"
 
 static char dir[] = "/tmp/ebb-bench-disk-XXXXXX";
 static char config[128];
@@ -63,7 +63,7 @@ static void check_disk(const cli_result *r, const char *backend)
 
 Test(bench, disk_uring, .init = setup, .fini = teardown)
 {
-    cli_result r = cli_bench("--config", config, "--tier", "disk", "--size", "4MiB", "--block",
+    cli_result r = cli_run("bench", "--config", config, "--tier", "disk", "--size", "4MiB", "--block",
                              "1MiB", "--backend", "uring", "--total", "32MiB", "--json", NULL);
     check_disk(&r, "io_uring");
     cli_free(&r);
@@ -71,7 +71,7 @@ Test(bench, disk_uring, .init = setup, .fini = teardown)
 
 Test(bench, disk_threads, .init = setup, .fini = teardown)
 {
-    cli_result r = cli_bench("--config", config, "--tier", "disk", "--size", "4MiB", "--block",
+    cli_result r = cli_run("bench", "--config", config, "--tier", "disk", "--size", "4MiB", "--block",
                              "1MiB", "--backend", "threads", "--total", "32MiB", "--json", NULL);
     check_disk(&r, "threads");
     const char *threads = json_find(r.out, "tiers", "disk", "threads", NULL);
@@ -81,7 +81,7 @@ Test(bench, disk_threads, .init = setup, .fini = teardown)
 
 Test(bench, disk_baseline, .init = setup, .fini = teardown)
 {
-    cli_result r = cli_bench("--config", config, "--tier", "disk", "--size", "4MiB", "--block",
+    cli_result r = cli_run("bench", "--config", config, "--tier", "disk", "--size", "4MiB", "--block",
                              "1MiB", "--depth", "8", "--total", "32MiB", "--baseline", "--json",
                              NULL);
     check_disk(&r, r.out && strstr(r.out, "\"threads\", ") ? "threads" : "io_uring");
@@ -98,7 +98,7 @@ Test(bench, disk_baseline, .init = setup, .fini = teardown)
  * slots are cycled over, nothing fails. */
 Test(bench, disk_small_budget_cycles, .init = setup, .fini = teardown)
 {
-    cli_result r = cli_bench("--config", config, "--tier", "disk", "--size", "16MiB", "--block",
+    cli_result r = cli_run("bench", "--config", config, "--tier", "disk", "--size", "16MiB", "--block",
                              "1MiB", "--total", "128MiB", "--json", NULL);
     cr_assert_eq(r.status, 0, "exit %d, stderr: %s", r.status, r.err);
     const char *slots = json_find(r.out, "tiers", "disk", "slots", NULL);

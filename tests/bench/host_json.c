@@ -1,10 +1,10 @@
 /* `ebb bench --tier host --json` with a tiny state: exit 0, one JSON object
  * on stdout with tiers.host.write_GBps and read_GBps > 0. */
-#include "cli_run.h"
+#include "support/cli_run.h"
 
 Test(bench, host_json)
 {
-    cli_result r = cli_bench("--tier", "host", "--size", "1MiB", "--total", "64MiB", "--json",
+    cli_result r = cli_run("bench", "--tier", "host", "--size", "1MiB", "--total", "64MiB", "--json",
                              NULL);
     cr_assert_eq(r.status, 0, "exit %d, stderr: %s", r.status, r.err);
     cr_assert_eq(r.out[0], '{', "stdout is not one JSON object: %s", r.out);
@@ -26,7 +26,7 @@ Test(bench, host_json)
 
 Test(bench, host_table)
 {
-    cli_result r = cli_bench("--tier", "host", "--size", "1 MiB", "--total", "16MiB", NULL);
+    cli_result r = cli_run("bench", "--tier", "host", "--size", "1 MiB", "--total", "16MiB", NULL);
     cr_assert_eq(r.status, 0, "exit %d, stderr: %s", r.status, r.err);
     cr_assert(strstr(r.out, "tier") && strstr(r.out, "write") && strstr(r.out, "read"), "%s",
               r.out);

@@ -2,11 +2,11 @@
  * and every how many steps a state can be stored to each tier. */
 #include <math.h>
 
-#include "cli_run.h"
+#include "support/cli_run.h"
 
 Test(bench, step_ratio_json)
 {
-    cli_result r = cli_bench("--tier", "host", "--size", "4MiB", "--total", "32MiB",
+    cli_result r = cli_run("bench", "--tier", "host", "--size", "4MiB", "--total", "32MiB",
                              "--step-ms", "0.001", "--json", NULL);
     cr_assert_eq(r.status, 0, "exit %d, stderr: %s", r.status, r.err);
     const char *step = json_find(r.out, "ratio", "step_ms", NULL);
@@ -29,7 +29,7 @@ Test(bench, step_ratio_json)
 
 Test(bench, step_ratio_table)
 {
-    cli_result r = cli_bench("--tier", "host", "--size", "1MiB", "--total", "8MiB", "--step-ms",
+    cli_result r = cli_run("bench", "--tier", "host", "--size", "1MiB", "--total", "8MiB", "--step-ms",
                              "1000", NULL);
     cr_assert_eq(r.status, 0, "exit %d, stderr: %s", r.status, r.err);
     cr_assert(strstr(r.out, "host_write"), "%s", r.out);

@@ -1,13 +1,23 @@
 /* `ebb plan`: JSON output, action listing, and one-line errors. */
-#include "support/run_cli.h"
+#include "support/cli_run.h"
 
 static cli_result r;
+
+/* Runs `ebb` with a space-separated line, keeping the result in r. */
+static void run_cli(const char *line, cli_result *out)
+{
+    static int have;
+    if (have)
+        cli_free(out);
+    *out = cli_run_line(line);
+    have = 1;
+}
 
 Test(plan_cli, json_has_the_documented_keys)
 {
     run_cli("plan --steps 1000 --slots 10 --strategy revolve --json", &r);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert_eq(line_count(r.out), 1, "one JSON object on one line: %s", r.out);
+    cr_assert_eq(count_lines(r.out), 1, "one JSON object on one line: %s", r.out);
     const char *keys[] = {"\"strategy\": \"revolve\"", "\"steps\": 1000", "\"slots\": 10",
                           "\"forward_steps\": 3637", "\"reverse_steps\": 1000", "\"actions\": ",
                           "\"peak_slots\": {\"host\": 10}", "\"valid\": true", "\"seconds\": "};
@@ -48,9 +58,9 @@ static void expect_error(const char *args, const char *text)
 {
     run_cli(args, &r);
     cr_assert_neq(r.status, 0, "'%s' succeeded", args);
-    cr_assert_eq(line_count(r.err), 1, "'%s': want one line, got: %s", args, r.err);
+    cr_assert_eq(count_lines(r.err), 1, "'%s': want one line, got: %s", args, r.err);
     cr_assert(strstr(r.err, text) != NULL, "'%s': '%s' lacks '%s'", args, r.err, text);
-    cr_assert_str_empty(r.out);
+    cr_assert_str_eq(r.out, "");
 }
 
 Test(plan_cli, bad_arguments_say_what_is_wrong)

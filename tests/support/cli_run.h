@@ -1,7 +1,8 @@
-/* Helpers for the `ebb bench` tests: run the built CLI (EBB_CLI_PATH), capture
- * its exit status, stdout and stderr; pick numbers out of its JSON. */
-#ifndef EBB_TESTS_BENCH_CLI_RUN_H
-#define EBB_TESTS_BENCH_CLI_RUN_H
+/* Helpers for the tests of the `ebb` program: run the built CLI (EBB_CLI_PATH)
+ * without a shell, capture its exit status, stdout and stderr; pick values
+ * out of its JSON. */
+#ifndef EBB_TESTS_SUPPORT_CLI_RUN_H
+#define EBB_TESTS_SUPPORT_CLI_RUN_H
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -41,18 +42,14 @@ static inline char *cli_slurp(const char *path)
     return buf;
 }
 
-/* Runs `ebb bench ARGS...` (NULL-terminated). */
-static inline cli_result cli_bench(const char *arg, ...)
+/* Runs `ebb ARGS...`, args NULL-terminated (at most 62). */
+static inline cli_result cli_runv(const char *const *args)
 {
     const char *argv[64];
     int n = 0;
     argv[n++] = EBB_CLI_PATH;
-    argv[n++] = "bench";
-    va_list ap;
-    va_start(ap, arg);
-    for (const char *a = arg; a && n < 63; a = va_arg(ap, const char *))
-        argv[n++] = a;
-    va_end(ap);
+    for (; *args && n < 63; args++)
+        argv[n++] = *args;
     argv[n] = NULL;
 
     char dir[] = "/tmp/ebb-bench-test-XXXXXX";
@@ -78,6 +75,34 @@ static inline cli_result cli_bench(const char *arg, ...)
     unlink(err_path);
     rmdir(dir);
     return r;
+}
+
+
+/* Runs `ebb ARG...` (NULL-terminated). */
+static inline cli_result cli_run(const char *arg, ...)
+{
+    const char *args[63];
+    int n = 0;
+    va_list ap;
+    va_start(ap, arg);
+    for (const char *a = arg; a && n < 62; a = va_arg(ap, const char *))
+        args[n++] = a;
+    va_end(ap);
+    args[n] = NULL;
+    return cli_runv(args);
+}
+
+/* Runs `ebb` with a line of space-separated arguments (no quoting). */
+static inline cli_result cli_run_line(const char *line)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", line);
+    const char *args[63];
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t && n < 62; t = strtok_r(NULL, " ", &save))
+        args[n++] = t;
+    args[n] = NULL;
+    return cli_runv(args);
 }
 
 static inline void cli_free(cli_result *r)
