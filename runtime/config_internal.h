@@ -1,10 +1,13 @@
 /* Internal to the configuration: the flat view of a TOML document that the one
- * C++ translation unit (config_toml.cpp, toml++) hands to the C side. */
+ * C++ translation unit (config_toml.cpp, toml++) hands to the C side, and what
+ * the config*.c files share (names, limits, checks). */
 #ifndef EBB_RUNTIME_CONFIG_INTERNAL_H
 #define EBB_RUNTIME_CONFIG_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ebb/config.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,8 +64,64 @@ enum {
  * failure *doc holds no entries. Implemented in config_toml.cpp. */
 int ebb_toml_parse(const char *text, size_t len, ebb_toml_doc *doc);
 
-/* Frees what *doc holds (C side, config.c). */
+/* Frees what *doc holds (C side, config_load.c). */
 void ebb_toml_doc_free(ebb_toml_doc *doc);
+
+/* ---- limits (config_check.c and config_load.c) ---------------------------- */
+
+enum {
+    EBB_CONFIG_MAX_QUEUE_DEPTH = 4096,
+    EBB_CONFIG_MAX_GPU_DEVICE = 1023,
+    EBB_CONFIG_DIO_ALIGN = 4096
+};
+#define EBB_CONFIG_MAX_BLOCK_SIZE (UINT64_C(1) << 30)
+
+/* ---- names (config_names.c) ----------------------------------------------- */
+
+/* A table of the file, with the key that turns it on (-1: none). */
+typedef struct ebb_config_table {
+    const char *name;
+    int enabled_key;
+} ebb_config_table;
+
+enum { EBB_CONFIG_TABLE_COUNT = 5, EBB_CONFIG_BACKEND_COUNT = 3 };
+
+/* The dotted name of every key, indexed by ebb_config_key. */
+extern const char *const ebb_config_key_names[EBB_CONFIG_KEY_COUNT];
+/* "run", "tier", "tier.gpu", "tier.host", "tier.disk". */
+extern const ebb_config_table ebb_config_tables[EBB_CONFIG_TABLE_COUNT];
+/* The names of run.strategy, indexed by ebb_config_strategy. */
+extern const char *const ebb_config_strategy_names[EBB_CONFIG_STRATEGY_COUNT];
+/* The names of tier.disk.backend, indexed by ebb_disk_backend. */
+extern const char *const ebb_config_backend_names[EBB_CONFIG_BACKEND_COUNT];
+
+/* The name of a disk backend as a file spells it; "?" for anything else. */
+const char *ebb_config_backend_name(ebb_disk_backend backend);
+/* The closest of `names` to `word`, or NULL when none is close. */
+const char *ebb_config_closest(const char *word, const char *const *names, size_t count);
+/* The closest known key or table to an unknown dotted path, or NULL. */
+const char *ebb_config_suggest_key(const char *path);
+/* "enabled, budget, numa": the names directly under table `parent` ("" = root). */
+void ebb_config_list_children(const char *parent, char *buf, size_t size);
+/* "a", "b" or "c": names[0 .. count-1] quoted, into buf. */
+void ebb_config_list_quoted(const char *const *names, size_t count, char *buf, size_t size);
+/* The index of `name` in `names`, or -1. */
+int ebb_config_find_name(const char *name, const char *const *names, size_t count);
+
+/* ---- lifetime (config.c) --------------------------------------------------- */
+
+/* Frees paths[0 .. count-1] and the array; NULL allowed. */
+void ebb_config_free_paths(char **paths, size_t count);
+
+/* ---- checks (config_check.c), also run on load ------------------------------ */
+
+/* The NUMA node exists (when the host tier is on and the node is not auto). */
+ebb_status ebb_config_check_numa(const ebb_config *cfg);
+/* Every disk path is an existing, writable directory, listed once; with
+ * `budget` != 0, each file system has the space for its paths' shares. */
+ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget);
+/* Strategies that keep states on disk have the disk tier enabled. */
+ebb_status ebb_config_check_strategy_tiers(const ebb_config *cfg);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,373 @@
+/* Validating a configuration against this machine (values, tiers, NUMA
+ * node, disk paths and space) and resolving its budgets. */
+#include "ebb/config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/error_internal.h"
+#include "runtime/config_internal.h"
+#include "runtime/config_size.h"
+#include "runtime/config_system.h"
+
+/* ---- messages --------------------------------------------------------------- */
+
+/* "f.toml:7: key 'tier.disk.budget'" or "key 'tier.disk.budget' (default or
+ * set by the program)": where a value of a loaded configuration came from. */
+static void where(const ebb_config *cfg, ebb_config_key key, const char *suffix, char *buf,
+                  size_t size)
+{
+    if (cfg->line[key] > 0 && cfg->source)
+        snprintf(buf, size, "%s:%d: key '%s%s'", cfg->source, (int)cfg->line[key],
+                 ebb_config_key_names[key], suffix);
+    else
+        snprintf(buf, size, "key '%s%s' (default or set by the program)", ebb_config_key_names[key],
+                 suffix);
+}
+
+/* The key of path i: "tier.disk.path" or "[i]" suffix when there are several. */
+static void path_suffix(const ebb_config *cfg, size_t i, char *buf, size_t size)
+{
+    if (cfg->disk.path_count > 1)
+        snprintf(buf, size, "[%zu]", i);
+    else
+        buf[0] = '\0';
+}
+
+/* ---- machine checks (shared by load and check) ------------------------------ */
+
+ebb_status ebb_config_check_numa(const ebb_config *cfg)
+{
+    if (!cfg->host.enabled || cfg->host.numa == EBB_NUMA_AUTO)
+        return EBB_OK;
+    char at[512];
+    where(cfg, EBB_KEY_HOST_NUMA, "", at, sizeof at);
+    int nodes = 0;
+    if (cfg->host.numa < 0 || !ebb_sys_numa_node_exists(cfg->host.numa, &nodes))
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: NUMA node %d does not exist; expected \"auto\" or a node from 0 to %d "
+                        "(this machine has %d)", at, (int)cfg->host.numa, nodes > 0 ? nodes - 1 : 0,
+                        nodes);
+    return EBB_OK;
+}
+
+/* Every disk path exists, is a directory, is writable, is listed once; with
+ * `budget` != 0, each file system has the space for its paths' shares. */
+ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget)
+{
+    size_t n = cfg->disk.path_count;
+    char at[640], sfx[32];
+    if (n == 0 || !cfg->disk.paths) {
+        where(cfg, EBB_KEY_DISK_PATH, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: no directory given; expected at least one", at);
+    }
+    ebb_dir_info *info = calloc(n, sizeof *info);
+    if (!info)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "out of memory checking %zu disk paths", n);
+    ebb_status s = EBB_OK;
+    for (size_t i = 0; i < n && s == EBB_OK; i++) {
+        const char *p = cfg->disk.paths[i];
+        path_suffix(cfg, i, sfx, sizeof sfx);
+        where(cfg, EBB_KEY_DISK_PATH, sfx, at, sizeof at);
+        ebb_sys_probe_dir(p, cfg->fault_write_errno, &info[i]);
+        switch (info[i].error == 0 ? EBB_DIR_OK : info[i].step) {
+        case EBB_DIR_OK: break;
+        case EBB_DIR_STAT:
+            if (info[i].error == ENOENT)
+                s = ebb_fail(EBB_ERR_CONFIG,
+                             "%s: directory '%s' does not exist; expected an existing directory "
+                             "(ebb does not create it)", at, p);
+            else
+                s = ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
+                                   "%s: cannot look at directory '%s'", at, p);
+            break;
+        case EBB_DIR_NOT_DIR:
+            s = ebb_fail(EBB_ERR_CONFIG, "%s: '%s' is not a directory; expected a directory "
+                         "for the tier's file", at, p);
+            break;
+        case EBB_DIR_WRITE:
+            s = ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
+                               "%s: directory '%s' is not writable; expected a directory where "
+                               "ebb can create its file (creating a test file failed)", at, p);
+            break;
+        default:
+            s = ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
+                               "%s: cannot read the free space of '%s'", at, p);
+            break;
+        }
+        for (size_t j = 0; j < i && s == EBB_OK; j++) {
+            if (info[j].dev == info[i].dev && info[j].ino == info[i].ino)
+                s = ebb_fail(EBB_ERR_CONFIG,
+                             "%s: '%s' is the same directory as tier.disk.path[%zu] ('%s'); "
+                             "expected each directory once (one per drive)", at, p, j,
+                             cfg->disk.paths[j]);
+        }
+    }
+    /* Space: the budget is shared equally among the paths; paths on one
+     * file system add up their shares. */
+    if (s == EBB_OK && budget != 0) {
+        uint64_t share = budget / n + (budget % n != 0);
+        for (size_t i = 0; i < n && s == EBB_OK; i++) {
+            size_t same = 0, first = i;
+            for (size_t j = 0; j < n; j++) {
+                if (info[j].dev == info[i].dev) {
+                    if (same == 0)
+                        first = j;
+                    same++;
+                }
+            }
+            if (first != i)
+                continue;
+            unsigned __int128 need = (unsigned __int128)share * same;
+            if (need > info[i].free_bytes) {
+                char need_s[64], free_s[64], budget_s[64];
+                ebb_size_human(need > UINT64_MAX ? UINT64_MAX : (uint64_t)need, need_s, sizeof need_s);
+                ebb_size_human(info[i].free_bytes, free_s, sizeof free_s);
+                ebb_size_human(budget, budget_s, sizeof budget_s);
+                where(cfg, EBB_KEY_DISK_BUDGET, "", at, sizeof at);
+                if (n == 1)
+                    s = ebb_fail(EBB_ERR_NO_SPACE,
+                                 "%s: %s does not fit in '%s', whose file system has %s free; "
+                                 "expected a budget at most the free space", at, budget_s,
+                                 cfg->disk.paths[i], free_s);
+                else
+                    s = ebb_fail(EBB_ERR_NO_SPACE,
+                                 "%s: %s over %zu paths needs %s on the file system of '%s', "
+                                 "which has %s free; expected a budget the free space can hold",
+                                 at, budget_s, n, need_s, cfg->disk.paths[i], free_s);
+            }
+        }
+    }
+    free(info);
+    return s;
+}
+
+/* Values a program may have set out of range (a file's are checked as read). */
+static ebb_status check_values(const ebb_config *cfg)
+{
+    char at[512];
+    if ((unsigned)cfg->strategy >= EBB_CONFIG_STRATEGY_COUNT) {
+        where(cfg, EBB_KEY_RUN_STRATEGY, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: %d is not an ebb_config_strategy", at, (int)cfg->strategy);
+    }
+    if (cfg->gpu.device < 0 || cfg->gpu.device > EBB_CONFIG_MAX_GPU_DEVICE) {
+        where(cfg, EBB_KEY_GPU_DEVICE, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: expected a device number from 0 to %d, got %d", at,
+                        EBB_CONFIG_MAX_GPU_DEVICE, (int)cfg->gpu.device);
+    }
+    if (cfg->host.numa < EBB_NUMA_AUTO) {
+        where(cfg, EBB_KEY_HOST_NUMA, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: expected \"auto\" (-1) or a node number, got %d", at,
+                        (int)cfg->host.numa);
+    }
+    if (cfg->disk.queue_depth < 1 || cfg->disk.queue_depth > EBB_CONFIG_MAX_QUEUE_DEPTH) {
+        where(cfg, EBB_KEY_DISK_QUEUE_DEPTH, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: expected an integer from 1 to %d, got %d", at,
+                        EBB_CONFIG_MAX_QUEUE_DEPTH, (int)cfg->disk.queue_depth);
+    }
+    if (cfg->disk.block_size < EBB_CONFIG_DIO_ALIGN ||
+        cfg->disk.block_size > EBB_CONFIG_MAX_BLOCK_SIZE ||
+        cfg->disk.block_size % EBB_CONFIG_DIO_ALIGN != 0) {
+        where(cfg, EBB_KEY_DISK_BLOCK_SIZE, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: expected a multiple of 4 KiB from 4 KiB to 1 GiB, got %" PRIu64
+                        " bytes", at, cfg->disk.block_size);
+    }
+    if ((unsigned)cfg->disk.backend >= EBB_CONFIG_BACKEND_COUNT) {
+        where(cfg, EBB_KEY_DISK_BACKEND, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: %d is not an ebb_disk_backend", at, (int)cfg->disk.backend);
+    }
+    return EBB_OK;
+}
+
+/* Strategies that keep states on disk need the disk tier. */
+ebb_status ebb_config_check_strategy_tiers(const ebb_config *cfg)
+{
+    if ((cfg->strategy == EBB_CONFIG_STRATEGY_MULTISTAGE ||
+         cfg->strategy == EBB_CONFIG_STRATEGY_DISK_REVOLVE) && !cfg->disk.enabled) {
+        char at[512];
+        int from_strategy = cfg->line[EBB_KEY_RUN_STRATEGY] >= cfg->line[EBB_KEY_DISK_ENABLED];
+        where(cfg, from_strategy ? EBB_KEY_RUN_STRATEGY : EBB_KEY_DISK_ENABLED, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: strategy \"%s\" keeps states on disk but the disk tier is disabled; "
+                        "expected tier.disk.enabled = true or another strategy", at,
+                        ebb_config_strategy_names[cfg->strategy]);
+    }
+    return EBB_OK;
+}
+
+/* ---- budgets ----------------------------------------------------------------- */
+
+static uint64_t round_down(uint64_t v, uint64_t align) { return v - v % align; }
+
+/* The auto disk budget: half the free space, every path an equal share. */
+static ebb_status disk_auto_budget(const ebb_config *cfg, uint64_t *bytes)
+{
+    size_t n = cfg->disk.path_count;
+    if (n == 0)
+        return ebb_config_check_disk(cfg, 0); /* reports the missing path */
+    ebb_dir_info *info = calloc(n, sizeof *info);
+    if (!info)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "out of memory checking %zu disk paths", n);
+    for (size_t i = 0; i < n; i++) {
+        ebb_sys_dir_space(cfg->disk.paths[i], &info[i]);
+        if (info[i].error != 0) {
+            free(info);
+            return ebb_config_check_disk(cfg, 0); /* the detailed message */
+        }
+    }
+    uint64_t per_path = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        size_t same = 0;
+        for (size_t j = 0; j < n; j++)
+            same += info[j].dev == info[i].dev;
+        uint64_t share = info[i].free_bytes / 2 / same;
+        if (share < per_path)
+            per_path = share;
+    }
+    free(info);
+    unsigned __int128 total = (unsigned __int128)per_path * n;
+    *bytes = round_down(total > UINT64_MAX ? UINT64_MAX : (uint64_t)total, EBB_CONFIG_DIO_ALIGN);
+    return EBB_OK;
+}
+
+ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint64_t *bytes)
+{
+    if (!cfg || !bytes)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_budget: NULL argument");
+    *bytes = 0;
+    switch (tier) {
+    case EBB_TIER_GPU: {
+        if (!cfg->gpu.enabled)
+            return EBB_OK;
+        if (cfg->gpu.budget != EBB_BUDGET_AUTO) {
+            *bytes = cfg->gpu.budget;
+            return EBB_OK;
+        }
+        int count = ebb_sys_gpu_count();
+        if (cfg->gpu.device >= count) {
+            char at[512];
+            where(cfg, EBB_KEY_GPU_ENABLED, "", at, sizeof at);
+            return ebb_fail(EBB_ERR_UNSUPPORTED,
+                            "%s: the GPU tier is enabled but CUDA device %d does not exist (%d "
+                            "found%s); expected tier.gpu.enabled = false on this machine", at,
+                            (int)cfg->gpu.device, count,
+#if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
+                            ""
+#else
+                            ": this build of ebb has no CUDA support"
+#endif
+            );
+        }
+        *bytes = round_down(ebb_sys_gpu_free(cfg->gpu.device) / 2, EBB_CONFIG_DIO_ALIGN);
+        return EBB_OK;
+    }
+    case EBB_TIER_HOST: {
+        if (!cfg->host.enabled)
+            return EBB_OK;
+        if (cfg->host.budget != EBB_BUDGET_AUTO) {
+            *bytes = cfg->host.budget;
+            return EBB_OK;
+        }
+        uint64_t avail, total;
+        ebb_sys_memory(&avail, &total);
+        *bytes = round_down(avail / 2, EBB_CONFIG_DIO_ALIGN);
+        return EBB_OK;
+    }
+    case EBB_TIER_DISK:
+        if (!cfg->disk.enabled)
+            return EBB_OK;
+        if (cfg->disk.budget != EBB_BUDGET_AUTO) {
+            *bytes = cfg->disk.budget;
+            return EBB_OK;
+        }
+        return disk_auto_budget(cfg, bytes);
+    case EBB_TIER_COUNT: break;
+    }
+    return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_budget: %d is not a tier", (int)tier);
+}
+
+static const char *const auto_rule[EBB_TIER_COUNT] = {
+    "half of the GPU's free memory", "half of MemAvailable", "half of the free disk space",
+};
+
+ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes)
+{
+    if (!cfg)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_check: cfg is NULL");
+    ebb_status s = check_values(cfg);
+    if (s == EBB_OK)
+        s = ebb_config_check_strategy_tiers(cfg);
+    if (s != EBB_OK)
+        return s;
+    if (!cfg->gpu.enabled && !cfg->host.enabled && !cfg->disk.enabled)
+        return ebb_fail(EBB_ERR_CONFIG, "%s%sno tier is enabled; expected at least one of "
+                        "tier.gpu, tier.host, tier.disk with enabled = true",
+                        cfg->source ? cfg->source : "", cfg->source ? ": " : "");
+    static const ebb_config_key budget_key[EBB_TIER_COUNT] = {
+        EBB_KEY_GPU_BUDGET, EBB_KEY_HOST_BUDGET, EBB_KEY_DISK_BUDGET};
+    const uint64_t set_budget[EBB_TIER_COUNT] = {cfg->gpu.budget, cfg->host.budget, cfg->disk.budget};
+    const int enabled[EBB_TIER_COUNT] = {cfg->gpu.enabled, cfg->host.enabled, cfg->disk.enabled};
+    char at[512], a[64], b[64];
+    if (cfg->gpu.enabled) {
+        int count = ebb_sys_gpu_count();
+        if (cfg->gpu.device >= count) {
+            where(cfg, cfg->line[EBB_KEY_GPU_DEVICE] > 0 ? EBB_KEY_GPU_DEVICE : EBB_KEY_GPU_ENABLED, "",
+                  at, sizeof at);
+            return ebb_fail(EBB_ERR_UNSUPPORTED,
+                            "%s: the GPU tier is enabled but CUDA device %d does not exist (%d "
+                            "found%s); expected tier.gpu.enabled = false on this machine", at,
+                            (int)cfg->gpu.device, count,
+#if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
+                            ""
+#else
+                            ": this build of ebb has no CUDA support"
+#endif
+            );
+        }
+    }
+    if ((s = ebb_config_check_numa(cfg)) != EBB_OK)
+        return s;
+    for (int t = 0; t < EBB_TIER_COUNT; t++) {
+        if (!enabled[t])
+            continue;
+        uint64_t budget;
+        if ((s = ebb_config_budget(cfg, (ebb_tier)t, &budget)) != EBB_OK)
+            return s;
+        uint64_t need = state_bytes;
+        if (t == EBB_TIER_DISK)
+            need = (uint64_t)state_bytes + (EBB_CONFIG_DIO_ALIGN - 1) -
+                   ((uint64_t)state_bytes + EBB_CONFIG_DIO_ALIGN - 1) % EBB_CONFIG_DIO_ALIGN;
+        if (state_bytes > 0 && budget < need) {
+            where(cfg, budget_key[t], "", at, sizeof at);
+            ebb_size_human(budget, a, sizeof a);
+            ebb_size_human(need, b, sizeof b);
+            if (set_budget[t] == EBB_BUDGET_AUTO)
+                return ebb_fail(EBB_ERR_NO_MEMORY,
+                                "%s: \"auto\" (%s, now %s) is smaller than one state of %s; "
+                                "expected a budget of at least one state (set it, or disable "
+                                "the tier)", at, auto_rule[t], a, b);
+            return ebb_fail(EBB_ERR_NO_MEMORY,
+                            "%s: %s is smaller than one state of %s; expected a budget of at "
+                            "least %s", at, a, b, b);
+        }
+        if (t == EBB_TIER_HOST) {
+            uint64_t avail, total;
+            ebb_sys_memory(&avail, &total);
+            if (total > 0 && budget > total) {
+                where(cfg, budget_key[t], "", at, sizeof at);
+                ebb_size_human(budget, a, sizeof a);
+                ebb_size_human(total, b, sizeof b);
+                return ebb_fail(EBB_ERR_NO_MEMORY,
+                                "%s: %s is more than this machine's memory (%s); expected at most "
+                                "that (pinned memory cannot be swapped out)", at, a, b);
+            }
+        }
+        if (t == EBB_TIER_DISK && (s = ebb_config_check_disk(cfg, budget)) != EBB_OK)
+            return s;
+    }
+    return EBB_OK;
+}

@@ -1,0 +1,505 @@
+/* Loading a configuration from TOML text or a file (parsed by
+ * config_toml.cpp): types, ranges and unknown keys, each with file and line. */
+#include "ebb/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/error_internal.h"
+#include "runtime/config_internal.h"
+#include "runtime/config_size.h"
+
+enum { MAX_FILE_BYTES = 16 << 20 };
+
+typedef struct load_ctx {
+    const char *name;     /* the file name for messages */
+    const char *base_dir; /* relative disk paths start here (NULL: as given) */
+    ebb_config *cfg;      /* the copy being filled */
+    int table_line[EBB_CONFIG_TABLE_COUNT];
+} load_ctx;
+
+void ebb_toml_doc_free(ebb_toml_doc *doc)
+{
+    for (size_t i = 0; i < doc->count; i++) {
+        ebb_toml_entry *e = &doc->entries[i];
+        free(e->key);
+        free(e->string);
+        if (e->elements)
+            for (size_t j = 0; j < e->count; j++)
+                free(e->elements[j].string);
+        free(e->elements);
+    }
+    free(doc->entries);
+    memset(doc, 0, sizeof *doc);
+}
+
+/* "the string \"abc\"", "the integer -3", "a table", ...: for "got ...". */
+static void describe(const ebb_toml_entry *e, char *buf, size_t size)
+{
+    switch (e->kind) {
+    case EBB_TOML_TABLE: snprintf(buf, size, "a table"); return;
+    case EBB_TOML_ARRAY: snprintf(buf, size, "an array"); return;
+    case EBB_TOML_INTEGER: snprintf(buf, size, "the integer %" PRId64, e->integer); return;
+    case EBB_TOML_FLOAT: snprintf(buf, size, "the float %g", e->number); return;
+    case EBB_TOML_BOOLEAN: snprintf(buf, size, "the boolean %s", e->boolean ? "true" : "false"); return;
+    case EBB_TOML_DATE: snprintf(buf, size, "a date"); return;
+    case EBB_TOML_TIME: snprintf(buf, size, "a time"); return;
+    case EBB_TOML_DATETIME: snprintf(buf, size, "a date-time"); return;
+    case EBB_TOML_STRING: break;
+    }
+    size_t used = (size_t)snprintf(buf, size, "the string \"");
+    for (size_t i = 0; i < e->length && used + 8 < size; i++) {
+        unsigned char c = (unsigned char)e->string[i];
+        if (i >= 60) {
+            used += (size_t)snprintf(buf + used, size - used, "...");
+            break;
+        }
+        if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+            used += (size_t)snprintf(buf + used, size - used, c == '"' ? "\\\"" : c == '\\' ? "\\\\" : "\\u%04X", c);
+        else
+            buf[used++] = (char)c;
+    }
+    snprintf(buf + used, size - used, "\"");
+}
+
+/* Records "<file>:<line>: key '<key>': <message>" and returns status. */
+static ebb_status key_fail(const load_ctx *c, const ebb_toml_entry *e, const char *key,
+                           ebb_status status, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static ebb_status key_fail(const load_ctx *c, const ebb_toml_entry *e, const char *key,
+                           ebb_status status, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ebb_fail(status, "%s:%d: key '%s': %s", c->name, (int)e->line, key, msg);
+}
+
+static ebb_status expect(const load_ctx *c, const ebb_toml_entry *e, const char *key,
+                         const char *expected)
+{
+    char got[160];
+    describe(e, got, sizeof got);
+    return key_fail(c, e, key, EBB_ERR_CONFIG, "expected %s, got %s", expected, got);
+}
+
+static ebb_status get_bool(const load_ctx *c, const ebb_toml_entry *e, int *out)
+{
+    if (e->kind != EBB_TOML_BOOLEAN)
+        return expect(c, e, e->key, "true or false");
+    *out = e->boolean;
+    return EBB_OK;
+}
+
+static ebb_status get_int(const load_ctx *c, const ebb_toml_entry *e, int64_t lo, int64_t hi,
+                          const char *what, int32_t *out)
+{
+    char expected[128];
+    snprintf(expected, sizeof expected, "%s from %" PRId64 " to %" PRId64, what, lo, hi);
+    if (e->kind != EBB_TOML_INTEGER || e->integer < lo || e->integer > hi)
+        return expect(c, e, e->key, expected);
+    *out = (int32_t)e->integer;
+    return EBB_OK;
+}
+
+/* A size: a positive integer (bytes) or a string with a unit; "auto" where
+ * allow_auto. */
+static ebb_status get_size(const load_ctx *c, const ebb_toml_entry *e, int allow_auto,
+                           uint64_t *out)
+{
+    const char *expected = allow_auto
+        ? "a size: an integer number of bytes or a string such as \"64 GiB\", or \"auto\""
+        : "a size: an integer number of bytes or a string such as \"8 MiB\"";
+    char got[160];
+    if (e->kind == EBB_TOML_INTEGER) {
+        if (e->integer <= 0) {
+            describe(e, got, sizeof got);
+            return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected a positive size, got %s%s",
+                            e->integer == 0 ? "0" : got,
+                            e->integer == 0 && allow_auto
+                                ? " (to turn the tier off, write enabled = false)" : "");
+        }
+        *out = (uint64_t)e->integer;
+        return EBB_OK;
+    }
+    if (e->kind != EBB_TOML_STRING)
+        return expect(c, e, e->key, expected);
+    if (allow_auto && strcmp(e->string, "auto") == 0) {
+        *out = EBB_BUDGET_AUTO;
+        return EBB_OK;
+    }
+    describe(e, got, sizeof got);
+    if (strlen(e->string) != e->length)
+        return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected %s, got a string with a NUL character",
+                        expected);
+    char why[256];
+    uint64_t v;
+    if (ebb_size_parse_reason(e->string, &v, why, sizeof why) != EBB_OK)
+        return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected %s, got %s: %s", expected, got, why);
+    if (v == 0)
+        return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected a positive size, got %s%s", got,
+                        allow_auto ? " (to turn the tier off, write enabled = false)" : "");
+    *out = v;
+    return EBB_OK;
+}
+
+/* A name from a list, with a suggestion. */
+static ebb_status get_name(const load_ctx *c, const ebb_toml_entry *e, const char *const *names,
+                           size_t count, int *out)
+{
+    char list[256], expected[320];
+    ebb_config_list_quoted(names, count, list, sizeof list);
+    snprintf(expected, sizeof expected, "one of %s", list);
+    if (e->kind != EBB_TOML_STRING)
+        return expect(c, e, e->key, expected);
+    int i = ebb_config_find_name(e->string, names, count);
+    if (i < 0) {
+        char got[160];
+        describe(e, got, sizeof got);
+        const char *near = ebb_config_closest(e->string, names, count);
+        return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected %s, got %s%s%s%s", expected, got,
+                        near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+    }
+    *out = i;
+    return EBB_OK;
+}
+
+/* Joins a relative path to the file's directory. */
+static char *resolve_path(const load_ctx *c, const char *p)
+{
+    if (p[0] == '/' || !c->base_dir)
+        return strdup(p);
+    size_t len = strlen(c->base_dir) + strlen(p) + 2;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%s/%s", c->base_dir, p);
+    return out;
+}
+
+static ebb_status get_paths(const load_ctx *c, const ebb_toml_entry *e, ebb_config *cfg)
+{
+    const char *expected = "a directory (a string) or a list of directories, one per drive";
+    const ebb_toml_entry *items = e;
+    size_t n = 1;
+    if (e->kind == EBB_TOML_ARRAY) {
+        items = e->elements;
+        n = e->count;
+        if (n == 0)
+            return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected %s, got an empty list", expected);
+    } else if (e->kind != EBB_TOML_STRING) {
+        return expect(c, e, e->key, expected);
+    }
+    char **paths = calloc(n, sizeof *paths);
+    if (!paths)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "out of memory reading %s", e->key);
+    ebb_status s = EBB_OK;
+    for (size_t i = 0; i < n && s == EBB_OK; i++) {
+        const ebb_toml_entry *it = &items[i];
+        char key[96];
+        if (e->kind == EBB_TOML_ARRAY)
+            snprintf(key, sizeof key, "%s[%zu]", e->key, i);
+        else
+            snprintf(key, sizeof key, "%s", e->key);
+        if (it->kind != EBB_TOML_STRING)
+            s = expect(c, it, key, "a directory (a string)");
+        else if (it->length == 0)
+            s = key_fail(c, it, key, EBB_ERR_CONFIG, "expected a directory, got an empty string");
+        else if (strlen(it->string) != it->length)
+            s = key_fail(c, it, key, EBB_ERR_CONFIG, "expected a directory, got a string with a "
+                         "NUL character");
+        else if (!(paths[i] = resolve_path(c, it->string)))
+            s = ebb_fail(EBB_ERR_NO_MEMORY, "out of memory reading %s", key);
+    }
+    if (s != EBB_OK) {
+        ebb_config_free_paths(paths, n);
+        return s;
+    }
+    ebb_config_free_paths(cfg->disk.paths, cfg->disk.path_count);
+    cfg->disk.paths = paths;
+    cfg->disk.path_count = n;
+    return EBB_OK;
+}
+
+static ebb_status apply_key(load_ctx *c, const ebb_toml_entry *e, ebb_config_key key)
+{
+    ebb_config *cfg = c->cfg;
+    ebb_status s = EBB_OK;
+    int v;
+    switch (key) {
+    case EBB_KEY_RUN_STRATEGY:
+        if ((s = get_name(c, e, ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT, &v)) == EBB_OK)
+            cfg->strategy = (ebb_config_strategy)v;
+        break;
+    case EBB_KEY_GPU_ENABLED: s = get_bool(c, e, &cfg->gpu.enabled); break;
+    case EBB_KEY_GPU_BUDGET: s = get_size(c, e, 1, &cfg->gpu.budget); break;
+    case EBB_KEY_GPU_DEVICE:
+        s = get_int(c, e, 0, EBB_CONFIG_MAX_GPU_DEVICE, "a CUDA device number", &cfg->gpu.device);
+        break;
+    case EBB_KEY_HOST_ENABLED: s = get_bool(c, e, &cfg->host.enabled); break;
+    case EBB_KEY_HOST_BUDGET: s = get_size(c, e, 1, &cfg->host.budget); break;
+    case EBB_KEY_HOST_NUMA:
+        if (e->kind == EBB_TOML_STRING && strcmp(e->string, "auto") == 0)
+            cfg->host.numa = EBB_NUMA_AUTO;
+        else if (e->kind == EBB_TOML_INTEGER && e->integer >= 0 && e->integer <= 4095)
+            cfg->host.numa = (int32_t)e->integer;
+        else
+            s = expect(c, e, e->key, "\"auto\" or a NUMA node number (0, 1, ...)");
+        break;
+    case EBB_KEY_DISK_ENABLED: s = get_bool(c, e, &cfg->disk.enabled); break;
+    case EBB_KEY_DISK_PATH: s = get_paths(c, e, cfg); break;
+    case EBB_KEY_DISK_BUDGET: s = get_size(c, e, 1, &cfg->disk.budget); break;
+    case EBB_KEY_DISK_BLOCK_SIZE: {
+        uint64_t b;
+        if ((s = get_size(c, e, 0, &b)) != EBB_OK)
+            break;
+        if (b < EBB_CONFIG_DIO_ALIGN || b > EBB_CONFIG_MAX_BLOCK_SIZE || b % EBB_CONFIG_DIO_ALIGN != 0) {
+            char got[64];
+            ebb_size_human(b, got, sizeof got);
+            s = key_fail(c, e, e->key, EBB_ERR_CONFIG,
+                         "expected a multiple of 4 KiB from 4 KiB to 1 GiB (O_DIRECT alignment), "
+                         "got %s", got);
+            break;
+        }
+        cfg->disk.block_size = b;
+        break;
+    }
+    case EBB_KEY_DISK_QUEUE_DEPTH:
+        s = get_int(c, e, 1, EBB_CONFIG_MAX_QUEUE_DEPTH, "an integer", &cfg->disk.queue_depth);
+        break;
+    case EBB_KEY_DISK_BACKEND:
+        if (e->kind == EBB_TOML_STRING && strcmp(e->string, "io_uring") == 0)
+            cfg->disk.backend = EBB_DISK_BACKEND_URING; /* the name storage prints */
+        else if ((s = get_name(c, e, ebb_config_backend_names, EBB_CONFIG_BACKEND_COUNT, &v)) == EBB_OK)
+            cfg->disk.backend = (ebb_disk_backend)v;
+        break;
+    case EBB_KEY_DISK_CHECKSUM: s = get_bool(c, e, &cfg->disk.checksum); break;
+    case EBB_KEY_DISK_DIRECT: s = get_bool(c, e, &cfg->disk.direct); break;
+    case EBB_CONFIG_KEY_COUNT: s = ebb_fail(EBB_ERR_INTERNAL, "bad configuration key"); break;
+    }
+    if (s == EBB_OK)
+        cfg->line[key] = e->line > 0 ? e->line : 1;
+    return s;
+}
+
+static ebb_status unknown_key(const load_ctx *c, const ebb_toml_entry *e)
+{
+    /* The table it sits in: the longest known table that prefixes it. */
+    const char *parent = "";
+    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT; i++) {
+        size_t l = strlen(ebb_config_tables[i].name);
+        if (strncmp(e->key, ebb_config_tables[i].name, l) == 0 && e->key[l] == '.' &&
+            !strchr(e->key + l + 1, '.') && l > strlen(parent))
+            parent = ebb_config_tables[i].name;
+    }
+    char known[256];
+    ebb_config_list_children(parent, known, sizeof known);
+    const char *near = ebb_config_suggest_key(e->key);
+    char where_known[300];
+    if (parent[0])
+        snprintf(where_known, sizeof where_known, "the keys of [%s] are %s", parent, known);
+    else
+        snprintf(where_known, sizeof where_known, "the top-level tables are %s", known);
+    if (near)
+        return ebb_fail(EBB_ERR_CONFIG, "%s:%d: unknown key '%s'; did you mean '%s'? (%s)", c->name,
+                        (int)e->line, e->key, near, where_known);
+    return ebb_fail(EBB_ERR_CONFIG, "%s:%d: unknown key '%s'; expected a known key (%s)", c->name,
+                    (int)e->line, e->key, where_known);
+}
+
+static ebb_status apply_entry(load_ctx *c, const ebb_toml_entry *e)
+{
+    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT; i++) {
+        if (strcmp(e->key, ebb_config_tables[i].name) != 0)
+            continue;
+        if (e->kind != EBB_TOML_TABLE)
+            return expect(c, e, e->key, "a table");
+        if (c->table_line[i] == 0)
+            c->table_line[i] = e->line > 0 ? e->line : 1;
+        return EBB_OK;
+    }
+    for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++)
+        if (strcmp(e->key, ebb_config_key_names[k]) == 0)
+            return apply_key(c, e, (ebb_config_key)k);
+    /* Anything under an unknown table was reported with that table, so only
+     * the first unknown name on a path gets here (entries are in file order). */
+    return unknown_key(c, e);
+}
+
+static int by_position(const void *pa, const void *pb)
+{
+    const ebb_toml_entry *a = pa, *b = pb;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if (a->column != b->column)
+        return a->column < b->column ? -1 : 1;
+    size_t la = strlen(a->key), lb = strlen(b->key);
+    return la < lb ? -1 : la > lb;
+}
+
+static ebb_status load_text(const char *text, size_t len, const char *name, const char *base_dir,
+                            ebb_config *cfg)
+{
+    ebb_toml_doc doc;
+    int rc = ebb_toml_parse(text, len, &doc);
+    if (rc == EBB_TOML_SYNTAX) {
+        return ebb_fail(EBB_ERR_CONFIG, "%s:%d:%d: TOML syntax error: %s", name, (int)doc.error_line,
+                        (int)doc.error_column, doc.error);
+    }
+    if (rc == EBB_TOML_NO_MEMORY)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "%s: out of memory parsing the configuration", name);
+    if (rc != EBB_TOML_OK)
+        return ebb_fail(EBB_ERR_INTERNAL, "%s: the TOML parser failed: %s", name, doc.error);
+
+    ebb_config next;
+    ebb_status s = ebb_config_copy(cfg, &next);
+    if (s != EBB_OK) {
+        ebb_toml_doc_free(&doc);
+        return s;
+    }
+    free(next.source);
+    next.source = strdup(name);
+    memset(next.line, 0, sizeof next.line);
+    if (!next.source) {
+        ebb_toml_doc_free(&doc);
+        ebb_config_dispose(&next);
+        return ebb_fail(EBB_ERR_NO_MEMORY, "out of memory loading %s", name);
+    }
+    load_ctx c = {.name = name, .base_dir = base_dir, .cfg = &next};
+    /* A table whose position toml++ does not know (an implicit one) takes
+     * that of its first key; then everything goes in file order, so the first
+     * error in the file is the one reported. */
+    for (size_t i = 0; i < doc.count; i++) {
+        ebb_toml_entry *t = &doc.entries[i];
+        if (t->line > 0)
+            continue;
+        size_t tl = strlen(t->key);
+        for (size_t j = 0; j < doc.count; j++) {
+            const ebb_toml_entry *u = &doc.entries[j];
+            if (u->line > 0 && strncmp(u->key, t->key, tl) == 0 && u->key[tl] == '.' &&
+                (t->line == 0 || u->line < t->line || (u->line == t->line && u->column < t->column))) {
+                t->line = u->line;
+                t->column = u->column;
+            }
+        }
+    }
+    if (doc.count > 0)
+        qsort(doc.entries, doc.count, sizeof *doc.entries, by_position);
+    for (size_t i = 0; i < doc.count && s == EBB_OK; i++)
+        s = apply_entry(&c, &doc.entries[i]);
+    /* A [tier.X] table turns its tier on unless it says enabled = false. */
+    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT && s == EBB_OK; i++) {
+        int k = ebb_config_tables[i].enabled_key;
+        if (k < 0 || c.table_line[i] == 0 || next.line[k] != 0)
+            continue;
+        int *enabled = k == EBB_KEY_GPU_ENABLED ? &next.gpu.enabled
+                     : k == EBB_KEY_HOST_ENABLED ? &next.host.enabled : &next.disk.enabled;
+        *enabled = 1;
+        next.line[k] = c.table_line[i];
+    }
+    ebb_toml_doc_free(&doc);
+    if (s == EBB_OK)
+        s = ebb_config_check_strategy_tiers(&next);
+    if (s == EBB_OK && next.line[EBB_KEY_HOST_NUMA] > 0)
+        s = ebb_config_check_numa(&next);
+    if (s == EBB_OK && next.disk.enabled &&
+        (next.line[EBB_KEY_DISK_PATH] > 0 || next.line[EBB_KEY_DISK_BUDGET] > 0))
+        s = ebb_config_check_disk(&next, next.disk.budget);
+    if (s != EBB_OK) {
+        ebb_config_dispose(&next);
+        return s;
+    }
+    ebb_config_dispose(cfg);
+    *cfg = next;
+    return EBB_OK;
+}
+
+ebb_status ebb_config_load_string(const char *toml, const char *name, ebb_config *cfg)
+{
+    if (!toml || !cfg)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_load_string: %s is NULL",
+                        toml ? "cfg" : "toml");
+    return load_text(toml, strlen(toml), name ? name : "<string>", NULL, cfg);
+}
+
+ebb_status ebb_config_load_file(const char *path, ebb_config *cfg)
+{
+    if (!path || !cfg)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_load_file: %s is NULL", path ? "cfg" : "path");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ebb_fail_errno(EBB_ERR_IO, errno, "cannot open configuration file '%s'", path);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
+        close(fd);
+        return ebb_fail_errno(EBB_ERR_IO, err, "cannot read configuration file '%s'", path);
+    }
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    ebb_status s = EBB_OK;
+    for (;;) {
+        if (!text) {
+            s = ebb_fail(EBB_ERR_NO_MEMORY, "out of memory reading '%s'", path);
+            break;
+        }
+        if (len + 1 >= cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                s = ebb_fail(EBB_ERR_CONFIG, "%s: larger than %d MiB; expected a configuration "
+                             "file", path, MAX_FILE_BYTES >> 20);
+                break;
+            }
+            char *bigger = realloc(text, cap * 2);
+            if (!bigger) {
+                free(text);
+                text = NULL;
+                continue;
+            }
+            text = bigger;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, text + len, cap - 1 - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            s = ebb_fail_errno(EBB_ERR_IO, errno, "cannot read configuration file '%s'", path);
+            break;
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    close(fd);
+    if (s != EBB_OK) {
+        free(text);
+        return s;
+    }
+    text[len] = '\0';
+    /* Relative disk paths start from the file's directory, made absolute. */
+    char *dir = strdup(path);
+    char *base = NULL;
+    if (dir) {
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+            strcpy(dir, ".");
+        else if (slash == dir)
+            dir[1] = '\0';
+        else
+            *slash = '\0';
+        base = realpath(dir, NULL);
+    }
+    s = load_text(text, len, path, base ? base : dir, cfg);
+    free(base);
+    free(dir);
+    free(text);
+    return s;
+}

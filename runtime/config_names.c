@@ -1,0 +1,224 @@
+/* The configuration's names (keys, tables, strategies, disk backends), the
+ * "did you mean" suggestions for unknown ones, and strategy lookups. */
+#include "ebb/config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/config_internal.h"
+
+/* ---- names ----------------------------------------------------------------- */
+
+const char *const ebb_config_key_names[EBB_CONFIG_KEY_COUNT] = {
+    [EBB_KEY_RUN_STRATEGY] = "run.strategy",
+    [EBB_KEY_GPU_ENABLED] = "tier.gpu.enabled",
+    [EBB_KEY_GPU_BUDGET] = "tier.gpu.budget",
+    [EBB_KEY_GPU_DEVICE] = "tier.gpu.device",
+    [EBB_KEY_HOST_ENABLED] = "tier.host.enabled",
+    [EBB_KEY_HOST_BUDGET] = "tier.host.budget",
+    [EBB_KEY_HOST_NUMA] = "tier.host.numa",
+    [EBB_KEY_DISK_ENABLED] = "tier.disk.enabled",
+    [EBB_KEY_DISK_PATH] = "tier.disk.path",
+    [EBB_KEY_DISK_BUDGET] = "tier.disk.budget",
+    [EBB_KEY_DISK_BLOCK_SIZE] = "tier.disk.block_size",
+    [EBB_KEY_DISK_QUEUE_DEPTH] = "tier.disk.queue_depth",
+    [EBB_KEY_DISK_BACKEND] = "tier.disk.backend",
+    [EBB_KEY_DISK_CHECKSUM] = "tier.disk.checksum",
+    [EBB_KEY_DISK_DIRECT] = "tier.disk.direct",
+};
+
+/* Tables, each with the key that turns it on (-1: none). */
+const ebb_config_table ebb_config_tables[] = {
+    {"run", -1},
+    {"tier", -1},
+    {"tier.gpu", EBB_KEY_GPU_ENABLED},
+    {"tier.host", EBB_KEY_HOST_ENABLED},
+    {"tier.disk", EBB_KEY_DISK_ENABLED},
+};
+
+const char *const ebb_config_strategy_names[EBB_CONFIG_STRATEGY_COUNT] = {
+    "auto", "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve", "async",
+};
+
+const char *const ebb_config_backend_names[] = {"auto", "uring", "threads"};
+
+const char *ebb_config_key_name(ebb_config_key key)
+{
+    return (unsigned)key < EBB_CONFIG_KEY_COUNT ? ebb_config_key_names[key] : "?";
+}
+
+const char *ebb_config_strategy_name(ebb_config_strategy strategy)
+{
+    return (unsigned)strategy < EBB_CONFIG_STRATEGY_COUNT ? ebb_config_strategy_names[strategy] : "?";
+}
+
+const char *ebb_config_backend_name(ebb_disk_backend backend)
+{
+    return (unsigned)backend < EBB_CONFIG_BACKEND_COUNT ? ebb_config_backend_names[backend] : "?";
+}
+
+/* ---- suggestions --------------------------------------------------------- */
+
+/* Optimal string alignment distance (a swap of neighbours counts 1). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return SIZE_MAX;
+    size_t d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < best)
+                best = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+static size_t close_enough(const char *word)
+{
+    size_t len = strlen(word);
+    return len / 3 > 2 ? len / 3 : 2;
+}
+
+/* The closest of `names`, or NULL when none is close. */
+const char *ebb_config_closest(const char *word, const char *const *names, size_t count)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; i < count; i++) {
+        size_t d = edit_distance(word, names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    return best_d <= close_enough(word) ? best : NULL;
+}
+
+static const char *leaf_of(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot ? dot + 1 : path;
+}
+
+/* The closest known key or table to an unknown dotted path. */
+const char *ebb_config_suggest_key(const char *path)
+{
+    const char *names[EBB_CONFIG_KEY_COUNT + EBB_CONFIG_TABLE_COUNT];
+    size_t n = 0;
+    for (int i = 0; i < EBB_CONFIG_KEY_COUNT; i++)
+        names[n++] = ebb_config_key_names[i];
+    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT; i++)
+        names[n++] = ebb_config_tables[i].name;
+    const char *best = ebb_config_closest(path, names, n);
+    if (best)
+        return best;
+    /* The right name in the wrong table ("strategy" at the top). */
+    const char *leaf = leaf_of(path);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(leaf_of(names[i]), leaf) == 0)
+            return names[i];
+    return NULL;
+}
+
+/* "enabled, budget, numa": the names directly under table `parent` ("" = root). */
+void ebb_config_list_children(const char *parent, char *buf, size_t size)
+{
+    size_t plen = strlen(parent), used = 0;
+    buf[0] = '\0';
+    const char *names[EBB_CONFIG_KEY_COUNT + EBB_CONFIG_TABLE_COUNT];
+    size_t n = 0;
+    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT; i++)
+        names[n++] = ebb_config_tables[i].name;
+    for (int i = 0; i < EBB_CONFIG_KEY_COUNT; i++)
+        names[n++] = ebb_config_key_names[i];
+    for (size_t i = 0; i < n; i++) {
+        const char *rest = names[i];
+        if (plen > 0) {
+            if (strncmp(rest, parent, plen) != 0 || rest[plen] != '.')
+                continue;
+            rest += plen + 1;
+        }
+        if (strchr(rest, '.'))
+            continue;
+        int w = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", rest);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* ---- strategy --------------------------------------------------------------- */
+
+void ebb_config_list_quoted(const char *const *names, size_t count, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        int w = snprintf(buf + used, size - used, "%s\"%s\"", i == 0 ? "" : (i + 1 == count ? " or " : ", "),
+                         names[i]);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+    }
+}
+
+int ebb_config_find_name(const char *name, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(name, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+ebb_status ebb_config_strategy_from_name(const char *name, ebb_config_strategy *out)
+{
+    if (!name || !out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_strategy_from_name: NULL argument");
+    int i = ebb_config_find_name(name, ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT);
+    if (i < 0) {
+        char list[256];
+        ebb_config_list_quoted(ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT, list, sizeof list);
+        const char *near =
+            ebb_config_closest(name, ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT);
+        return ebb_fail(EBB_ERR_INVALID_ARG, "unknown strategy \"%s\"%s%s%s; expected %s", name,
+                        near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "", list);
+    }
+    *out = (ebb_config_strategy)i;
+    return EBB_OK;
+}
+
+ebb_status ebb_config_strategy_schedule(ebb_config_strategy strategy, ebb_strategy *out)
+{
+    if (!out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_strategy_schedule: out is NULL");
+    switch (strategy) {
+    case EBB_CONFIG_STRATEGY_STORE_ALL: *out = EBB_STRATEGY_STORE_ALL; return EBB_OK;
+    case EBB_CONFIG_STRATEGY_PERIODIC: *out = EBB_STRATEGY_PERIODIC; return EBB_OK;
+    case EBB_CONFIG_STRATEGY_REVOLVE: *out = EBB_STRATEGY_REVOLVE; return EBB_OK;
+    case EBB_CONFIG_STRATEGY_ONLINE: *out = EBB_STRATEGY_ONLINE; return EBB_OK;
+    case EBB_CONFIG_STRATEGY_MULTISTAGE: *out = EBB_STRATEGY_MULTISTAGE; return EBB_OK;
+    case EBB_CONFIG_STRATEGY_DISK_REVOLVE: *out = EBB_STRATEGY_DISK_REVOLVE; return EBB_OK;
+    case EBB_CONFIG_STRATEGY_AUTO:
+    case EBB_CONFIG_STRATEGY_ASYNC:
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "strategy \"%s\" is not a single schedule: the planner or the runtime "
+                        "chooses one", ebb_config_strategy_names[strategy]);
+    }
+    return ebb_fail(EBB_ERR_INVALID_ARG, "strategy %d is not an ebb_config_strategy", (int)strategy);
+}
