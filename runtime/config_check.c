@@ -234,6 +234,27 @@ static ebb_status disk_auto_budget(const ebb_config *cfg, uint64_t *bytes)
     return EBB_OK;
 }
 
+/* EBB_ERR_UNSUPPORTED, naming the key at `key`, when the GPU tier is enabled
+ * but its device does not exist here. */
+static ebb_status check_gpu_device(const ebb_config *cfg, ebb_config_key key)
+{
+    int count = ebb_sys_gpu_count();
+    if (!cfg->gpu.enabled || cfg->gpu.device < count)
+        return EBB_OK;
+    char at[512];
+    where(cfg, key, "", at, sizeof at);
+    return ebb_fail(EBB_ERR_UNSUPPORTED,
+                    "%s: the GPU tier is enabled but CUDA device %d does not exist (%d found%s); "
+                    "expected tier.gpu.enabled = false on this machine",
+                    at, (int)cfg->gpu.device, count,
+#if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
+                    ""
+#else
+                    ": this build of ebb has no CUDA support"
+#endif
+    );
+}
+
 ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint64_t *bytes)
 {
     if (!cfg || !bytes)
@@ -247,21 +268,9 @@ ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint64_t *byt
             *bytes = cfg->gpu.budget;
             return EBB_OK;
         }
-        int count = ebb_sys_gpu_count();
-        if (cfg->gpu.device >= count) {
-            char at[512];
-            where(cfg, EBB_KEY_GPU_ENABLED, "", at, sizeof at);
-            return ebb_fail(EBB_ERR_UNSUPPORTED,
-                            "%s: the GPU tier is enabled but CUDA device %d does not exist (%d "
-                            "found%s); expected tier.gpu.enabled = false on this machine", at,
-                            (int)cfg->gpu.device, count,
-#if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
-                            ""
-#else
-                            ": this build of ebb has no CUDA support"
-#endif
-            );
-        }
+        ebb_status gs = check_gpu_device(cfg, EBB_KEY_GPU_ENABLED);
+        if (gs != EBB_OK)
+            return gs;
         *bytes = round_down(ebb_sys_gpu_free(cfg->gpu.device) / 2, EBB_CONFIG_DIO_ALIGN);
         return EBB_OK;
     }
@@ -312,23 +321,9 @@ ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes)
     const uint64_t set_budget[EBB_TIER_COUNT] = {cfg->gpu.budget, cfg->host.budget, cfg->disk.budget};
     const int enabled[EBB_TIER_COUNT] = {cfg->gpu.enabled, cfg->host.enabled, cfg->disk.enabled};
     char at[512], a[64], b[64];
-    if (cfg->gpu.enabled) {
-        int count = ebb_sys_gpu_count();
-        if (cfg->gpu.device >= count) {
-            where(cfg, cfg->line[EBB_KEY_GPU_DEVICE] > 0 ? EBB_KEY_GPU_DEVICE : EBB_KEY_GPU_ENABLED, "",
-                  at, sizeof at);
-            return ebb_fail(EBB_ERR_UNSUPPORTED,
-                            "%s: the GPU tier is enabled but CUDA device %d does not exist (%d "
-                            "found%s); expected tier.gpu.enabled = false on this machine", at,
-                            (int)cfg->gpu.device, count,
-#if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
-                            ""
-#else
-                            ": this build of ebb has no CUDA support"
-#endif
-            );
-        }
-    }
+    if ((s = check_gpu_device(cfg, cfg->line[EBB_KEY_GPU_DEVICE] > 0 ? EBB_KEY_GPU_DEVICE
+                                                                      : EBB_KEY_GPU_ENABLED)) != EBB_OK)
+        return s;
     if ((s = ebb_config_check_numa(cfg)) != EBB_OK)
         return s;
     for (int t = 0; t < EBB_TIER_COUNT; t++) {
