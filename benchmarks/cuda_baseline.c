@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "baseline_args.h"
+
 static const char help[] =
     "usage: cuda_baseline [--device N] [--size BYTES] [--total BYTES] [--chunk BYTES]\n"
     "                     [--host-alloc] [--json]\n"
@@ -38,34 +40,6 @@ static const char help[] =
             exit(1);                                                                              \
         }                                                                                         \
     } while (0)
-
-static int parse_size(const char *opt, const char *text, uint64_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    uint64_t mul = 1;
-    if (end && *end) {
-        switch (*end) {
-        case 'K': case 'k': mul = UINT64_C(1) << 10; break;
-        case 'M': case 'm': mul = UINT64_C(1) << 20; break;
-        case 'G': case 'g': mul = UINT64_C(1) << 30; break;
-        default: mul = 0;
-        }
-        end++;
-        if (*end == 'i' && end[1] == 'B')
-            end += 2;
-        else if (*end == 'B')
-            end++;
-    }
-    if (errno || end == text || *end || mul == 0 || v == 0) {
-        fprintf(stderr, "cuda_baseline: %s must be a positive size (e.g. 256M), got '%s'\n", opt,
-                text);
-        return -1;
-    }
-    *out = (uint64_t)v * mul;
-    return 0;
-}
 
 static void *host_alloc(size_t bytes, int use_host_alloc)
 {
@@ -121,15 +95,15 @@ int main(int argc, char **argv)
         switch (c) {
         case O_DEVICE: device = atoi(optarg); break;
         case O_SIZE:
-            if (parse_size("--size", optarg, &size))
+            if (baseline_parse_size("cuda_baseline", "--size", optarg, &size))
                 return 2;
             break;
         case O_TOTAL:
-            if (parse_size("--total", optarg, &total))
+            if (baseline_parse_size("cuda_baseline", "--total", optarg, &total))
                 return 2;
             break;
         case O_CHUNK:
-            if (parse_size("--chunk", optarg, &chunk))
+            if (baseline_parse_size("cuda_baseline", "--chunk", optarg, &chunk))
                 return 2;
             break;
         case O_HOSTALLOC: use_host_alloc = 1; break;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "baseline_args.h"
 #include "uring_loop.h"
 
 static const char help[] =
@@ -29,34 +30,6 @@ static const char help[] =
     "preallocated file in D (default $TMPDIR or /tmp), depth requests of block\n"
     "bytes in flight (default 16 x 8M), reads them back, prints GB/s.\n"
     "Sizes take a K, M or G suffix (KiB, MiB, GiB).\n";
-
-static int parse_size(const char *opt, const char *text, uint64_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    uint64_t mul = 1;
-    if (end && *end) {
-        switch (*end) {
-        case 'K': case 'k': mul = UINT64_C(1) << 10; break;
-        case 'M': case 'm': mul = UINT64_C(1) << 20; break;
-        case 'G': case 'g': mul = UINT64_C(1) << 30; break;
-        default: mul = 0;
-        }
-        end++;
-        if (*end == 'i' && end[1] == 'B')
-            end += 2;
-        else if (*end == 'B')
-            end++;
-    }
-    if (errno || end == text || *end || mul == 0 || v == 0) {
-        fprintf(stderr, "uring_baseline: %s must be a positive size (e.g. 8M), got '%s'\n", opt,
-                text);
-        return -1;
-    }
-    *out = (uint64_t)v * mul;
-    return 0;
-}
 
 static void progress(void *user, int phase, uint64_t done, uint64_t total)
 {
@@ -91,11 +64,11 @@ int main(int argc, char **argv)
         switch (c) {
         case O_DIR: o.dir = optarg; break;
         case O_BYTES:
-            if (parse_size("--bytes", optarg, &o.bytes))
+            if (baseline_parse_size("uring_baseline", "--bytes", optarg, &o.bytes))
                 return 2;
             break;
         case O_BLOCK:
-            if (parse_size("--block", optarg, &v))
+            if (baseline_parse_size("uring_baseline", "--block", optarg, &v))
                 return 2;
             if (v % 4096 || v > (UINT64_C(1) << 30)) {
                 fprintf(stderr, "uring_baseline: --block must be a multiple of 4096 up to 1G\n");
