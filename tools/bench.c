@@ -1,8 +1,9 @@
 /*
  * `ebb bench`: measures the tiers the configuration describes, through ebb's
  * own pools, and what they mean for a forward sweep of a given step time.
- * The measurements are in bench_tiers.c; the plain io_uring loop that
- * --baseline compares the disk tier with is benchmarks/uring_loop.c.
+ * The measurements are in bench_tiers.c; --baseline compares the disk tier
+ * with the plain io_uring loop of benchmarks/uring_loop.c and the gpu tier
+ * with the plain cudaMemcpyAsync loop of benchmarks/cuda_loop.c.
  */
 #include <getopt.h>
 #include <math.h>
@@ -12,6 +13,9 @@
 #include <unistd.h>
 
 #include "benchmarks/uring_loop.h"
+#if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
+#include "benchmarks/cuda_loop.h"
+#endif
 #include "ebb/config.h"
 #include "ebb/ebb.h"
 #include "ebb/storage.h"
@@ -37,9 +41,10 @@ static const char bench_help[] =
     "                     host 4 GiB, disk 8 GiB, gpu 16 GiB; disk within its budget)\n"
     "  --step-ms F        step time: compute/transfer ratio of each channel and how\n"
     "                     often a state can be stored to each tier for free\n"
-    "  --baseline         also run the plain io_uring O_DIRECT loop (no ebb code)\n"
-    "                     on the disk tier's directory with the same block, depth\n"
-    "                     and bytes, and compare\n"
+    "  --baseline         also run the plain loops (no ebb code) and compare: for\n"
+    "                     the disk tier an io_uring O_DIRECT loop on its directory\n"
+    "                     with the same block, depth and bytes; for the gpu tier\n"
+    "                     pinned cudaMemcpyAsync of the same size and bytes\n"
     "  --json             print one JSON object on stdout instead of the table\n"
     "\n"
     "GB/s are 10^9 bytes per second. A progress line goes to stderr when it is a\n"
@@ -218,6 +223,57 @@ static int run_baseline(const ebb_config *cfg, const bench_params *p, uint64_t b
     return 0;
 }
 
+/* The gpu tier's baseline: pinned cudaMemcpyAsync, whole-state calls. */
+typedef struct gpu_baseline_result {
+    int ran;
+    double h2d_GBps, d2h_GBps, both_GBps;
+    uint64_t bytes; /* per direction */
+    char device_name[256];
+} gpu_baseline_result;
+
+#if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
+static void gpu_baseline_progress(void *user, int phase, uint64_t done, uint64_t total)
+{
+    const bench_params *p = user;
+    static double t0;
+    (void)phase;
+    if (done == 0 || t0 == 0)
+        t0 = cli_now();
+    bench_progress(p, "gpu baseline", done, total, t0);
+    if (done >= total)
+        t0 = 0;
+}
+#endif
+
+static int run_gpu_baseline(const ebb_config *cfg, const bench_params *p, gpu_baseline_result *b)
+{
+#if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
+    bl_cuda_options o;
+    bl_cuda_result r;
+    bl_cuda_options_init(&o);
+    o.device = cfg->gpu.device;
+    o.size = (size_t)p->size;
+    o.total = p->total ? p->total : BENCH_TOTAL_GPU;
+    o.progress = gpu_baseline_progress;
+    o.user = (void *)p;
+    if (bl_cuda_run(&o, &r) != 0) {
+        fprintf(stderr, "ebb bench: gpu baseline (cudaMemcpyAsync loop): %s\n", r.error);
+        return -1;
+    }
+    b->ran = 1;
+    b->bytes = r.bytes;
+    b->h2d_GBps = (double)r.bytes / r.h2d_s / 1e9;
+    b->d2h_GBps = (double)r.bytes / r.d2h_s / 1e9;
+    b->both_GBps = 2.0 * (double)r.bytes / r.both_s / 1e9;
+    snprintf(b->device_name, sizeof b->device_name, "%s", r.device_name);
+    return 0;
+#else
+    (void)cfg, (void)p, (void)b;
+    fprintf(stderr, "ebb bench: gpu baseline: this ebb was built without CUDA\n");
+    return -1;
+#endif
+}
+
 /* ---- compute/transfer ratio ---------------------------------------------------- */
 
 typedef struct channel {
@@ -290,7 +346,8 @@ static const char *size_str(uint64_t bytes, char *buf, size_t n)
 }
 
 static void print_json(const bench_args *a, const bench_params *p, const bench_result *res,
-                       const char skipped[EBB_TIER_COUNT][256], const baseline_result *b)
+                       const char skipped[EBB_TIER_COUNT][256], const baseline_result *b,
+                       const gpu_baseline_result *gb)
 {
     json_writer w;
     json_begin(&w, stdout);
@@ -370,6 +427,20 @@ static void print_json(const bench_args *a, const bench_params *p, const bench_r
         json_double(&w, "disk_read_ratio", d->ran ? d->read_GBps / b->read_GBps : NAN);
         json_close(&w);
     }
+    if (gb->ran) {
+        const bench_result *g = &res[EBB_TIER_GPU];
+        json_object(&w, "gpu_baseline");
+        json_string(&w, "what", "pinned cudaMemcpyAsync loop (benchmarks/cuda_loop.c)");
+        json_string(&w, "device_name", gb->device_name);
+        json_int(&w, "bytes", (int64_t)gb->bytes);
+        json_double(&w, "h2d_GBps", gb->h2d_GBps);
+        json_double(&w, "d2h_GBps", gb->d2h_GBps);
+        json_double(&w, "both_GBps", gb->both_GBps);
+        json_double(&w, "h2d_ratio", g->ran ? g->h2d_GBps / gb->h2d_GBps : NAN);
+        json_double(&w, "d2h_ratio", g->ran ? g->d2h_GBps / gb->d2h_GBps : NAN);
+        json_double(&w, "both_ratio", g->ran ? g->both_GBps / gb->both_GBps : NAN);
+        json_close(&w);
+    }
     if (a->step_ms > 0) {
         double step_s = a->step_ms / 1e3;
         channel ch[MAX_CHANNELS];
@@ -411,7 +482,8 @@ static const char *ordinal(int64_t k, char *buf, size_t n)
 }
 
 static void print_table(const bench_args *a, const bench_params *p, const bench_result *res,
-                        const char skipped[EBB_TIER_COUNT][256], const baseline_result *b)
+                        const char skipped[EBB_TIER_COUNT][256], const baseline_result *b,
+                        const gpu_baseline_result *gb)
 {
     char s1[32], s2[32];
     printf("ebb bench: state %s", size_str(p->size, s1, sizeof s1));
@@ -462,6 +534,19 @@ static void print_table(const bench_args *a, const bench_params *p, const bench_
         if (d->ran)
             printf("; ebb disk tier reaches %.0f%% (write) and %.0f%% (read) of it",
                    100.0 * d->write_GBps / b->write_GBps, 100.0 * d->read_GBps / b->read_GBps);
+        printf("\n");
+    }
+    if (gb->ran) {
+        const bench_result *g = &res[EBB_TIER_GPU];
+        printf("\ngpu baseline: pinned cudaMemcpyAsync on %s (same size, %s each way, one call "
+               "per state)\n",
+               gb->device_name, size_str(gb->bytes, s1, sizeof s1));
+        printf("  h2d %.2f GB/s, d2h %.2f GB/s, both %.2f GB/s", gb->h2d_GBps, gb->d2h_GBps,
+               gb->both_GBps);
+        if (g->ran)
+            printf("; ebb gpu tier reaches %.0f%% (h2d), %.0f%% (d2h), %.0f%% (both) of it",
+                   100.0 * g->h2d_GBps / gb->h2d_GBps, 100.0 * g->d2h_GBps / gb->d2h_GBps,
+                   100.0 * g->both_GBps / gb->both_GBps);
         printf("\n");
     }
     if (a->step_ms > 0) {
@@ -551,9 +636,10 @@ int ebb_cmd_bench(int argc, char **argv)
         }
         run[t] = 1;
     }
-    if (a.baseline && !run[EBB_TIER_DISK]) {
-        fprintf(stderr, "ebb bench: --baseline compares with the disk tier, which this run "
-                        "does not measure (use --tier disk or all)\n");
+    if (a.baseline && !run[EBB_TIER_DISK] && !run[EBB_TIER_GPU]) {
+        fprintf(stderr, "ebb bench: --baseline compares the disk tier (with an io_uring loop) "
+                        "and the gpu tier (with a cudaMemcpyAsync loop), and this run measures "
+                        "neither (use --tier disk, gpu or all)\n");
         ebb_config_dispose(&cfg);
         return 2;
     }
@@ -567,6 +653,8 @@ int ebb_cmd_bench(int argc, char **argv)
     memset(res, 0, sizeof res);
     baseline_result base;
     memset(&base, 0, sizeof base);
+    gpu_baseline_result gbase;
+    memset(&gbase, 0, sizeof gbase);
     static int (*const measure[EBB_TIER_COUNT])(const ebb_config *, const bench_params *,
                                                 bench_result *) = {bench_gpu, bench_host,
                                                                    bench_disk};
@@ -586,6 +674,11 @@ int ebb_cmd_bench(int argc, char **argv)
                 break;
             }
         }
+        if (t == EBB_TIER_GPU && a.baseline && ebb_gpu_count() > 0 &&
+            run_gpu_baseline(&cfg, &p, &gbase) != 0) {
+            rc = 1;
+            break;
+        }
         if (measure[t](&cfg, &p, &res[t]) != 0) {
             fprintf(stderr, "ebb bench: %s tier: %s\n", ebb_tier_name(t), res[t].error);
             rc = 1;
@@ -593,9 +686,9 @@ int ebb_cmd_bench(int argc, char **argv)
     }
     if (rc == 0) {
         if (a.json)
-            print_json(&a, &p, res, (const char(*)[256])skipped, &base);
+            print_json(&a, &p, res, (const char(*)[256])skipped, &base, &gbase);
         else
-            print_table(&a, &p, res, (const char(*)[256])skipped, &base);
+            print_table(&a, &p, res, (const char(*)[256])skipped, &base, &gbase);
     }
     ebb_config_dispose(&cfg);
     return rc;

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Everything that needs a GPU, in one command, for a machine with an NVIDIA
+# GPU and the CUDA toolkit (the H100/H200 machine; it may have no network):
+#
+#   scripts/gpu-check.sh [OUT] [RUNS]
+#
+# 1. dependencies: if pkg-config does not find them and .deps/debs exists
+#    (scripts/offline-deps.sh download, run where apt works, then carried
+#    over), unpacks them into .deps/prefix;
+# 2. builds Release with the CUDA toolkit required (build-gpu/);
+# 3. runs the whole test suite but the slow label (the gpu tests run here
+#    instead of skipping);
+# 4. the GPU acceptance of issue 3, RUNS times (default 3): benchmarks/
+#    cuda_baseline, then `ebb bench --tier gpu --baseline --json` (ebb's gpu
+#    tier and the plain pinned cudaMemcpyAsync loop in the same process), and
+#    once `ebb bench --tier all --step-ms 50`; prints the medians and whether
+#    d2h and h2d reach 90 % of the baseline.
+#
+# Every log and JSON goes to OUT (default build-gpu/out). Exit status 0 only
+# when the build, the tests and the 90 % target all pass.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$root/build-gpu/out}
+runs=${2:-3}
+build=$root/build-gpu
+mkdir -p "$out"
+cd "$root"
+say() { echo "gpu-check: $*" | tee -a "$out/summary.txt" >&2; }
+: > "$out/summary.txt"
+
+deps=(liburing hwloc libxxhash tomlplusplus criterion)
+if ! "${PKG_CONFIG:-pkg-config}" --exists "${deps[@]}" 2>/dev/null; then
+  if [ ! -d .deps/debs ]; then
+    say "missing build dependencies (${deps[*]}) and no .deps/debs to unpack:"
+    say "install them (make deps) or run 'scripts/offline-deps.sh download' where apt works and bring .deps/ along"
+    exit 1
+  fi
+  scripts/offline-deps.sh extract 2>&1 | tee "$out/deps.log" >&2
+  # shellcheck disable=SC1091
+  . .deps/env.sh
+fi
+
+{ nvidia-smi; nvidia-smi topo -m; } > "$out/nvidia-smi.txt" 2>&1 || say "nvidia-smi failed (see nvidia-smi.txt)"
+{ uname -a; nproc; free -g; df -h "$root"; } > "$out/machine.txt" 2>&1
+
+say "configure + build (Release, CUDA required) in $build"
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEBB_WITH_CUDA=ON > "$out/configure.log" 2>&1 ||
+   ! cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1; then
+  say "build FAILED (configure.log, build.log):"
+  tail -20 "$out/build.log" "$out/configure.log" >&2
+  exit 1
+fi
+
+status=0
+say "tests (ctest -LE slow)"
+if ctest --test-dir "$build" -LE slow --output-on-failure > "$out/ctest.log" 2>&1; then
+  say "tests: $(grep -E 'tests passed' "$out/ctest.log")"
+else
+  say "tests FAILED: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+  grep -E '^\s+[0-9]+ - ' "$out/ctest.log" >&2 || true
+  status=1
+fi
+# Which tests skipped (on a GPU machine, none of the gpu ones should)?
+for t in "$build"/tests/test_storage_* "$build"/tests/test_bench_*; do
+  "$t" --verbose --jobs 1 2>&1 | grep -E 'SKIP' | sed "s|^|$(basename "$t"): |"
+done > "$out/skipped-tests.txt"
+say "skipped tests: $(wc -l < "$out/skipped-tests.txt") (skipped-tests.txt)"
+
+ebb=$build/tools/ebb
+: > "$out/gpu_acceptance.jsonl"
+for i in $(seq 1 "$runs"); do
+  say "acceptance run $i of $runs"
+  "$build/benchmarks/cuda_baseline" --size 256M --total 16G --json > "$out/cuda_baseline.$i.json" 2>> "$out/bench.err" ||
+    { say "cuda_baseline FAILED: $(tail -1 "$out/bench.err")"; status=1; break; }
+  "$ebb" bench --tier gpu --size 256MiB --baseline --json > "$out/bench_gpu.$i.json" 2>> "$out/bench.err" ||
+    { say "ebb bench --tier gpu FAILED: $(tail -1 "$out/bench.err")"; status=1; break; }
+  printf '{"run": %d, "cuda_baseline": %s, "ebb_bench": %s}\n' "$i" \
+    "$(tr -d '\n' < "$out/cuda_baseline.$i.json")" "$(tr -d '\n' < "$out/bench_gpu.$i.json")" \
+    >> "$out/gpu_acceptance.jsonl"
+done
+"$ebb" bench --tier all --size 256MiB --step-ms 50 > "$out/bench_all.txt" 2>> "$out/bench.err" ||
+  say "ebb bench --tier all FAILED: $(tail -1 "$out/bench.err")"
+
+if [ -s "$out/gpu_acceptance.jsonl" ]; then
+  python3 - "$out/gpu_acceptance.jsonl" <<'PY' | tee -a "$out/summary.txt" >&2 || status=1
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+med = statistics.median
+keys = ("d2h", "h2d", "both")
+base = {k: med(r["cuda_baseline"][k + "_GBps"] for r in rows) for k in keys}
+inproc = {k: med(r["ebb_bench"]["gpu_baseline"][k + "_GBps"] for r in rows) for k in keys}
+tier = {k: med(r["ebb_bench"]["tiers"]["gpu"][k + "_GBps"] for r in rows) for k in keys}
+ratio = {k: med(r["ebb_bench"]["gpu_baseline"][k + "_ratio"] for r in rows) for k in keys}
+print("device: %s; medians of %d runs, GB/s = 1e9 B/s" % (rows[0]["cuda_baseline"]["device"], len(rows)))
+print("  %-44s %8s %8s %8s" % ("", "d2h", "h2d", "both"))
+print("  %-44s %8.2f %8.2f %8.2f" % ("cuda_baseline (standalone)", *[base[k] for k in keys]))
+print("  %-44s %8.2f %8.2f %8.2f" % ("cudaMemcpyAsync loop inside ebb bench", *[inproc[k] for k in keys]))
+print("  %-44s %8.2f %8.2f %8.2f" % ("ebb gpu tier (ebb_move gpu <-> pinned host)", *[tier[k] for k in keys]))
+print("  %-44s %7.1f%% %7.1f%% %7.1f%%" % ("ebb / loop in the same run", *[100 * ratio[k] for k in keys]))
+ok = ratio["d2h"] >= 0.9 and ratio["h2d"] >= 0.9
+print("target (d2h and h2d >= 90%% of pinned cudaMemcpyAsync): %s" % ("PASS" if ok else "FAIL"))
+sys.exit(0 if ok else 1)
+PY
+fi
+say "outputs in $out; exit $status"
+exit $status
