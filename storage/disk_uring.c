@@ -319,6 +319,8 @@ static void *uring_main(void *arg)
     ebb_disk *d = pool->disk;
     struct ebb_uring *u = d->uring;
     char why[384] = "";
+    /* Named so that top, gdb and the no-allocation test can tell ebb's threads. */
+    (void)pthread_setname_np(pthread_self(), "ebb-uring");
     int err = setup(pool, why, sizeof why);
     pthread_mutex_lock(&u->mu);
     u->setup_err = err;
