@@ -94,6 +94,132 @@ static void leave(dev_guard *g)
         (void)cudaSetDevice(g->old);
 }
 
+/* Errors that leave the context unusable ("any further CUDA work will return
+ * the same error"): cudaGetLastError cannot clear them. The codes added after
+ * CUDA 11 are compared by value so that older toolkits still compile. */
+static int cuda_sticky(cudaError_t e)
+{
+    switch ((int)e) {
+    case cudaErrorECCUncorrectable:
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case 226: /* cudaErrorContained */
+    case 721: /* cudaErrorTensorMemoryLeak */
+    case 810: /* cudaErrorMpsClientTerminated */
+    case 911: /* cudaErrorExternalDevice */
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* After one of our own calls returned `e`: resets the thread's last-error
+ * state when it holds exactly that (so a caller's cudaGetLastError does not
+ * see our failure, nor a cudaErrorNotReady should the runtime keep one),
+ * never when it holds something else (the caller's own pending error) and
+ * never for a sticky error, which cannot be cleared and must stay visible. */
+static void clear_own_error(cudaError_t e)
+{
+    if (e == cudaSuccess || cuda_sticky(e))
+        return;
+    if (cudaPeekAtLastError() == e)
+        (void)cudaGetLastError();
+}
+
+/* 1 while the work `ev` captured is still running. Any other answer means
+ * not running: cudaSuccess (done, or never recorded), or an error (the copy
+ * or the context failed: the copy's own ticket reports it). */
+static int event_pending(cudaEvent_t ev)
+{
+    cudaError_t q = cudaEventQuery(ev);
+    clear_own_error(q);
+    return q == cudaErrorNotReady;
+}
+
+int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size_t why_len)
+{
+    dev_guard g;
+    cudaError_t e = enter(device, &g);
+    if (e != cudaSuccess) {
+        clear_own_error(e);
+        snprintf(why, why_len, "cannot make CUDA device %d current: %s", device,
+                 cudaGetErrorString(e));
+        return -1;
+    }
+    int32_t made = 0;
+    for (; made < n; made++) {
+        cudaEvent_t ev = NULL;
+        e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+        if (e != cudaSuccess)
+            break;
+        events[made] = ev;
+    }
+    if (e != cudaSuccess) {
+        clear_own_error(e);
+        snprintf(why, why_len, "creating CUDA event %d of %d on device %d failed: %s",
+                 (int)made + 1, (int)n, device, cudaGetErrorString(e));
+        while (made > 0) {
+            made--;
+            cudaError_t d = cudaEventDestroy((cudaEvent_t)events[made]);
+            clear_own_error(d);
+            events[made] = NULL;
+        }
+    }
+    leave(&g);
+    return e == cudaSuccess ? 0 : -1;
+}
+
+void ebb_cuda_events_destroy(int device, void **events, int32_t n)
+{
+    dev_guard g;
+    cudaError_t e = enter(device, &g);
+    int entered = e == cudaSuccess;
+    clear_own_error(e);
+    /* An event whose work is still running may be destroyed: its resources
+     * are released when the work completes. */
+    for (int32_t i = 0; i < n; i++)
+        if (events[i]) {
+            clear_own_error(cudaEventDestroy((cudaEvent_t)events[i]));
+            events[i] = NULL;
+        }
+    if (entered)
+        leave(&g);
+}
+
+int ebb_cuda_event_busy(void *event)
+{
+    return event_pending((cudaEvent_t)event);
+}
+
+void ebb_cuda_event_wait(void *event)
+{
+    clear_own_error(cudaEventSynchronize((cudaEvent_t)event));
+}
+
+/* Records a host slot's tracking event on `st`, after the copy just queued
+ * there. While the event still tracks an earlier copy in flight (pool.c lets
+ * only another host -> gpu read of the same slot overlap), `st` first waits
+ * for that copy, so the event completes only when both have (the new copy's
+ * ticket, recorded after, then completes no earlier than the old copy: once
+ * the tickets are complete the slot is free). Returns 1 if recorded. */
+static int record_mark(cudaStream_t st, cudaEvent_t ev)
+{
+    cudaError_t e = cudaSuccess;
+    if (event_pending(ev))
+        e = cudaStreamWaitEvent(st, ev, 0);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(ev, st);
+    clear_own_error(e);
+    return e == cudaSuccess;
+}
+
 static ebb_status cuda_fail(ebb_status s, cudaError_t e, const char *what, int device)
 {
     (void)cudaGetLastError();
@@ -226,8 +352,11 @@ ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_
 }
 
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
-                           int mem_on_device, ebb_op *after, ebb_ticket *ticket)
+                           int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
+                           ebb_ticket *ticket)
 {
+    if (mark)
+        mark->recorded = 0;
     struct ebb_device *dv = pool->device;
     ebb_op *op = &pool->ops[slot];
     cudaEvent_t ev = (cudaEvent_t)op->event;
@@ -260,11 +389,20 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
     if (after && after->event)
         e = cudaStreamWaitEvent(st, (cudaEvent_t)after->event, 0);
     uint64_t chunks = 0;
+    int queued = 0; /* some chunk is on the stream */
     for (size_t off = 0; e == cudaSuccess && off < pool->slot_size; off += dv->chunk) {
         size_t n = pool->slot_size - off < dv->chunk ? pool->slot_size - off : dv->chunk;
         e = cudaMemcpyAsync(dst + off, src + off, n, kind, st);
         chunks++;
+        queued |= e == cudaSuccess;
     }
+    /* The host slot's event, on the same stream, after the chunks (also
+     * after a failure part way: the chunks queued still touch the slot) and
+     * before the operation's own event, so that a completed ticket implies a
+     * free host slot. Only when the event belongs to this device: recording
+     * an event on a stream of another device fails. */
+    if (mark && mark->event && mark->device == dv->device && queued)
+        mark->recorded = record_mark(st, (cudaEvent_t)mark->event);
     if (e == cudaSuccess)
         e = cudaEventRecord(ev, st);
     leave(&g);
@@ -371,6 +509,26 @@ int ebb_cuda_host_register(void *ptr, size_t bytes, char *why, size_t why_len)
 
 void ebb_cuda_host_unregister(void *ptr) { (void)ptr; }
 
+int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size_t why_len)
+{
+    (void)device, (void)events, (void)n;
+    snprintf(why, why_len, "built without CUDA");
+    return -1;
+}
+
+void ebb_cuda_events_destroy(int device, void **events, int32_t n)
+{
+    (void)device, (void)events, (void)n;
+}
+
+int ebb_cuda_event_busy(void *event)
+{
+    (void)event;
+    return 0;
+}
+
+void ebb_cuda_event_wait(void *event) { (void)event; }
+
 ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     (void)pool;
@@ -389,10 +547,13 @@ ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_
 }
 
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
-                           int mem_on_device, ebb_op *after, ebb_ticket *ticket)
+                           int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
+                           ebb_ticket *ticket)
 {
     (void)pool, (void)slot, (void)mem, (void)to_device, (void)mem_on_device, (void)after;
     (void)ticket;
+    if (mark)
+        mark->recorded = 0;
     return no_cuda();
 }
 

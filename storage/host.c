@@ -2,6 +2,7 @@
  * CUDA when a GPU exists. One buffer serves GPU DMA, O_DIRECT and io_uring
  * fixed buffers. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,8 +31,32 @@ static void prefault(unsigned char *base, size_t bytes, size_t page)
         ((volatile unsigned char *)base)[off] = 0;
 }
 
+/* One CUDA event per slot on `device`, so that ebb_host_slot_check sees the
+ * gpu copies in flight. Failing leaves tracking off, with a warning. */
+static void gpu_tracking_create(struct ebb_pool *pool, int device)
+{
+    char why[256];
+    void **events = calloc((size_t)pool->slots, sizeof *events);
+    unsigned char *use = calloc((size_t)pool->slots, sizeof *use);
+    if (!events || !use)
+        snprintf(why, sizeof why, "cannot allocate the bookkeeping");
+    else if (ebb_cuda_events_create(device, events, pool->slots, why, sizeof why) == 0) {
+        pool->gpu_events = events;
+        pool->gpu_use = use;
+        pool->gpu_events_device = device;
+        return;
+    }
+    free(events);
+    free(use);
+    ebb_pool_warn(pool,
+                  "gpu copies to and from this pool's slots are not tracked (%s); wait for their "
+                  "tickets before reusing the slots",
+                  why);
+}
+
 ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
 {
+    pool->gpu_events_device = -1;
     size_t page = page_size();
     pool->stride = (o->slot_size + page - 1) / page * page;
     if (pool->stride / page > SIZE_MAX / page / (size_t)o->slots)
@@ -86,9 +111,10 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
     if (o->pin) {
         if (ebb_gpu_count() > 0) {
             char why[256];
-            if (ebb_cuda_host_register(pool->base, bytes, why, sizeof why) == 0)
+            if (ebb_cuda_host_register(pool->base, bytes, why, sizeof why) == 0) {
                 pool->pinned = 1;
-            else
+                gpu_tracking_create(pool, o->device);
+            } else
                 ebb_pool_warn(pool, "not pinned: %s; GPU transfers from this pool are refused",
                               why);
         } else {
@@ -100,6 +126,19 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
 
 void ebb_host_destroy(struct ebb_pool *pool)
 {
+    if (pool->gpu_events) {
+        /* A tracked gpu copy still in flight (its gpu pool not destroyed
+         * first) must finish before the memory is unpinned and unmapped. */
+        for (int32_t i = 0; i < pool->slots; i++)
+            if (pool->gpu_use[i] != EBB_HOST_GPU_NONE)
+                ebb_cuda_event_wait(pool->gpu_events[i]);
+        ebb_cuda_events_destroy(pool->gpu_events_device, pool->gpu_events, pool->slots);
+    }
+    free(pool->gpu_events);
+    free(pool->gpu_use);
+    pool->gpu_events = NULL;
+    pool->gpu_use = NULL;
+    pool->gpu_events_device = -1;
     if (pool->pinned)
         ebb_cuda_host_unregister(pool->base);
     pool->pinned = 0;
@@ -125,5 +164,16 @@ ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int wr
                         "host slot %d is being written to disk (a move still in flight); wait for "
                         "its ticket before overwriting the slot",
                         (int)slot);
+    /* The last tracked gpu copy: one that fills the slot forbids any use, one
+     * that reads it forbids writing, while its event says it is in flight. */
+    if (pool->gpu_events) {
+        unsigned char use = pool->gpu_use[slot];
+        if ((use == EBB_HOST_GPU_WRITE || (use == EBB_HOST_GPU_READ && writing)) &&
+            ebb_cuda_event_busy(pool->gpu_events[slot]))
+            return ebb_fail(EBB_ERR_STATE,
+                            "host slot %d is in use by a %s copy still in flight; wait for its "
+                            "ticket first",
+                            (int)slot, use == EBB_HOST_GPU_WRITE ? "gpu -> host" : "host -> gpu");
+    }
     return EBB_OK;
 }

@@ -246,6 +246,25 @@ static void count(ebb_pool *pool, int into)
     }
 }
 
+/* A copy between host slot `slot` of `host` and a gpu pool slot: the host
+ * slot's tracking event goes with it (when the host pool has events), and
+ * once ebb_device_copy recorded it the slot remembers whether that copy
+ * reads it (host -> gpu) or writes it (gpu -> host). */
+static ebb_status host_gpu_copy(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t slot,
+                                int to_device, ebb_ticket *ticket)
+{
+    ebb_copy_mark mark = {NULL, -1, 0};
+    if (host->gpu_events) {
+        mark.event = host->gpu_events[slot];
+        mark.device = host->gpu_events_device;
+    }
+    ebb_status s = ebb_device_copy(gpu, gpu_slot, host->base + (size_t)slot * host->stride,
+                                   to_device, 0, NULL, &mark, ticket);
+    if (mark.recorded)
+        host->gpu_use[slot] = to_device ? EBB_HOST_GPU_READ : EBB_HOST_GPU_WRITE;
+    return s;
+}
+
 ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
                     ebb_ticket *ticket)
 {
@@ -288,10 +307,11 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
                             "ebb_move host -> gpu: the host pool is not pinned (%s); device "
                             "transfers need pinned memory",
                             src->warnings[0] ? src->warnings : "pinning was off");
-        return ebb_device_copy(dst, dst_slot, src->base + (size_t)src_slot * src->stride, 1, 0,
-                               NULL, ticket);
+        return host_gpu_copy(dst, dst_slot, src, src_slot, 1, ticket);
     }
     if (a == EBB_TIER_GPU && b == EBB_TIER_HOST) {
+        /* Also refuses a slot that another gpu -> host copy (from any gpu
+         * pool slot) still fills, or a host -> gpu copy still reads. */
         if ((s = ebb_host_slot_check(dst, dst_slot, 1)) != EBB_OK)
             return s;
         if (!dst->pinned)
@@ -299,15 +319,14 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
                             "ebb_move gpu -> host: the host pool is not pinned (%s); device "
                             "transfers need pinned memory",
                             dst->warnings[0] ? dst->warnings : "pinning was off");
-        return ebb_device_copy(src, src_slot, dst->base + (size_t)dst_slot * dst->stride, 0, 0,
-                               NULL, ticket);
+        return host_gpu_copy(src, src_slot, dst, dst_slot, 0, ticket);
     }
     if (a == EBB_TIER_GPU && b == EBB_TIER_GPU) {
         if (dst == src && dst_slot == src_slot)
             return EBB_OK;
         /* Runs on the destination pool, reading the source slot's memory. */
         return ebb_device_copy(dst, dst_slot, src->base + (size_t)src_slot * src->stride, 1, 1,
-                               src->ops ? &src->ops[src_slot] : NULL, ticket);
+                               src->ops ? &src->ops[src_slot] : NULL, NULL, ticket);
     }
     return ebb_fail(EBB_ERR_UNSUPPORTED,
                     "ebb_move %s -> %s is not a direct path: chain it through a host slot "
@@ -335,7 +354,7 @@ ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticke
         int on_device = 0;
         if ((s = ebb_device_check_user_ptr(src, "ebb_pool_put: src", &on_device)) != EBB_OK)
             return s;
-        return ebb_device_copy(pool, slot, (void *)src, 1, on_device, NULL, ticket);
+        return ebb_device_copy(pool, slot, (void *)src, 1, on_device, NULL, NULL, ticket);
     }
     default:
         return ebb_fail(EBB_ERR_UNSUPPORTED,
@@ -364,7 +383,7 @@ ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *tic
         int on_device = 0;
         if ((s = ebb_device_check_user_ptr(dst, "ebb_pool_get: dst", &on_device)) != EBB_OK)
             return s;
-        return ebb_device_copy(pool, slot, dst, 0, on_device, NULL, ticket);
+        return ebb_device_copy(pool, slot, dst, 0, on_device, NULL, NULL, ticket);
     }
     default:
         return ebb_fail(EBB_ERR_UNSUPPORTED,

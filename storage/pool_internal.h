@@ -11,6 +11,9 @@
 #include "storage/fault.h"
 
 enum { EBB_OP_IDLE = 0, EBB_OP_PENDING = 1, EBB_OP_DONE = 2 };
+/* What the last gpu copy recorded in a host slot's event does to the slot. */
+enum { EBB_HOST_GPU_NONE = 0, EBB_HOST_GPU_READ = 1 /* host -> gpu */,
+       EBB_HOST_GPU_WRITE = 2 /* gpu -> host */ };
 enum { EBB_OP_MSG = 512, EBB_WARN_MSG = 1024 };
 
 /* One operation record per slot of the pool that runs it (the disk pool for
@@ -53,6 +56,15 @@ struct ebb_pool {
     int hwloc_alloc;             /* host: memory came from hwloc_alloc_membind */
     _Atomic int32_t *readers;    /* host: disk operations reading each slot */
     _Atomic int32_t *writers;    /* host: disk operations writing each slot */
+    /* host, pinned with a GPU present: gpu copies touching each slot. One
+     * cudaEvent_t per slot, created at creation on gpu_events_device and
+     * recorded (by ebb_device_copy, on the copy's stream) after every
+     * host <-> gpu move of a gpu pool on that same device; gpu_use[slot] says
+     * what the copy last recorded there does to the slot (EBB_HOST_GPU_*).
+     * NULL when tracking is off (no GPU, not pinned, events refused). */
+    void **gpu_events;
+    unsigned char *gpu_use;
+    int gpu_events_device;       /* device of gpu_events; -1 when none */
 
     ebb_op *ops;                 /* disk, gpu: one per slot */
     struct ebb_disk *disk;
@@ -82,7 +94,10 @@ ebb_status ebb_op_report(ebb_op *op);
 /* Host tier. */
 ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o);
 void ebb_host_destroy(struct ebb_pool *pool);
-/* EBB_OK when a host slot may be read (reading = 1) or written now. */
+/* EBB_OK when a host slot may be read (writing = 0) or written (writing = 1)
+ * now; EBB_ERR_STATE, with a message, while a disk operation or a tracked gpu
+ * copy in flight forbids it (a writer forbids any use, a reader forbids
+ * writing). Never blocks: a gpu copy is one cudaEventQuery. */
 ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int writing);
 
 /* Disk tier. */
@@ -96,13 +111,29 @@ ebb_status ebb_disk_wait(struct ebb_pool *pool, ebb_op *op);
 /* Device tier (stubs without CUDA). */
 ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o);
 void ebb_device_destroy(struct ebb_pool *pool);
+/* A host pool slot's tracking event for ebb_device_copy to record after the
+ * copy (pool.c fills it from the host pool: no pointer between pools is kept). */
+typedef struct ebb_copy_mark {
+    void *event;   /* cudaEvent_t of the host slot; NULL: nothing to record */
+    int device;    /* device the event was created on: recorded only when it
+                      is the gpu pool's (an event is recorded on a stream of
+                      its own device); otherwise the copy goes untracked */
+    int recorded;  /* out: 1 when the event now tracks this copy */
+} ebb_copy_mark;
+
 /* Copies between a slot of a gpu pool and memory at `mem` (a host pool slot,
  * the caller's device or pinned memory, another gpu pool's slot): to_device
  * = 1 copies mem -> slot. mem_on_device says which stream (device -> device
  * or the host one). `after`, if not NULL, is an operation (of another gpu
- * pool's slot that `mem` is) the copy must follow. */
+ * pool's slot that `mem` is) the copy must follow. `mark`, if not NULL, is
+ * the host slot `mem` is: its event is recorded on the copy's stream once
+ * the copy is enqueued, before the operation's own event, so a complete
+ * ticket implies a complete host event. Also recorded when enqueuing failed
+ * part way (the chunks already queued still touch the slot); mark->recorded
+ * says whether it was, whatever the result. */
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
-                           int mem_on_device, ebb_op *after, ebb_ticket *ticket);
+                           int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
+                           ebb_ticket *ticket);
 /* Checks the caller's pointer: device or pinned host memory; *on_device says which. */
 ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_device);
 ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *done);
@@ -112,5 +143,16 @@ void ebb_device_info(const struct ebb_pool *pool, ebb_pool_info *info);
 /* cudaHostRegister / Unregister; 0 on success, otherwise fills why. */
 int ebb_cuda_host_register(void *ptr, size_t bytes, char *why, size_t why_len);
 void ebb_cuda_host_unregister(void *ptr);
+/* Host slot tracking events (stubs without CUDA). create: `n` events
+ * (cudaEventDisableTiming) on `device`, entered and left as the gpu tier
+ * does; 0 on success, otherwise none is left and why says what failed.
+ * destroy: NULL entries are skipped. busy: 1 while the work the event
+ * captured is still running (cudaErrorNotReady); 0 when it completed, was
+ * never recorded, or the query failed (the copy's ticket reports failures).
+ * Never blocks. wait: blocks until it completed (errors ignored). */
+int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size_t why_len);
+void ebb_cuda_events_destroy(int device, void **events, int32_t n);
+int ebb_cuda_event_busy(void *event);
+void ebb_cuda_event_wait(void *event);
 
 #endif

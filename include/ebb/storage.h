@@ -36,11 +36,21 @@
  * - a slot takes one operation at a time: starting a second one on a slot of
  *   the pool that runs it (the disk pool for host <-> disk, the gpu pool for
  *   host <-> gpu) before the first completed returns EBB_ERR_STATE;
- * - a host slot that a disk operation is reading cannot be written (by a
- *   put, a move into it or a disk read into it) until that operation
- *   completes, and one that a disk operation is writing cannot be used at
- *   all: EBB_ERR_STATE. (Host slots used by gpu operations are not tracked:
- *   wait for the ticket before reusing them.)
+ * - a host slot that a disk operation or a gpu copy is reading (host -> disk,
+ *   host -> gpu) cannot be written (by a put, a move into it, a disk read or
+ *   a gpu -> host copy into it) until that operation completes, and one that
+ *   a disk operation or a gpu copy is writing (disk -> host, gpu -> host)
+ *   cannot be used at all: EBB_ERR_STATE ("host slot 3 is in use by a
+ *   gpu -> host copy still in flight; wait for its ticket first"). Once the
+ *   operation's ticket reports it complete the slot is free. Reads may
+ *   overlap (two host -> gpu copies, or one and a host -> disk move, from one
+ *   slot). gpu copies are seen through a CUDA event per host slot, created
+ *   with a pinned host pool on its `device`: copies run by a gpu pool on
+ *   another device are not tracked (wait for their tickets before reusing
+ *   the slot), nor is a host slot's address passed as the caller's memory to
+ *   ebb_pool_put/ebb_pool_get of a gpu pool (use ebb_move). A host pool
+ *   destroyed while tracked gpu copies still use it waits for them;
+ *   destroying it first is still not the intended order.
  * - a disk slot that holds no completed write cannot be read: EBB_ERR_STATE.
  */
 #ifndef EBB_STORAGE_H
