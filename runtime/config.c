@@ -12,6 +12,7 @@
 
 enum { DEFAULT_QUEUE_DEPTH = 16 };
 #define DEFAULT_BLOCK_SIZE (UINT64_C(8) << 20)
+#define DEFAULT_CHUNK_SIZE (UINT64_C(64) << 20)
 
 void ebb_config_free_paths(char **paths, size_t count)
 {
@@ -47,13 +48,17 @@ ebb_status ebb_config_init_default(ebb_config *cfg)
     cfg->gpu.enabled = ebb_sys_gpu_count() > 0;
     cfg->gpu.budget = EBB_BUDGET_AUTO;
     cfg->gpu.device = 0;
+    cfg->gpu.chunk_size = DEFAULT_CHUNK_SIZE;
     cfg->host.enabled = 1;
     cfg->host.budget = EBB_BUDGET_AUTO;
     cfg->host.numa = EBB_NUMA_AUTO;
+    cfg->host.pin = 1;
+    cfg->host.prefault = 1;
     cfg->disk.enabled = 1;
     cfg->disk.budget = EBB_BUDGET_AUTO;
     cfg->disk.block_size = DEFAULT_BLOCK_SIZE;
     cfg->disk.queue_depth = DEFAULT_QUEUE_DEPTH;
+    cfg->disk.threads = 0; /* as many as queue_depth */
     cfg->disk.backend = EBB_DISK_BACKEND_AUTO;
     cfg->disk.checksum = 0;
     cfg->disk.direct = 1;

@@ -17,8 +17,8 @@
 
 /* "f.toml:7: key 'tier.disk.budget'" or "key 'tier.disk.budget' (default or
  * set by the program)": where a value of a loaded configuration came from. */
-static void where(const ebb_config *cfg, ebb_config_key key, const char *suffix, char *buf,
-                  size_t size)
+void ebb_config_where(const ebb_config *cfg, ebb_config_key key, const char *suffix, char *buf,
+                      size_t size)
 {
     if (cfg->line[key] > 0 && cfg->source)
         snprintf(buf, size, "%s:%d: key '%s%s'", cfg->source, (int)cfg->line[key],
@@ -44,7 +44,7 @@ ebb_status ebb_config_check_numa(const ebb_config *cfg)
     if (!cfg->host.enabled || cfg->host.numa == EBB_NUMA_AUTO)
         return EBB_OK;
     char at[512];
-    where(cfg, EBB_KEY_HOST_NUMA, "", at, sizeof at);
+    ebb_config_where(cfg, EBB_KEY_HOST_NUMA, "", at, sizeof at);
     int nodes = 0;
     if (cfg->host.numa < 0 || !ebb_sys_numa_node_exists(cfg->host.numa, &nodes))
         return ebb_fail(EBB_ERR_CONFIG,
@@ -61,7 +61,7 @@ ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget)
     size_t n = cfg->disk.path_count;
     char at[640], sfx[32];
     if (n == 0 || !cfg->disk.paths) {
-        where(cfg, EBB_KEY_DISK_PATH, "", at, sizeof at);
+        ebb_config_where(cfg, EBB_KEY_DISK_PATH, "", at, sizeof at);
         return ebb_fail(EBB_ERR_CONFIG, "%s: no directory given; expected at least one", at);
     }
     ebb_dir_info *info = calloc(n, sizeof *info);
@@ -71,7 +71,7 @@ ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget)
     for (size_t i = 0; i < n && s == EBB_OK; i++) {
         const char *p = cfg->disk.paths[i];
         path_suffix(cfg, i, sfx, sizeof sfx);
-        where(cfg, EBB_KEY_DISK_PATH, sfx, at, sizeof at);
+        ebb_config_where(cfg, EBB_KEY_DISK_PATH, sfx, at, sizeof at);
         ebb_sys_probe_dir(p, cfg->fault_write_errno, &info[i]);
         switch (info[i].error == 0 ? EBB_DIR_OK : info[i].step) {
         case EBB_DIR_OK: break;
@@ -127,7 +127,7 @@ ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget)
                 ebb_size_human(need > UINT64_MAX ? UINT64_MAX : (uint64_t)need, need_s, sizeof need_s);
                 ebb_size_human(info[i].free_bytes, free_s, sizeof free_s);
                 ebb_size_human(budget, budget_s, sizeof budget_s);
-                where(cfg, EBB_KEY_DISK_BUDGET, "", at, sizeof at);
+                ebb_config_where(cfg, EBB_KEY_DISK_BUDGET, "", at, sizeof at);
                 if (n == 1)
                     s = ebb_fail(EBB_ERR_NO_SPACE,
                                  "%s: %s does not fit in '%s', whose file system has %s free; "
@@ -146,38 +146,50 @@ ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget)
 }
 
 /* Values a program may have set out of range (a file's are checked as read). */
-static ebb_status check_values(const ebb_config *cfg)
+ebb_status ebb_config_check_values(const ebb_config *cfg)
 {
     char at[512];
     if ((unsigned)cfg->strategy >= EBB_CONFIG_STRATEGY_COUNT) {
-        where(cfg, EBB_KEY_RUN_STRATEGY, "", at, sizeof at);
+        ebb_config_where(cfg, EBB_KEY_RUN_STRATEGY, "", at, sizeof at);
         return ebb_fail(EBB_ERR_CONFIG, "%s: %d is not an ebb_config_strategy", at, (int)cfg->strategy);
     }
     if (cfg->gpu.device < 0 || cfg->gpu.device > EBB_CONFIG_MAX_GPU_DEVICE) {
-        where(cfg, EBB_KEY_GPU_DEVICE, "", at, sizeof at);
+        ebb_config_where(cfg, EBB_KEY_GPU_DEVICE, "", at, sizeof at);
         return ebb_fail(EBB_ERR_CONFIG, "%s: expected a device number from 0 to %d, got %d", at,
                         EBB_CONFIG_MAX_GPU_DEVICE, (int)cfg->gpu.device);
     }
+    if (cfg->gpu.chunk_size == 0 || cfg->gpu.chunk_size > EBB_CONFIG_MAX_BLOCK_SIZE) {
+        ebb_config_where(cfg, EBB_KEY_GPU_CHUNK_SIZE, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: expected a size from 1 byte to 1 GiB, got %" PRIu64 " bytes", at,
+                        cfg->gpu.chunk_size);
+    }
     if (cfg->host.numa < EBB_NUMA_AUTO) {
-        where(cfg, EBB_KEY_HOST_NUMA, "", at, sizeof at);
+        ebb_config_where(cfg, EBB_KEY_HOST_NUMA, "", at, sizeof at);
         return ebb_fail(EBB_ERR_CONFIG, "%s: expected \"auto\" (-1) or a node number, got %d", at,
                         (int)cfg->host.numa);
     }
     if (cfg->disk.queue_depth < 1 || cfg->disk.queue_depth > EBB_CONFIG_MAX_QUEUE_DEPTH) {
-        where(cfg, EBB_KEY_DISK_QUEUE_DEPTH, "", at, sizeof at);
+        ebb_config_where(cfg, EBB_KEY_DISK_QUEUE_DEPTH, "", at, sizeof at);
         return ebb_fail(EBB_ERR_CONFIG, "%s: expected an integer from 1 to %d, got %d", at,
                         EBB_CONFIG_MAX_QUEUE_DEPTH, (int)cfg->disk.queue_depth);
+    }
+    if (cfg->disk.threads < 0 || cfg->disk.threads > EBB_CONFIG_MAX_DISK_THREADS) {
+        ebb_config_where(cfg, EBB_KEY_DISK_THREADS, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: expected an integer from 0 to %d (0: as many as queue_depth), got %d",
+                        at, EBB_CONFIG_MAX_DISK_THREADS, (int)cfg->disk.threads);
     }
     if (cfg->disk.block_size < EBB_CONFIG_DIO_ALIGN ||
         cfg->disk.block_size > EBB_CONFIG_MAX_BLOCK_SIZE ||
         cfg->disk.block_size % EBB_CONFIG_DIO_ALIGN != 0) {
-        where(cfg, EBB_KEY_DISK_BLOCK_SIZE, "", at, sizeof at);
+        ebb_config_where(cfg, EBB_KEY_DISK_BLOCK_SIZE, "", at, sizeof at);
         return ebb_fail(EBB_ERR_CONFIG,
                         "%s: expected a multiple of 4 KiB from 4 KiB to 1 GiB, got %" PRIu64
                         " bytes", at, cfg->disk.block_size);
     }
     if ((unsigned)cfg->disk.backend >= EBB_CONFIG_BACKEND_COUNT) {
-        where(cfg, EBB_KEY_DISK_BACKEND, "", at, sizeof at);
+        ebb_config_where(cfg, EBB_KEY_DISK_BACKEND, "", at, sizeof at);
         return ebb_fail(EBB_ERR_CONFIG, "%s: %d is not an ebb_disk_backend", at, (int)cfg->disk.backend);
     }
     return EBB_OK;
@@ -190,7 +202,8 @@ ebb_status ebb_config_check_strategy_tiers(const ebb_config *cfg)
          cfg->strategy == EBB_CONFIG_STRATEGY_DISK_REVOLVE) && !cfg->disk.enabled) {
         char at[512];
         int from_strategy = cfg->line[EBB_KEY_RUN_STRATEGY] >= cfg->line[EBB_KEY_DISK_ENABLED];
-        where(cfg, from_strategy ? EBB_KEY_RUN_STRATEGY : EBB_KEY_DISK_ENABLED, "", at, sizeof at);
+        ebb_config_where(cfg, from_strategy ? EBB_KEY_RUN_STRATEGY : EBB_KEY_DISK_ENABLED, "", at,
+                         sizeof at);
         return ebb_fail(EBB_ERR_CONFIG,
                         "%s: strategy \"%s\" keeps states on disk but the disk tier is disabled; "
                         "expected tier.disk.enabled = true or another strategy", at,
@@ -242,7 +255,7 @@ static ebb_status check_gpu_device(const ebb_config *cfg, ebb_config_key key)
     if (!cfg->gpu.enabled || cfg->gpu.device < count)
         return EBB_OK;
     char at[512];
-    where(cfg, key, "", at, sizeof at);
+    ebb_config_where(cfg, key, "", at, sizeof at);
     return ebb_fail(EBB_ERR_UNSUPPORTED,
                     "%s: the GPU tier is enabled but CUDA device %d does not exist (%d found%s); "
                     "expected tier.gpu.enabled = false on this machine",
@@ -307,7 +320,7 @@ ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes)
 {
     if (!cfg)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_check: cfg is NULL");
-    ebb_status s = check_values(cfg);
+    ebb_status s = ebb_config_check_values(cfg);
     if (s == EBB_OK)
         s = ebb_config_check_strategy_tiers(cfg);
     if (s != EBB_OK)
@@ -337,7 +350,7 @@ ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes)
             need = (uint64_t)state_bytes + (EBB_CONFIG_DIO_ALIGN - 1) -
                    ((uint64_t)state_bytes + EBB_CONFIG_DIO_ALIGN - 1) % EBB_CONFIG_DIO_ALIGN;
         if (state_bytes > 0 && budget < need) {
-            where(cfg, budget_key[t], "", at, sizeof at);
+            ebb_config_where(cfg, budget_key[t], "", at, sizeof at);
             ebb_size_human(budget, a, sizeof a);
             ebb_size_human(need, b, sizeof b);
             if (set_budget[t] == EBB_BUDGET_AUTO)
@@ -353,7 +366,7 @@ ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes)
             uint64_t avail, total;
             ebb_sys_memory(&avail, &total);
             if (total > 0 && budget > total) {
-                where(cfg, budget_key[t], "", at, sizeof at);
+                ebb_config_where(cfg, budget_key[t], "", at, sizeof at);
                 ebb_size_human(budget, a, sizeof a);
                 ebb_size_human(total, b, sizeof b);
                 return ebb_fail(EBB_ERR_NO_MEMORY,

@@ -60,6 +60,14 @@ static void out_size(out_buf *o, const char *key, uint64_t bytes)
     out(o, "%s = \"%s\"\n", key, s);
 }
 
+/* A size that is never "auto" (0 is written as 0, which a load refuses). */
+static void out_bytes(out_buf *o, const char *key, uint64_t bytes)
+{
+    char s[48];
+    ebb_format_size(bytes, s, sizeof s);
+    out(o, "%s = \"%s\"\n", key, s);
+}
+
 ebb_status ebb_config_format(const ebb_config *cfg, char *buf, size_t size, size_t *length)
 {
     if (!cfg || (!buf && size > 0))
@@ -73,12 +81,15 @@ ebb_status ebb_config_format(const ebb_config *cfg, char *buf, size_t size, size
     out(&o, "\n[tier.gpu]\nenabled = %s\n", cfg->gpu.enabled ? "true" : "false");
     out_size(&o, "budget", cfg->gpu.budget);
     out(&o, "device = %d\n", (int)cfg->gpu.device);
+    out_bytes(&o, "chunk_size", cfg->gpu.chunk_size);
     out(&o, "\n[tier.host]\nenabled = %s\n", cfg->host.enabled ? "true" : "false");
     out_size(&o, "budget", cfg->host.budget);
     if (cfg->host.numa == EBB_NUMA_AUTO)
         out(&o, "numa = \"auto\"\n");
     else
         out(&o, "numa = %d\n", (int)cfg->host.numa);
+    out(&o, "pin = %s\n", cfg->host.pin ? "true" : "false");
+    out(&o, "prefault = %s\n", cfg->host.prefault ? "true" : "false");
     out(&o, "\n[tier.disk]\nenabled = %s\npath = ", cfg->disk.enabled ? "true" : "false");
     if (cfg->disk.path_count == 1) {
         out_string(&o, cfg->disk.paths[0]);
@@ -94,6 +105,7 @@ ebb_status ebb_config_format(const ebb_config *cfg, char *buf, size_t size, size
     out_size(&o, "budget", cfg->disk.budget);
     out_size(&o, "block_size", cfg->disk.block_size);
     out(&o, "queue_depth = %d\n", (int)cfg->disk.queue_depth);
+    out(&o, "threads = %d\n", (int)cfg->disk.threads);
     out(&o, "backend = \"%s\"\n", ebb_config_backend_name(cfg->disk.backend));
     out(&o, "checksum = %s\n", cfg->disk.checksum ? "true" : "false");
     out(&o, "direct = %s\n", cfg->disk.direct ? "true" : "false");

@@ -72,8 +72,13 @@ void ebb_toml_doc_free(ebb_toml_doc *doc);
 enum {
     EBB_CONFIG_MAX_QUEUE_DEPTH = 4096,
     EBB_CONFIG_MAX_GPU_DEVICE = 1023,
-    EBB_CONFIG_DIO_ALIGN = 4096
+    EBB_CONFIG_DIO_ALIGN = 4096,
+    /* tier.disk.threads: what ebb_pool_create accepts (storage/disk.c) */
+    EBB_CONFIG_MAX_DISK_THREADS = 1024,
+    /* the gpu pool's slot stride (storage/device.c) */
+    EBB_CONFIG_GPU_ALIGN = 256
 };
+/* tier.disk.block_size and tier.gpu.chunk_size: at most 1 GiB */
 #define EBB_CONFIG_MAX_BLOCK_SIZE (UINT64_C(1) << 30)
 
 /* ---- names (config_names.c) ----------------------------------------------- */
@@ -114,6 +119,15 @@ int ebb_config_find_name(const char *name, const char *const *names, size_t coun
 void ebb_config_free_paths(char **paths, size_t count);
 
 /* ---- checks (config_check.c), also run on load ------------------------------ */
+
+/* "f.toml:7: key 'tier.disk.budget'" or "key 'tier.disk.budget' (default or
+ * set by the program)": where the value of `key` came from, with `suffix`
+ * ("[1]") after the key name. */
+void ebb_config_where(const ebb_config *cfg, ebb_config_key key, const char *suffix, char *buf,
+                      size_t size);
+/* Every field a program may have set is in range (a file's are checked as
+ * read); EBB_ERR_CONFIG naming the key otherwise. */
+ebb_status ebb_config_check_values(const ebb_config *cfg);
 
 /* The NUMA node exists (when the host tier is on and the node is not auto). */
 ebb_status ebb_config_check_numa(const ebb_config *cfg);

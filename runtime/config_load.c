@@ -245,6 +245,20 @@ static ebb_status apply_key(load_ctx *c, const ebb_toml_entry *e, ebb_config_key
     case EBB_KEY_GPU_DEVICE:
         s = get_int(c, e, 0, EBB_CONFIG_MAX_GPU_DEVICE, "a CUDA device number", &cfg->gpu.device);
         break;
+    case EBB_KEY_GPU_CHUNK_SIZE: {
+        uint64_t b;
+        if ((s = get_size(c, e, 0, &b)) != EBB_OK)
+            break;
+        if (b > EBB_CONFIG_MAX_BLOCK_SIZE) {
+            char got[64];
+            ebb_size_human(b, got, sizeof got);
+            s = key_fail(c, e, e->key, EBB_ERR_CONFIG,
+                         "expected a size from 1 byte to 1 GiB (bytes per CUDA copy), got %s", got);
+            break;
+        }
+        cfg->gpu.chunk_size = b;
+        break;
+    }
     case EBB_KEY_HOST_ENABLED: s = get_bool(c, e, &cfg->host.enabled); break;
     case EBB_KEY_HOST_BUDGET: s = get_size(c, e, 1, &cfg->host.budget); break;
     case EBB_KEY_HOST_NUMA:
@@ -255,6 +269,8 @@ static ebb_status apply_key(load_ctx *c, const ebb_toml_entry *e, ebb_config_key
         else
             s = expect(c, e, e->key, "\"auto\" or a NUMA node number (0, 1, ...)");
         break;
+    case EBB_KEY_HOST_PIN: s = get_bool(c, e, &cfg->host.pin); break;
+    case EBB_KEY_HOST_PREFAULT: s = get_bool(c, e, &cfg->host.prefault); break;
     case EBB_KEY_DISK_ENABLED: s = get_bool(c, e, &cfg->disk.enabled); break;
     case EBB_KEY_DISK_PATH: s = get_paths(c, e, cfg); break;
     case EBB_KEY_DISK_BUDGET: s = get_size(c, e, 1, &cfg->disk.budget); break;
@@ -275,6 +291,17 @@ static ebb_status apply_key(load_ctx *c, const ebb_toml_entry *e, ebb_config_key
     }
     case EBB_KEY_DISK_QUEUE_DEPTH:
         s = get_int(c, e, 1, EBB_CONFIG_MAX_QUEUE_DEPTH, "an integer", &cfg->disk.queue_depth);
+        break;
+    case EBB_KEY_DISK_THREADS:
+        if (e->kind == EBB_TOML_INTEGER && e->integer >= 0 && e->integer <= EBB_CONFIG_MAX_DISK_THREADS) {
+            cfg->disk.threads = (int32_t)e->integer;
+        } else {
+            char expected[96];
+            snprintf(expected, sizeof expected,
+                     "an integer from 0 to %d (0: as many as queue_depth)",
+                     (int)EBB_CONFIG_MAX_DISK_THREADS);
+            s = expect(c, e, e->key, expected);
+        }
         break;
     case EBB_KEY_DISK_BACKEND:
         if (e->kind == EBB_TOML_STRING && strcmp(e->string, "io_uring") == 0)

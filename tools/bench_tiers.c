@@ -123,28 +123,31 @@ static void fill_slots(ebb_pool *pool, int32_t slots, size_t size)
     }
 }
 
-/* A host pool of `slots` slots for staging (disk) or pinned transfers (gpu). */
-static int make_host_pool(const ebb_config *cfg, const bench_params *p, int32_t slots,
-                          bench_result *r, ebb_pool **out)
+/* Host pool options from the configuration (ebb_config_pool_options) for
+ * states of p->size bytes: o->slots is what the host budget holds. The disk
+ * and gpu tiers stage through host slots even where the host tier is
+ * disabled; then the host budget does not limit them (o->slots INT32_MAX). */
+static int host_options(const ebb_config *cfg, const bench_params *p, bench_result *r,
+                        ebb_pool_options *o)
 {
-    ebb_pool_options o;
-    ebb_pool_options_init(&o, EBB_TIER_HOST);
-    o.slot_size = (size_t)p->size;
-    o.slots = slots;
-    o.numa_node = cfg->host.numa;
-    o.device = cfg->gpu.device;
-    if (ebb_pool_create(&o, out) != EBB_OK)
-        return fail(r, "host pool of %d slots of %llu bytes: %s", (int)slots,
-                    (unsigned long long)p->size, ebb_last_error());
+    ebb_config staging = *cfg; /* shallow: only read, never disposed */
+    if (!staging.host.enabled) {
+        staging.host.enabled = 1;
+        staging.host.budget = UINT64_MAX;
+    }
+    if (ebb_config_pool_options(&staging, EBB_TIER_HOST, (size_t)p->size, o) != EBB_OK)
+        return fail(r, "host pool: %s", ebb_last_error());
     return 0;
 }
 
-/* Host budget in bytes (UINT64_MAX when the tier is off: staging is still needed). */
-static int host_budget(const ebb_config *cfg, bench_result *r, uint64_t *bytes)
+/* A host pool of `slots` slots (within o->slots) for the tier itself, for
+ * staging (disk) or for pinned transfers (gpu). */
+static int make_host_pool(ebb_pool_options *o, int32_t slots, bench_result *r, ebb_pool **out)
 {
-    *bytes = UINT64_MAX;
-    if (cfg->host.enabled && ebb_config_budget(cfg, EBB_TIER_HOST, bytes) != EBB_OK)
-        return fail(r, "host budget: %s", ebb_last_error());
+    o->slots = slots;
+    if (ebb_pool_create(o, out) != EBB_OK)
+        return fail(r, "host pool of %d slots of %zu bytes: %s", (int)slots, o->slot_size,
+                    ebb_last_error());
     return 0;
 }
 
@@ -172,20 +175,18 @@ static ebb_status host_get(void *c, int64_t i, int32_t lane, ebb_ticket *t)
 
 int bench_host(const ebb_config *cfg, const bench_params *p, bench_result *r)
 {
-    uint64_t budget, stride = round_up(p->size, 4096);
-    if (host_budget(cfg, r, &budget))
+    ebb_pool_options o;
+    if (host_options(cfg, p, r, &o))
         return -1;
-    if (budget < stride)
-        return fail(r, "the host budget (%llu bytes) holds no state of %llu bytes",
-                    (unsigned long long)budget, (unsigned long long)p->size);
+    uint64_t stride = round_up(p->size, 4096);
     uint64_t total = p->total ? p->total : BENCH_TOTAL_HOST;
     int64_t count = (int64_t)max_u64(1, div_up(total, p->size));
     /* Cycle over at most 1 GiB of slots (more than any cache), within the budget. */
-    uint64_t slots = min_u64(min_u64(budget / stride, (uint64_t)count),
+    uint64_t slots = min_u64(min_u64((uint64_t)o.slots, (uint64_t)count),
                              max_u64(2, GiB / stride));
     slots = max_u64(1, min_u64(slots, 4096));
     host_ctx h = {NULL, (int32_t)slots, NULL};
-    if (make_host_pool(cfg, p, h.slots, r, &h.pool))
+    if (make_host_pool(&o, h.slots, r, &h.pool))
         return -1;
     int rc = -1;
     h.mem = aligned_alloc(4096, stride);
@@ -240,28 +241,26 @@ static ebb_status disk_load(void *c, int64_t i, int32_t lane, ebb_ticket *t)
 
 int bench_disk(const ebb_config *cfg, const bench_params *p, bench_result *r)
 {
-    uint64_t budget, hbudget, stride = round_up(p->size, 4096);
-    if (ebb_config_budget(cfg, EBB_TIER_DISK, &budget) != EBB_OK)
-        return fail(r, "disk budget: %s", ebb_last_error());
-    if (host_budget(cfg, r, &hbudget))
+    /* The configuration with the command line's --block, --depth and
+     * --backend (p holds the configuration's where they were not given), so
+     * that the slot count follows the block the pool will use. */
+    ebb_config dcfg = *cfg; /* shallow: only read, never disposed */
+    dcfg.disk.block_size = p->block;
+    dcfg.disk.queue_depth = p->depth;
+    dcfg.disk.backend = p->backend;
+    ebb_pool_options o, ho;
+    if (ebb_config_pool_options(&dcfg, EBB_TIER_DISK, (size_t)p->size, &o) != EBB_OK)
+        return fail(r, "disk pool: %s", ebb_last_error());
+    if (host_options(cfg, p, r, &ho))
         return -1;
-    if (budget < stride)
-        return fail(r, "the disk budget (%llu bytes) holds no state of %llu bytes",
-                    (unsigned long long)budget, (unsigned long long)p->size);
-    if (hbudget < stride)
-        return fail(r, "the host budget (%llu bytes) holds no staging slot of %llu bytes",
-                    (unsigned long long)hbudget, (unsigned long long)p->size);
+    uint64_t stride = round_up(p->size, 4096);
     uint64_t total = p->total ? p->total : BENCH_TOTAL_DISK;
     int64_t count = (int64_t)max_u64(1, div_up(total, p->size));
     /* Disk slots: one per operation (no slot written twice: the first write
-     * into preallocated space is what a run does), within the budget; a
-     * small budget is cycled over. Striping over several paths keeps whole
-     * blocks per file, so leave one block of slack per path. */
-    uint64_t dslots = min_u64((uint64_t)count, budget / stride);
-    uint64_t slack = (uint64_t)cfg->disk.path_count * p->block;
-    if (cfg->disk.path_count > 1 && dslots > 1 && budget > slack + stride)
-        dslots = min_u64(dslots, (budget - slack) / stride);
-    dslots = max_u64(1, min_u64(dslots, INT32_MAX));
+     * into preallocated space is what a run does), within the budget (which
+     * ebb_config_pool_options counts in the pool's own slot rounding and
+     * striping); a small budget is cycled over. */
+    uint64_t dslots = max_u64(1, min_u64((uint64_t)count, (uint64_t)o.slots));
     /* Operations in flight: enough that, when the oldest completes, the
      * others still hold a full queue of requests (depth x block) plus one
      * state of slack; at least 4; host memory for them at most 2 GiB (or 2
@@ -269,25 +268,15 @@ int bench_disk(const ebb_config *cfg, const bench_params *p, bench_result *r)
     uint64_t per_req = min_u64(p->block, stride);
     uint64_t lanes = max_u64(4, 2 + div_up((uint64_t)p->depth * per_req, p->size));
     lanes = min_u64(lanes, max_u64(2, (2 * GiB) / stride));
-    lanes = min_u64(lanes, hbudget / stride);
+    lanes = min_u64(lanes, (uint64_t)ho.slots);
     lanes = min_u64(lanes, dslots);
     lanes = max_u64(1, min_u64(lanes, 1024));
 
     disk_ctx d = {NULL, NULL, (int32_t)dslots};
     int rc = -1;
-    if (make_host_pool(cfg, p, (int32_t)lanes, r, &d.host))
+    if (make_host_pool(&ho, (int32_t)lanes, r, &d.host))
         return -1;
-    ebb_pool_options o;
-    ebb_pool_options_init(&o, EBB_TIER_DISK);
-    o.slot_size = (size_t)p->size;
     o.slots = (int32_t)dslots;
-    o.paths = (const char *const *)cfg->disk.paths;
-    o.path_count = (int32_t)cfg->disk.path_count;
-    o.backend = p->backend;
-    o.queue_depth = p->depth;
-    o.block = p->block;
-    o.direct = cfg->disk.direct;
-    o.checksum = cfg->disk.checksum;
     o.staging = d.host;
     copy_str(r->path, sizeof r->path, cfg->disk.path_count ? cfg->disk.paths[0] : "");
     if (ebb_pool_create(&o, &d.disk) != EBB_OK) {
@@ -397,30 +386,29 @@ int bench_gpu(const ebb_config *cfg, const bench_params *p, bench_result *r)
                     " (this ebb was built without CUDA)"
 #endif
         );
-    uint64_t budget, hbudget, stride = round_up(p->size, 256);
-    if (ebb_config_budget(cfg, EBB_TIER_GPU, &budget) != EBB_OK)
-        return fail(r, "gpu budget: %s", ebb_last_error());
-    if (host_budget(cfg, r, &hbudget))
+    ebb_pool_options o, ho;
+    if (ebb_config_pool_options(cfg, EBB_TIER_GPU, (size_t)p->size, &o) != EBB_OK)
+        return fail(r, "gpu pool: %s", ebb_last_error());
+    if (host_options(cfg, p, r, &ho))
         return -1;
-    uint64_t slots = min_u64(budget / stride, 12);
-    if (slots < 2)
+    uint64_t slots = min_u64((uint64_t)o.slots, 12);
+    if (slots < 2) {
+        uint64_t budget = 0;
+        (void)ebb_config_budget(cfg, EBB_TIER_GPU, &budget);
         return fail(r, "the gpu budget (%llu bytes) holds fewer than 2 states of %llu bytes",
                     (unsigned long long)budget, (unsigned long long)p->size);
+    }
     /* lanes <= slots / 3 keeps 2 x lanes stored slots, so a slot's previous
      * operation was waited for before the slot comes round again. */
     uint64_t lanes = max_u64(1, min_u64(4, slots / 3));
-    lanes = max_u64(1, min_u64(lanes, hbudget / round_up(p->size, 4096)));
+    lanes = max_u64(1, min_u64(lanes, (uint64_t)ho.slots));
     uint64_t total = p->total ? p->total : BENCH_TOTAL_GPU;
     int64_t count = (int64_t)max_u64(1, div_up(total, p->size));
     gpu_ctx g = {NULL, NULL, (int32_t)lanes, (int32_t)(slots - lanes)};
     int rc = -1;
-    if (make_host_pool(cfg, p, (int32_t)lanes, r, &g.host))
+    if (make_host_pool(&ho, (int32_t)lanes, r, &g.host))
         return -1;
-    ebb_pool_options o;
-    ebb_pool_options_init(&o, EBB_TIER_GPU);
-    o.slot_size = (size_t)p->size;
     o.slots = (int32_t)slots;
-    o.device = cfg->gpu.device;
     if (ebb_pool_create(&o, &g.gpu) != EBB_OK) {
         fail(r, "gpu pool of %llu slots of %llu bytes: %s", (unsigned long long)slots,
              (unsigned long long)p->size, ebb_last_error());

@@ -38,7 +38,9 @@ static void human_size(uint64_t bytes, char *buf, size_t len)
     snprintf(buf, len, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
 }
 
-/* Slots of `state` bytes a tier's budget holds (0 if the tier is off). */
+/* Slots of `state` bytes the tier's pool would have (ebb_config_pool_options:
+ * its budget in the pool's own slot rounding), 0 if the tier is off; -1
+ * with the reason in ebb_last_error() when it holds none. */
 static int32_t tier_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state, char *budget_text,
                           size_t len)
 {
@@ -47,8 +49,10 @@ static int32_t tier_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state, 
     if (ebb_config_budget(cfg, tier, &bytes) != EBB_OK || bytes == 0)
         return 0;
     human_size(bytes, budget_text, len);
-    uint64_t slots = bytes / state;
-    return slots > INT32_MAX ? INT32_MAX : (int32_t)slots;
+    ebb_pool_options o;
+    if (ebb_config_pool_options(cfg, tier, (size_t)state, &o) != EBB_OK)
+        return -1;
+    return o.slots;
 }
 
 static void plan_row(ebb_schedule_options o, int64_t steps)
@@ -109,9 +113,12 @@ int ebb_cmd_demo(int argc, char **argv)
     }
     char host_text[32], disk_text[32], state_fmt[32];
     int32_t host = tier_slots(&cfg, EBB_TIER_HOST, state, host_text, sizeof host_text);
-    int32_t disk = cfg.disk.enabled ? tier_slots(&cfg, EBB_TIER_DISK, state, disk_text, sizeof disk_text) : 0;
-    if (!cfg.disk.enabled)
-        snprintf(disk_text, sizeof disk_text, "off");
+    int32_t disk = host < 0 ? 0 : tier_slots(&cfg, EBB_TIER_DISK, state, disk_text, sizeof disk_text);
+    if (host < 0 || disk < 0) {
+        fprintf(stderr, "ebb demo: %s\n", ebb_last_error());
+        ebb_config_dispose(&cfg);
+        return 1;
+    }
     human_size(state, state_fmt, sizeof state_fmt);
     printf("ebb %s demo on %s\n", ebb_version(),
            config_path ? config_path : "the embedded default configuration");

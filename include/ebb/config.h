@@ -62,14 +62,18 @@ typedef enum ebb_config_key {
     EBB_KEY_GPU_ENABLED,
     EBB_KEY_GPU_BUDGET,
     EBB_KEY_GPU_DEVICE,
+    EBB_KEY_GPU_CHUNK_SIZE,
     EBB_KEY_HOST_ENABLED,
     EBB_KEY_HOST_BUDGET,
     EBB_KEY_HOST_NUMA,
+    EBB_KEY_HOST_PIN,
+    EBB_KEY_HOST_PREFAULT,
     EBB_KEY_DISK_ENABLED,
     EBB_KEY_DISK_PATH,
     EBB_KEY_DISK_BUDGET,
     EBB_KEY_DISK_BLOCK_SIZE,
     EBB_KEY_DISK_QUEUE_DEPTH,
+    EBB_KEY_DISK_THREADS,
     EBB_KEY_DISK_BACKEND,
     EBB_KEY_DISK_CHECKSUM,
     EBB_KEY_DISK_DIRECT,
@@ -80,12 +84,15 @@ typedef struct ebb_config_gpu {
     int enabled;     /* tier.gpu.enabled: 1 if this tier is used */
     uint64_t budget; /* tier.gpu.budget: bytes of device memory, or EBB_BUDGET_AUTO */
     int32_t device;  /* tier.gpu.device: CUDA device ordinal, >= 0 */
+    uint64_t chunk_size; /* tier.gpu.chunk_size: bytes per CUDA copy, 1 byte .. 1 GiB */
 } ebb_config_gpu;
 
 typedef struct ebb_config_host {
     int enabled;     /* tier.host.enabled */
     uint64_t budget; /* tier.host.budget: bytes of pinned host memory, or EBB_BUDGET_AUTO */
     int32_t numa;    /* tier.host.numa: NUMA node, or EBB_NUMA_AUTO */
+    int pin;         /* tier.host.pin: 1 = cudaHostRegister the slots when a GPU exists */
+    int prefault;    /* tier.host.prefault: 1 = touch every page when the pool is created */
 } ebb_config_host;
 
 typedef struct ebb_config_disk {
@@ -96,6 +103,8 @@ typedef struct ebb_config_disk {
     uint64_t budget;          /* tier.disk.budget: bytes over all paths, or EBB_BUDGET_AUTO */
     uint64_t block_size;      /* tier.disk.block_size: bytes per I/O request, multiple of 4 KiB */
     int32_t queue_depth;      /* tier.disk.queue_depth: requests in flight, 1..4096 */
+    int32_t threads;          /* tier.disk.threads: workers of the thread backend,
+                                 0 = as many as queue_depth, 0..1024 */
     ebb_disk_backend backend; /* tier.disk.backend (enum in ebb/storage.h) */
     int checksum;             /* tier.disk.checksum: 1 = xxHash every slot, verify on read */
     int direct;               /* tier.disk.direct: 1 = O_DIRECT (buffered where refused) */
@@ -164,6 +173,46 @@ EBB_API ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes);
  * path an equal share); rounded down to 4 KiB. 0 for a disabled tier.
  * EBB_ERR_UNSUPPORTED when the GPU tier is asked for and there is no device. */
 EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint64_t *bytes);
+
+/* Fills *out with the options of a pool for `tier` that holds states of
+ * `state_bytes` bytes, as the configuration describes it. *out starts from
+ * ebb_pool_options_init(out, tier); then:
+ *   slot_size    state_bytes
+ *   slots        how many slots the tier's budget holds (ebb_config_budget,
+ *                "auto" resolved now), each slot rounded up as the pool
+ *                rounds it: host to the page size (at least 4 KiB), gpu to
+ *                256 bytes, disk to 4 KiB with one path and to whole blocks
+ *                with several (slots are striped block by block, and each
+ *                path takes an equal share of the budget); capped at
+ *                INT32_MAX
+ *   numa_node, pin, prefault                  tier.host.numa, .pin, .prefault
+ *   device                                    tier.gpu.device
+ *   paths, path_count, backend, queue_depth, threads, direct, checksum
+ *                                             tier.disk.*
+ *   block        tier.gpu.chunk_size for the gpu tier, tier.disk.block_size
+ *                otherwise
+ *   staging      NULL: link the disk pool to its host pool yourself.
+ * The pool so created may use slightly more than slots * state_bytes bytes
+ * (the rounding above) but at most the budget, except on a disk file system
+ * whose direct-I/O alignment exceeds 4 KiB, to which the disk pool rounds
+ * each slot instead. `paths` is borrowed, not copied: it points into
+ * cfg->disk.paths and stays valid while *cfg is unchanged (no load, no
+ * ebb_config_set_disk_paths, no ebb_config_dispose). Override any field
+ * before ebb_pool_create (a command line's --depth, say).
+ * The device, the disk directories and their free space are not checked
+ * here (ebb_config_check and ebb_pool_create do): for the gpu tier with a
+ * set tier.gpu.budget the options are filled even where there is no GPU, and
+ * ebb_pool_create is what fails (EBB_ERR_UNSUPPORTED); with budget "auto"
+ * there is no budget without a device: EBB_ERR_UNSUPPORTED here.
+ * Errors (*out is written only on success): EBB_ERR_INVALID_ARG for NULL cfg
+ * or out, state_bytes 0, or a tier that is none; EBB_ERR_CONFIG when the
+ * tier is disabled (naming tier.<t>.enabled), a value is out of range (as
+ * ebb_config_check says), or the budget holds no slot (naming
+ * tier.<t>.budget, with the budget, the state size and the budget needed);
+ * the errors of ebb_config_budget. Each names the file and line that set
+ * the key, when a file did. */
+EBB_API ebb_status ebb_config_pool_options(const ebb_config *cfg, ebb_tier tier, size_t state_bytes,
+                                           ebb_pool_options *out);
 
 /* Replaces the disk paths with copies of paths[0 .. count-1] (count >= 1,
  * none NULL or empty). They are checked by ebb_config_check. */

@@ -56,3 +56,26 @@ Test(bad_sizes, block_size_alignment_and_range)
     expect_load_error("[tier.disk]\nblock_size = \"auto\"\n", EBB_ERR_CONFIG,
                       "key 'tier.disk.block_size'", "does not start with a number", NULL);
 }
+
+Test(bad_sizes, gpu_chunk_size_range)
+{
+    expect_load_error("[tier.gpu]\nchunk_size = 0\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size': expected a positive size, got 0", NULL);
+    expect_load_error("[tier.gpu]\nchunk_size = \"0 MiB\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size': expected a positive size, got the string "
+                      "\"0 MiB\"", NULL);
+    expect_load_error("[tier.gpu]\nchunk_size = -4096\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size': expected a positive size, got the integer "
+                      "-4096", NULL);
+    expect_load_error("\n[tier.gpu]\nchunk_size = \"2 GiB\"\n", EBB_ERR_CONFIG,
+                      "t.toml:3: key 'tier.gpu.chunk_size': expected a size from 1 byte to 1 GiB "
+                      "(bytes per CUDA copy), got 2 GiB", NULL);
+    expect_load_error("[tier.gpu]\nchunk_size = 1073741825\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size': expected a size from 1 byte to 1 GiB",
+                      "got 1.0 GiB (1073741825 bytes)", NULL);
+    expect_load_error("[tier.gpu]\nchunk_size = \"64M\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size'", "got the string \"64M\": unknown unit 'M'",
+                      NULL);
+    expect_load_error("[tier.gpu]\nchunk_size = \"auto\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size'", "does not start with a number", NULL);
+}

@@ -92,6 +92,23 @@ Test(budget_vs_state, values_set_out_of_range_by_the_program)
     cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
     cr_expect(strstr(ebb_last_error(), "tier.disk.block_size") != NULL, "%s", ebb_last_error());
     cfg.disk.block_size = 4096;
+    cfg.gpu.chunk_size = 0;
+    cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
+    cr_expect_str_eq(ebb_last_error(), "key 'tier.gpu.chunk_size' (default or set by the program): "
+                     "expected a size from 1 byte to 1 GiB, got 0 bytes");
+    cfg.gpu.chunk_size = (UINT64_C(1) << 30) + 1;
+    cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
+    cr_expect(strstr(ebb_last_error(), "key 'tier.gpu.chunk_size'") != NULL, "%s", ebb_last_error());
+    cfg.gpu.chunk_size = UINT64_C(1) << 30;
+    cfg.disk.threads = -1;
+    cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
+    cr_expect_str_eq(ebb_last_error(), "key 'tier.disk.threads' (default or set by the program): "
+                     "expected an integer from 0 to 1024 (0: as many as queue_depth), got -1");
+    cfg.disk.threads = 1025;
+    cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
+    cr_expect(strstr(ebb_last_error(), "got 1025") != NULL, "%s", ebb_last_error());
+    cfg.disk.threads = 1024;
+    cr_expect_eq(ebb_config_check(&cfg, 0), EBB_OK, "%s", ebb_last_error());
     cfg.host.numa = 4000;
     cr_assert_eq(ebb_config_check(&cfg, 0), EBB_ERR_CONFIG);
     cr_expect(strstr(ebb_last_error(), "key 'tier.host.numa' (default or set by the program): NUMA node "

@@ -12,13 +12,17 @@ Test(defaults, values)
     cr_expect_eq(cfg.strategy, EBB_CONFIG_STRATEGY_AUTO);
     cr_expect_eq(cfg.gpu.budget, EBB_BUDGET_AUTO);
     cr_expect_eq(cfg.gpu.device, 0);
+    cr_expect_eq(cfg.gpu.chunk_size, UINT64_C(64) << 20);
     cr_expect_eq(cfg.host.enabled, 1);
     cr_expect_eq(cfg.host.budget, EBB_BUDGET_AUTO);
     cr_expect_eq(cfg.host.numa, EBB_NUMA_AUTO);
+    cr_expect_eq(cfg.host.pin, 1);
+    cr_expect_eq(cfg.host.prefault, 1);
     cr_expect_eq(cfg.disk.enabled, 1);
     cr_expect_eq(cfg.disk.budget, EBB_BUDGET_AUTO);
     cr_expect_eq(cfg.disk.block_size, UINT64_C(8) << 20);
     cr_expect_eq(cfg.disk.queue_depth, 16);
+    cr_expect_eq(cfg.disk.threads, 0);
     cr_expect_eq(cfg.disk.backend, EBB_DISK_BACKEND_AUTO);
     cr_expect_eq(cfg.disk.checksum, 0);
     cr_expect_eq(cfg.disk.direct, 1);
@@ -30,6 +34,24 @@ Test(defaults, values)
     cr_expect_null(cfg.disk.paths);
     ebb_config_dispose(&cfg); /* twice is harmless */
     ebb_config_dispose(NULL);
+}
+
+/* Every key has its dotted name (the table the loader, the messages and the
+ * suggestions use), and the names are distinct. */
+Test(defaults, every_key_has_a_name)
+{
+    for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
+        const char *name = ebb_config_key_name((ebb_config_key)k);
+        cr_assert_not_null(name);
+        cr_expect(strncmp(name, "run.", 4) == 0 || strncmp(name, "tier.", 5) == 0, "%d: %s", k, name);
+        for (int j = 0; j < k; j++)
+            cr_expect_str_neq(name, ebb_config_key_name((ebb_config_key)j));
+    }
+    cr_expect_str_eq(ebb_config_key_name(EBB_KEY_GPU_CHUNK_SIZE), "tier.gpu.chunk_size");
+    cr_expect_str_eq(ebb_config_key_name(EBB_KEY_HOST_PIN), "tier.host.pin");
+    cr_expect_str_eq(ebb_config_key_name(EBB_KEY_HOST_PREFAULT), "tier.host.prefault");
+    cr_expect_str_eq(ebb_config_key_name(EBB_KEY_DISK_THREADS), "tier.disk.threads");
+    cr_expect_str_eq(ebb_config_key_name(EBB_CONFIG_KEY_COUNT), "?");
 }
 
 Test(defaults, gpu_tier_follows_the_devices_found)

@@ -17,17 +17,21 @@ Test(load_ok, every_key)
              "enabled = false\n"                         /* 6 */
              "budget = \"8 GiB\"\n"                      /* 7 */
              "device = 1\n"                              /* 8 */
-             "[tier.host]\n"                             /* 9 */
-             "budget = \"1.5 GB\"\n"                     /* 10 */
-             "numa = 0\n"                                /* 11 */
-             "[tier.disk]\n"                             /* 12 */
-             "path = [\"%s/nvme0\", \"%s/nvme1\"]\n"     /* 13 */
-             "budget = 1048576\n"                        /* 14 */
-             "block_size = \"4 MiB\"\n"                  /* 15 */
-             "queue_depth = 16\n"                        /* 16 */
-             "backend = \"threads\"\n"                   /* 17 */
-             "checksum = true\n"                         /* 18 */
-             "direct = false\n",                         /* 19 */
+             "chunk_size = \"16 MiB\"\n"                 /* 9 */
+             "[tier.host]\n"                             /* 10 */
+             "budget = \"1.5 GB\"\n"                     /* 11 */
+             "numa = 0\n"                                /* 12 */
+             "pin = false\n"                             /* 13 */
+             "prefault = false\n"                        /* 14 */
+             "[tier.disk]\n"                             /* 15 */
+             "path = [\"%s/nvme0\", \"%s/nvme1\"]\n"     /* 16 */
+             "budget = 1048576\n"                        /* 17 */
+             "block_size = \"4 MiB\"\n"                  /* 18 */
+             "queue_depth = 16\n"                        /* 19 */
+             "threads = 4\n"                             /* 20 */
+             "backend = \"threads\"\n"                   /* 21 */
+             "checksum = true\n"                         /* 22 */
+             "direct = false\n",                         /* 23 */
              test_dir, test_dir);
     const char *file = make_in_dir("ebb.toml", text);
     ebb_config cfg;
@@ -37,9 +41,12 @@ Test(load_ok, every_key)
     cr_expect_eq(cfg.gpu.enabled, 0);
     cr_expect_eq(cfg.gpu.budget, UINT64_C(8) << 30);
     cr_expect_eq(cfg.gpu.device, 1);
+    cr_expect_eq(cfg.gpu.chunk_size, UINT64_C(16) << 20);
     cr_expect_eq(cfg.host.enabled, 1);
     cr_expect_eq(cfg.host.budget, 1500000000);
     cr_expect_eq(cfg.host.numa, 0);
+    cr_expect_eq(cfg.host.pin, 0);
+    cr_expect_eq(cfg.host.prefault, 0);
     cr_expect_eq(cfg.disk.enabled, 1);
     cr_assert_eq(cfg.disk.path_count, 2);
     cr_expect(strstr(cfg.disk.paths[0], "/nvme0") != NULL);
@@ -47,16 +54,19 @@ Test(load_ok, every_key)
     cr_expect_eq(cfg.disk.budget, 1048576);
     cr_expect_eq(cfg.disk.block_size, UINT64_C(4) << 20);
     cr_expect_eq(cfg.disk.queue_depth, 16);
+    cr_expect_eq(cfg.disk.threads, 4);
     cr_expect_eq(cfg.disk.backend, EBB_DISK_BACKEND_THREADS);
     cr_expect_eq(cfg.disk.checksum, 1);
     cr_expect_eq(cfg.disk.direct, 0);
     cr_expect_str_eq(cfg.source, file);
     const int lines[EBB_CONFIG_KEY_COUNT] = {
         [EBB_KEY_RUN_STRATEGY] = 3, [EBB_KEY_GPU_ENABLED] = 6, [EBB_KEY_GPU_BUDGET] = 7,
-        [EBB_KEY_GPU_DEVICE] = 8, [EBB_KEY_HOST_ENABLED] = 9, [EBB_KEY_HOST_BUDGET] = 10,
-        [EBB_KEY_HOST_NUMA] = 11, [EBB_KEY_DISK_ENABLED] = 12, [EBB_KEY_DISK_PATH] = 13,
-        [EBB_KEY_DISK_BUDGET] = 14, [EBB_KEY_DISK_BLOCK_SIZE] = 15, [EBB_KEY_DISK_QUEUE_DEPTH] = 16,
-        [EBB_KEY_DISK_BACKEND] = 17, [EBB_KEY_DISK_CHECKSUM] = 18, [EBB_KEY_DISK_DIRECT] = 19};
+        [EBB_KEY_GPU_DEVICE] = 8, [EBB_KEY_GPU_CHUNK_SIZE] = 9, [EBB_KEY_HOST_ENABLED] = 10,
+        [EBB_KEY_HOST_BUDGET] = 11, [EBB_KEY_HOST_NUMA] = 12, [EBB_KEY_HOST_PIN] = 13,
+        [EBB_KEY_HOST_PREFAULT] = 14, [EBB_KEY_DISK_ENABLED] = 15, [EBB_KEY_DISK_PATH] = 16,
+        [EBB_KEY_DISK_BUDGET] = 17, [EBB_KEY_DISK_BLOCK_SIZE] = 18, [EBB_KEY_DISK_QUEUE_DEPTH] = 19,
+        [EBB_KEY_DISK_THREADS] = 20, [EBB_KEY_DISK_BACKEND] = 21, [EBB_KEY_DISK_CHECKSUM] = 22,
+        [EBB_KEY_DISK_DIRECT] = 23};
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++)
         cr_expect_eq(cfg.line[k], lines[k], "%s: line %d", ebb_config_key_name((ebb_config_key)k),
                      cfg.line[k]);
@@ -151,5 +161,28 @@ Test(load_ok, backend_names)
     ebb_config_dispose(&cfg);
     load_ok("[tier.disk]\nbackend = \"threads\"\n", &cfg);
     cr_expect_eq(cfg.disk.backend, EBB_DISK_BACKEND_THREADS);
+    ebb_config_dispose(&cfg);
+}
+
+Test(load_ok, pool_keys_edges)
+{
+    ebb_config cfg;
+    load_ok("[tier.gpu]\nchunk_size = 1\n[tier.host]\npin = true\nprefault = true\n"
+            "[tier.disk]\nthreads = 0\n", &cfg);
+    cr_expect_eq(cfg.gpu.chunk_size, 1);
+    cr_expect_eq(cfg.host.pin, 1);
+    cr_expect_eq(cfg.host.prefault, 1);
+    cr_expect_eq(cfg.disk.threads, 0);
+    cr_expect_eq(cfg.line[EBB_KEY_GPU_CHUNK_SIZE], 2);
+    cr_expect_eq(cfg.line[EBB_KEY_HOST_PIN], 4);
+    cr_expect_eq(cfg.line[EBB_KEY_HOST_PREFAULT], 5);
+    cr_expect_eq(cfg.line[EBB_KEY_DISK_THREADS], 7);
+    ebb_config_dispose(&cfg);
+    load_ok("tier.gpu.chunk_size = \"1 GiB\"\ntier.disk.threads = 1024\n"
+            "tier.host = { pin = false, prefault = false }\n", &cfg);
+    cr_expect_eq(cfg.gpu.chunk_size, UINT64_C(1) << 30);
+    cr_expect_eq(cfg.disk.threads, 1024);
+    cr_expect_eq(cfg.host.pin, 0);
+    cr_expect_eq(cfg.host.prefault, 0);
     ebb_config_dispose(&cfg);
 }

@@ -7,9 +7,12 @@ static void same(const ebb_config *a, const ebb_config *b)
     cr_expect_eq(a->gpu.enabled, b->gpu.enabled);
     cr_expect_eq(a->gpu.budget, b->gpu.budget);
     cr_expect_eq(a->gpu.device, b->gpu.device);
+    cr_expect_eq(a->gpu.chunk_size, b->gpu.chunk_size);
     cr_expect_eq(a->host.enabled, b->host.enabled);
     cr_expect_eq(a->host.budget, b->host.budget);
     cr_expect_eq(a->host.numa, b->host.numa);
+    cr_expect_eq(a->host.pin, b->host.pin);
+    cr_expect_eq(a->host.prefault, b->host.prefault);
     cr_expect_eq(a->disk.enabled, b->disk.enabled);
     cr_assert_eq(a->disk.path_count, b->disk.path_count);
     for (size_t i = 0; i < a->disk.path_count; i++)
@@ -17,6 +20,7 @@ static void same(const ebb_config *a, const ebb_config *b)
     cr_expect_eq(a->disk.budget, b->disk.budget);
     cr_expect_eq(a->disk.block_size, b->disk.block_size);
     cr_expect_eq(a->disk.queue_depth, b->disk.queue_depth);
+    cr_expect_eq(a->disk.threads, b->disk.threads);
     cr_expect_eq(a->disk.backend, b->disk.backend);
     cr_expect_eq(a->disk.checksum, b->disk.checksum);
     cr_expect_eq(a->disk.direct, b->disk.direct);
@@ -39,6 +43,10 @@ static void round_trip(const ebb_config *a)
     b.host.enabled = !a->host.enabled;
     b.disk.enabled = !a->disk.enabled;
     b.disk.queue_depth = 999;
+    b.gpu.chunk_size = 12345;
+    b.host.pin = !a->host.pin;
+    b.host.prefault = !a->host.prefault;
+    b.disk.threads = a->disk.threads == 7 ? 8 : 7;
     ebb_status s = ebb_config_load_string(text, "shown.toml", &b);
     cr_assert_eq(s, EBB_OK, "%s\n%s", ebb_last_error(), text);
     same(a, &b);
@@ -62,11 +70,15 @@ Test(round_trip, every_field_changed)
     a.gpu.enabled = 0;
     a.gpu.budget = 1500000000;
     a.gpu.device = 3;
+    a.gpu.chunk_size = 1000000; /* not a power of two: written "1 MB" */
     a.host.budget = (UINT64_C(1) << 30) + 12345;
     a.host.numa = 0;
+    a.host.pin = 0;
+    a.host.prefault = 0;
     a.disk.budget = UINT64_C(2) << 20;
     a.disk.block_size = UINT64_C(12) << 10;
     a.disk.queue_depth = 1;
+    a.disk.threads = 1024;
     a.disk.backend = EBB_DISK_BACKEND_URING;
     a.disk.checksum = 1;
     a.disk.direct = 0;
@@ -98,6 +110,25 @@ Test(round_trip, write_to_a_stream)
     cr_expect(strstr(mem, "[tier.disk]\nenabled = true\n") != NULL, "%s", mem);
     cr_expect(strstr(mem, "block_size = \"8 MiB\"\n") != NULL, "%s", mem);
     cr_expect(strstr(mem, "budget = \"auto\"\n") != NULL, "%s", mem);
+    cr_expect(strstr(mem, "device = 0\nchunk_size = \"64 MiB\"\n") != NULL, "%s", mem);
+    cr_expect(strstr(mem, "numa = \"auto\"\npin = true\nprefault = true\n") != NULL, "%s", mem);
+    cr_expect(strstr(mem, "queue_depth = 16\nthreads = 0\n") != NULL, "%s", mem);
     free(mem);
+    ebb_config_dispose(&a);
+}
+
+/* The new keys at the other end of their ranges and odd sizes. */
+Test(round_trip, pool_keys)
+{
+    ebb_config a;
+    cr_assert_eq(ebb_config_init_default(&a), EBB_OK);
+    const uint64_t chunks[] = {1, 4095, UINT64_C(1) << 30, (UINT64_C(3) << 20) + 1};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        a.gpu.chunk_size = chunks[i];
+        a.host.pin = (int)(i % 2);
+        a.host.prefault = (int)(i / 2 % 2);
+        a.disk.threads = (int32_t)(i * 341);
+        round_trip(&a);
+    }
     ebb_config_dispose(&a);
 }

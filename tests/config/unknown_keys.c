@@ -6,7 +6,7 @@ Test(unknown_keys, typo_in_a_key)
 {
     expect_load_error("[tier.host]\nbudjet = \"1 GiB\"\n", EBB_ERR_CONFIG,
                       "t.toml:2: unknown key 'tier.host.budjet'; did you mean 'tier.host.budget'?",
-                      "the keys of [tier.host] are enabled, budget, numa", NULL);
+                      "the keys of [tier.host] are enabled, budget, numa, pin, prefault", NULL);
 }
 
 Test(unknown_keys, transposed_letters)
@@ -50,7 +50,7 @@ Test(unknown_keys, nothing_close)
     expect_load_error("[tier.disk]\ncompression = \"zstd\"\n", EBB_ERR_CONFIG,
                       "t.toml:2: unknown key 'tier.disk.compression'; expected a known key",
                       "the keys of [tier.disk] are enabled, path, budget, block_size, queue_depth, "
-                      "backend, checksum, direct", NULL);
+                      "threads, backend, checksum, direct", NULL);
 }
 
 Test(unknown_keys, dotted_and_quoted_keys)
@@ -70,6 +70,29 @@ Test(unknown_keys, first_in_the_file_is_reported)
 
 Test(unknown_keys, inline_table)
 {
-    expect_load_error("tier.host = { budget = \"1 GiB\", numa = 0, pin = true }\n", EBB_ERR_CONFIG,
-                      "t.toml:1: unknown key 'tier.host.pin'", NULL);
+    expect_load_error("tier.host = { budget = \"1 GiB\", numa = 0, hugepages = true }\n", EBB_ERR_CONFIG,
+                      "t.toml:1: unknown key 'tier.host.hugepages'", NULL);
+}
+
+/* The keys added for the pool options are in the names table, so typos in
+ * them are caught and suggested like the others. */
+Test(unknown_keys, typos_in_the_pool_keys)
+{
+    expect_load_error("[tier.host]\nprefualt = false\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.host.prefualt'; did you mean 'tier.host.prefault'?",
+                      "the keys of [tier.host] are enabled, budget, numa, pin, prefault", NULL);
+    expect_load_error("[tier.host]\npinned = false\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.host.pinned'; did you mean 'tier.host.pin'?", NULL);
+    expect_load_error("\n[tier.gpu]\nchunksize = \"1 MiB\"\n", EBB_ERR_CONFIG,
+                      "t.toml:3: unknown key 'tier.gpu.chunksize'; did you mean 'tier.gpu.chunk_size'?",
+                      "the keys of [tier.gpu] are enabled, budget, device, chunk_size", NULL);
+    expect_load_error("[tier.disk]\nthread = 4\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.disk.thread'; did you mean 'tier.disk.threads'?", NULL);
+    /* The right name in the wrong table. */
+    expect_load_error("[tier.disk]\nchunk_size = \"1 MiB\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.disk.chunk_size'; did you mean 'tier.gpu.chunk_size'?",
+                      NULL);
+    expect_load_error("[tier.gpu]\nthreads = 4\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.gpu.threads'; did you mean 'tier.disk.threads'?",
+                      NULL);
 }

@@ -92,3 +92,52 @@ Test(wrong_types, tables_and_values_swapped)
     expect_load_error("[tier.gpu]\nbudget = 2024-01-01\n", EBB_ERR_CONFIG,
                       "key 'tier.gpu.budget'", "got a date", NULL);
 }
+
+/* The keys that map to ebb_pool_options fields: tier.host.pin and
+ * tier.host.prefault (booleans), tier.disk.threads (an integer with its range),
+ * tier.gpu.chunk_size (a size; bad sizes are in bad_sizes.c). */
+Test(wrong_types, pool_booleans)
+{
+    expect_load_error("[tier.host]\npin = \"yes\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.host.pin': expected true or false, got the string \"yes\"",
+                      NULL);
+    expect_load_error("[tier.host]\n\npin = 1\n", EBB_ERR_CONFIG,
+                      "t.toml:3: key 'tier.host.pin': expected true or false, got the integer 1", NULL);
+    expect_load_error("[tier.host]\nprefault = 0\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.host.prefault': expected true or false, got the integer 0",
+                      NULL);
+    expect_load_error("tier.host.prefault = \"false\"\n", EBB_ERR_CONFIG,
+                      "t.toml:1: key 'tier.host.prefault': expected true or false, got the string "
+                      "\"false\"", NULL);
+}
+
+Test(wrong_types, disk_threads)
+{
+    expect_load_error("[tier.disk]\nthreads = \"8\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.disk.threads': expected an integer from 0 to 1024 (0: as "
+                      "many as queue_depth), got the string \"8\"", NULL);
+    expect_load_error("[tier.disk]\nthreads = 2.5\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.disk.threads': expected an integer from 0 to 1024",
+                      "got the float 2.5", NULL);
+    expect_load_error("[tier.disk]\nthreads = true\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.disk.threads'", "got the boolean true", NULL);
+    /* Out of range: negative, and above what a disk pool accepts. */
+    expect_load_error("[tier.disk]\nthreads = -1\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.disk.threads': expected an integer from 0 to 1024 (0: as "
+                      "many as queue_depth), got the integer -1", NULL);
+    expect_load_error("\n[tier.disk]\nthreads = 1025\n", EBB_ERR_CONFIG,
+                      "t.toml:3: key 'tier.disk.threads': expected an integer from 0 to 1024 (0: as "
+                      "many as queue_depth), got the integer 1025", NULL);
+}
+
+Test(wrong_types, gpu_chunk_size)
+{
+    expect_load_error("[tier.gpu]\nchunk_size = 1.5\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size': expected a size: an integer number of "
+                      "bytes or a string such as \"8 MiB\", got the float 1.5", NULL);
+    expect_load_error("[tier.gpu]\nchunk_size = true\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size': expected a size", "got the boolean true",
+                      NULL);
+    expect_load_error("[tier.gpu]\nchunk_size = [1]\n", EBB_ERR_CONFIG,
+                      "t.toml:2: key 'tier.gpu.chunk_size': expected a size", "got an array", NULL);
+}

@@ -1,0 +1,150 @@
+/* From a configuration to the options of a storage pool (ebb/storage.h):
+ * which fields come from which keys, and how many slots a tier's budget
+ * holds once each slot is rounded up the way the pool rounds it. */
+#include "ebb/config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "common/error_internal.h"
+#include "runtime/config_internal.h"
+#include "runtime/config_size.h"
+
+static const ebb_config_key enabled_key[EBB_TIER_COUNT] = {
+    EBB_KEY_GPU_ENABLED, EBB_KEY_HOST_ENABLED, EBB_KEY_DISK_ENABLED};
+static const ebb_config_key budget_key[EBB_TIER_COUNT] = {
+    EBB_KEY_GPU_BUDGET, EBB_KEY_HOST_BUDGET, EBB_KEY_DISK_BUDGET};
+static const char *const auto_rule[EBB_TIER_COUNT] = {
+    "half of the GPU's free memory", "half of MemAvailable", "half of the free disk space"};
+
+/* The host pool's page (storage/host.c): the system's, at least 4 KiB. */
+static uint64_t host_page(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p >= 4096 ? (uint64_t)p : 4096;
+}
+
+/* v rounded up to a multiple of a; UINT64_MAX when that overflows. */
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+    uint64_t r = v % a;
+    if (r == 0)
+        return v;
+    return v > UINT64_MAX - (a - r) ? UINT64_MAX : v + (a - r);
+}
+
+/* How many slots of `state` bytes `budget` holds in `tier`; *need is the
+ * smallest budget that holds one, and `why` says how a slot is rounded ("" when
+ * it is not), both for the message when none fits. */
+static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state, uint64_t budget,
+                            uint64_t *need, char *why, size_t why_len)
+{
+    why[0] = '\0';
+    if (tier == EBB_TIER_DISK && cfg->disk.path_count > 1) {
+        /* Striped (storage/disk.c): a slot is ceil(state / block) blocks dealt
+         * round-robin over the n paths' files, each file holds whole blocks,
+         * and each path has an equal share of the budget. With s slots the
+         * fullest file holds ceil(s * blocks / n) blocks, so s fits when
+         * s * blocks <= n * (whole blocks in one share). */
+        uint64_t n = cfg->disk.path_count, block = cfg->disk.block_size;
+        uint64_t blocks = state / block + (state % block != 0);
+        uint64_t per_path = budget / n / block;
+        unsigned __int128 one = (unsigned __int128)((blocks - 1) / n + 1) * block * n;
+        *need = one > UINT64_MAX ? UINT64_MAX : (uint64_t)one;
+        char b[64];
+        ebb_size_human(block, b, sizeof b);
+        snprintf(why, why_len,
+                 ": a slot is striped over the %llu paths in whole blocks of %s "
+                 "(tier.disk.block_size) and each path holds an equal share of the budget",
+                 (unsigned long long)n, b);
+        return per_path * n / blocks;
+    }
+    uint64_t align = tier == EBB_TIER_GPU ? EBB_CONFIG_GPU_ALIGN
+                   : tier == EBB_TIER_HOST ? host_page() : EBB_CONFIG_DIO_ALIGN;
+    uint64_t stride = round_up(state, align);
+    *need = stride;
+    if (stride != state) {
+        char a[64];
+        ebb_size_human(align, a, sizeof a);
+        snprintf(why, why_len, ": a slot is a state rounded up to %s%s", a,
+                 tier == EBB_TIER_GPU ? ""
+                 : tier == EBB_TIER_HOST ? " (the page size)" : " (the direct-I/O alignment)");
+    }
+    return budget / stride;
+}
+
+ebb_status ebb_config_pool_options(const ebb_config *cfg, ebb_tier tier, size_t state_bytes,
+                                   ebb_pool_options *out)
+{
+    if (!cfg || !out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_pool_options: %s is NULL",
+                        cfg ? "out" : "cfg");
+    if ((unsigned)tier >= EBB_TIER_COUNT)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_pool_options: %d is not a tier", (int)tier);
+    if (state_bytes == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_config_pool_options: state_bytes is 0; expected the bytes of one state");
+    const char *name = ebb_tier_name(tier);
+    char at[512];
+    const int enabled[EBB_TIER_COUNT] = {cfg->gpu.enabled, cfg->host.enabled, cfg->disk.enabled};
+    if (!enabled[tier]) {
+        ebb_config_where(cfg, enabled_key[tier], "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: the %s tier is disabled; expected tier.%s.enabled = true for a %s "
+                        "pool", at, name, name, name);
+    }
+    ebb_status s = ebb_config_check_values(cfg);
+    if (s != EBB_OK)
+        return s;
+    if (tier == EBB_TIER_DISK && (cfg->disk.path_count == 0 || !cfg->disk.paths ||
+                                  cfg->disk.path_count > INT32_MAX)) {
+        ebb_config_where(cfg, EBB_KEY_DISK_PATH, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: %zu directories given; expected at least one", at,
+                        cfg->disk.path_count);
+    }
+    uint64_t budget = 0;
+    if ((s = ebb_config_budget(cfg, tier, &budget)) != EBB_OK)
+        return s;
+
+    char why[256];
+    uint64_t need = 0;
+    uint64_t slots = count_slots(cfg, tier, state_bytes, budget, &need, why, sizeof why);
+    if (slots == 0) {
+        char b[64], st[64], nd[64], bud[160];
+        ebb_size_human(budget, b, sizeof b);
+        ebb_size_human(state_bytes, st, sizeof st);
+        ebb_size_human(need, nd, sizeof nd);
+        const uint64_t set[EBB_TIER_COUNT] = {cfg->gpu.budget, cfg->host.budget, cfg->disk.budget};
+        if (set[tier] == EBB_BUDGET_AUTO)
+            snprintf(bud, sizeof bud, "\"auto\" (%s, now %s)", auto_rule[tier], b);
+        else
+            snprintf(bud, sizeof bud, "%s", b);
+        ebb_config_where(cfg, budget_key[tier], "", at, sizeof at);
+        int striped = tier == EBB_TIER_DISK && cfg->disk.path_count > 1;
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: %s holds no state of %s%s; expected a budget of at least %s (raise "
+                        "it%s, or disable the tier)",
+                        at, bud, st, why, nd, striped ? ", lower tier.disk.block_size" : "");
+    }
+
+    ebb_pool_options o;
+    ebb_pool_options_init(&o, tier);
+    o.slot_size = state_bytes;
+    o.slots = slots > INT32_MAX ? INT32_MAX : (int32_t)slots;
+    o.numa_node = cfg->host.numa;
+    o.pin = cfg->host.pin ? 1 : 0;
+    o.prefault = cfg->host.prefault ? 1 : 0;
+    o.device = cfg->gpu.device;
+    o.paths = (const char *const *)cfg->disk.paths;
+    o.path_count = (int32_t)cfg->disk.path_count;
+    o.backend = cfg->disk.backend;
+    o.queue_depth = cfg->disk.queue_depth;
+    o.threads = cfg->disk.threads;
+    o.direct = cfg->disk.direct ? 1 : 0;
+    o.checksum = cfg->disk.checksum ? 1 : 0;
+    o.block = (size_t)(tier == EBB_TIER_GPU ? cfg->gpu.chunk_size : cfg->disk.block_size);
+    o.staging = NULL;
+    *out = o;
+    return EBB_OK;
+}
