@@ -222,9 +222,26 @@ static int record_mark(cudaStream_t st, cudaEvent_t ev)
 
 static ebb_status cuda_fail(ebb_status s, cudaError_t e, const char *what, int device)
 {
-    (void)cudaGetLastError();
+    clear_own_error(e);
     return ebb_fail(s, "%s on CUDA device %d failed: %s (%s)", what, device, cudaGetErrorString(e),
                     cudaGetErrorName(e));
+}
+
+/* Records that the operation of `op` failed on the device with `e`. */
+static void copy_failed(struct ebb_pool *pool, ebb_op *op, cudaError_t e)
+{
+    atomic_fetch_add(&pool->st_errors, 1);
+    op->status = EBB_ERR_IO;
+    snprintf(op->msg, sizeof op->msg, "gpu slot %d: %s copy on CUDA device %d failed: %s (%s)",
+             (int)(op - pool->ops), stream_name[op->copy], pool->device->device,
+             cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_mark *mark)
+{
+    mark->event = pool->ops ? pool->ops[slot].read_event : NULL;
+    mark->device = pool->device ? pool->device->device : -1;
+    mark->recorded = 0;
 }
 
 ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
@@ -282,8 +299,12 @@ ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
     for (int32_t i = 0; i < o->slots && e == cudaSuccess; i++) {
         cudaEvent_t ev;
         e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-        if (e == cudaSuccess)
+        if (e == cudaSuccess) {
             pool->ops[i].event = ev;
+            e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+        }
+        if (e == cudaSuccess)
+            pool->ops[i].read_event = ev;
     }
     leave(&g);
     if (e != cudaSuccess) {
@@ -302,22 +323,31 @@ void ebb_device_destroy(struct ebb_pool *pool)
     if (!dv)
         return;
     dev_guard g;
-    int entered = enter(dv->device, &g) == cudaSuccess;
+    cudaError_t e = enter(dv->device, &g);
+    int entered = e == cudaSuccess;
+    clear_own_error(e);
     for (int i = 0; i < S_COUNT; i++)
         if (dv->streams[i]) {
-            (void)cudaStreamSynchronize(dv->streams[i]);
-            (void)cudaStreamDestroy(dv->streams[i]);
+            clear_own_error(cudaStreamSynchronize(dv->streams[i]));
+            clear_own_error(cudaStreamDestroy(dv->streams[i]));
         }
     if (dv->order_event)
-        (void)cudaEventDestroy(dv->order_event);
-    for (int32_t i = 0; pool->ops && i < pool->slots; i++)
-        if (pool->ops[i].event)
-            (void)cudaEventDestroy((cudaEvent_t)pool->ops[i].event);
+        clear_own_error(cudaEventDestroy(dv->order_event));
+    /* Copies of other gpu pools (on their streams) that still read a slot
+     * must finish before the memory is freed. */
+    for (int32_t i = 0; pool->ops && i < pool->slots; i++) {
+        ebb_op *op = &pool->ops[i];
+        if (op->event)
+            clear_own_error(cudaEventDestroy((cudaEvent_t)op->event));
+        if (op->read_event) {
+            clear_own_error(cudaEventSynchronize((cudaEvent_t)op->read_event));
+            clear_own_error(cudaEventDestroy((cudaEvent_t)op->read_event));
+        }
+    }
     if (pool->base)
-        (void)cudaFree(pool->base);
+        clear_own_error(cudaFree(pool->base));
     if (entered)
         leave(&g);
-    (void)cudaGetLastError();
     pool->base = NULL;
     free(pool->ops);
     pool->ops = NULL;
@@ -336,6 +366,8 @@ ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_
                         cudaGetErrorString(e));
     }
     switch (a.type) {
+    /* Managed memory, and device memory of any device: copied with
+     * cudaMemcpyDefault on the device -> device stream. */
     case cudaMemoryTypeDevice:
     case cudaMemoryTypeManaged:
         *on_device = 1;
@@ -361,12 +393,23 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
     ebb_op *op = &pool->ops[slot];
     cudaEvent_t ev = (cudaEvent_t)op->event;
     cudaError_t q = cudaEventQuery(ev);
+    clear_own_error(q);
     if (q == cudaErrorNotReady)
         return ebb_fail(EBB_ERR_STATE,
                         "gpu slot %d is busy: an operation on it is still in flight; wait for its "
                         "ticket first",
                         (int)slot);
-    (void)cudaGetLastError();
+    if (to_device && op->read_event && event_pending((cudaEvent_t)op->read_event))
+        return ebb_fail(EBB_ERR_STATE,
+                        "gpu slot %d is being read by a gpu -> gpu copy still in flight; wait for "
+                        "its ticket first",
+                        (int)slot);
+    /* The previous operation failed on the device and its ticket was never
+     * tested: its failure is recorded now, and reported below (once). */
+    if (q != cudaSuccess && op->status == EBB_OK) {
+        copy_failed(pool, op, q);
+        op->reported = 0;
+    }
     if (op->status != EBB_OK && !op->reported) {
         op->reported = 1;
         return ebb_fail(EBB_ERR_STATE,
@@ -379,7 +422,9 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
     unsigned char *slot_mem = pool->base + (size_t)slot * pool->stride;
     unsigned char *dst = to_device ? slot_mem : mem;
     const unsigned char *src = to_device ? mem : slot_mem;
-    enum cudaMemcpyKind kind = mem_on_device ? cudaMemcpyDeviceToDevice
+    /* Memory on a device goes by unified addressing: it may be managed
+     * memory or another device's memory, for which DeviceToDevice is wrong. */
+    enum cudaMemcpyKind kind = mem_on_device ? cudaMemcpyDefault
                                : to_device   ? cudaMemcpyHostToDevice
                                              : cudaMemcpyDeviceToHost;
     dev_guard g;
@@ -405,6 +450,24 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
         mark->recorded = record_mark(st, (cudaEvent_t)mark->event);
     if (e == cudaSuccess)
         e = cudaEventRecord(ev, st);
+    else if (queued) {
+        /* Enqueuing failed part way: the chunks queued still write the slot
+         * (or read it), so the slot's event goes after them and the slot
+         * stays busy until they finish. The failure is the caller's now:
+         * recorded as reported, so the next operation is not refused for
+         * it. If even that record fails, wait for the chunks here. */
+        cudaError_t r = cudaEventRecord(ev, st);
+        clear_own_error(r);
+        if (r != cudaSuccess)
+            clear_own_error(cudaStreamSynchronize(st));
+        op->generation++;
+        op->copy = which;
+        op->status = EBB_ERR_IO;
+        op->reported = 1;
+        snprintf(op->msg, sizeof op->msg,
+                 "gpu slot %d: enqueuing its %s copy on CUDA device %d failed part way: %s",
+                 (int)slot, stream_name[which], dv->device, cudaGetErrorName(e));
+    }
     leave(&g);
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, stream_name[which], dv->device);
@@ -413,6 +476,7 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
     op->reported = 0;
     op->msg[0] = '\0';
     op->write = to_device;
+    op->copy = which;
     atomic_fetch_add(&pool->st_requests, chunks);
     if (to_device) {
         atomic_fetch_add(&pool->st_writes, 1);
@@ -431,20 +495,14 @@ ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *do
 {
     cudaEvent_t ev = (cudaEvent_t)op->event;
     cudaError_t e = block ? cudaEventSynchronize(ev) : cudaEventQuery(ev);
+    clear_own_error(e);
     if (e == cudaErrorNotReady) {
-        (void)cudaGetLastError();
         *done = 0;
         return EBB_OK;
     }
     *done = 1;
-    if (e != cudaSuccess && op->status == EBB_OK) {
-        (void)cudaGetLastError();
-        atomic_fetch_add(&pool->st_errors, 1);
-        op->status = EBB_ERR_IO;
-        snprintf(op->msg, sizeof op->msg, "gpu slot %d: %s copy on CUDA device %d failed: %s",
-                 (int)(op - pool->ops), op->write ? "host -> device" : "device -> host",
-                 pool->device->device, cudaGetErrorString(e));
-    }
+    if (e != cudaSuccess && op->status == EBB_OK)
+        copy_failed(pool, op, e);
     return ebb_op_report(op);
 }
 
@@ -465,7 +523,13 @@ ebb_status ebb_device_order_after(struct ebb_pool *pool, void *stream)
 
 ebb_status ebb_device_stream_wait(struct ebb_pool *pool, ebb_op *op, void *stream)
 {
-    cudaError_t e = cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)op->event, 0);
+    /* With the pool's device current, as ebb_device_order_after: a NULL
+     * stream is that device's legacy default stream in both. */
+    dev_guard g;
+    cudaError_t e = enter(pool->device->device, &g);
+    if (e == cudaSuccess)
+        e = cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)op->event, 0);
+    leave(&g);
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, "making the caller's stream wait for a copy",
                          pool->device->device);
@@ -537,6 +601,14 @@ ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
 }
 
 void ebb_device_destroy(struct ebb_pool *pool) { (void)pool; }
+
+void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_mark *mark)
+{
+    (void)pool, (void)slot;
+    mark->event = NULL;
+    mark->device = -1;
+    mark->recorded = 0;
+}
 
 ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_device)
 {

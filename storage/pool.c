@@ -324,9 +324,14 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
     if (a == EBB_TIER_GPU && b == EBB_TIER_GPU) {
         if (dst == src && dst_slot == src_slot)
             return EBB_OK;
-        /* Runs on the destination pool, reading the source slot's memory. */
+        /* Runs on the destination pool, reading the source slot's memory:
+         * after the source slot's operation, and recorded in the source
+         * slot's read event (same device only), so that writes into the
+         * source slot are refused while the copy reads it. */
+        ebb_copy_mark mark;
+        ebb_device_read_mark(src, src_slot, &mark);
         return ebb_device_copy(dst, dst_slot, src->base + (size_t)src_slot * src->stride, 1, 1,
-                               src->ops ? &src->ops[src_slot] : NULL, NULL, ticket);
+                               src->ops ? &src->ops[src_slot] : NULL, &mark, ticket);
     }
     return ebb_fail(EBB_ERR_UNSUPPORTED,
                     "ebb_move %s -> %s is not a direct path: chain it through a host slot "

@@ -36,6 +36,13 @@ typedef struct ebb_op {
     int reported;                /* a failure was returned to the caller */
     char msg[EBB_OP_MSG];        /* failure message, valid once DONE */
     void *event;                 /* gpu: cudaEvent_t of the operation */
+    int copy;                    /* gpu: direction (stream) of the operation's
+                                    copy, which its failure message names */
+    void *read_event;            /* gpu: cudaEvent_t recorded after each
+                                    gpu -> gpu copy that reads this slot from a
+                                    pool on the same device (on that copy's
+                                    stream): writes into the slot are refused
+                                    while it is pending */
 } ebb_op;
 
 struct ebb_disk;
@@ -124,9 +131,14 @@ typedef struct ebb_copy_mark {
 /* Copies between a slot of a gpu pool and memory at `mem` (a host pool slot,
  * the caller's device or pinned memory, another gpu pool's slot): to_device
  * = 1 copies mem -> slot. mem_on_device says which stream (device -> device
- * or the host one). `after`, if not NULL, is an operation (of another gpu
- * pool's slot that `mem` is) the copy must follow. `mark`, if not NULL, is
- * the host slot `mem` is: its event is recorded on the copy's stream once
+ * or the host one) and that the copy goes by unified addressing
+ * (cudaMemcpyDefault: managed memory, another device's memory). `after`, if
+ * not NULL, is an operation (of another gpu pool's slot that `mem` is) the
+ * copy must follow. Refused (EBB_ERR_STATE) while the slot's operation is in
+ * flight, when writing it (to_device) while a gpu -> gpu copy still reads
+ * it, and once after its previous operation failed on the device unseen.
+ * `mark`, if not NULL, is the host slot `mem` is, or the source gpu slot
+ * (ebb_device_read_mark): its event is recorded on the copy's stream once
  * the copy is enqueued, before the operation's own event, so a complete
  * ticket implies a complete host event. Also recorded when enqueuing failed
  * part way (the chunks already queued still touch the slot); mark->recorded
@@ -134,6 +146,11 @@ typedef struct ebb_copy_mark {
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
                            int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
                            ebb_ticket *ticket);
+/* The mark for a gpu -> gpu copy that reads `slot` of gpu pool `pool`: its
+ * slot's read event, on the pool's device. ebb_device_copy (of the
+ * destination pool) records it like a host slot's mark, so that writes into
+ * the source slot are refused while the copy still reads it. */
+void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_mark *mark);
 /* Checks the caller's pointer: device or pinned host memory; *on_device says which. */
 ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_device);
 ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *done);

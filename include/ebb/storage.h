@@ -218,14 +218,22 @@ typedef struct ebb_ticket {
  * Errors: EBB_ERR_INVALID_ARG (NULL, slot out of range, different slot
  * sizes), EBB_ERR_UNSUPPORTED (disk <-> disk, gpu <-> disk: chain through a
  * host slot), EBB_ERR_STATE (a slot is busy, or the disk slot read holds no
- * data), EBB_ERR_IO (a CUDA call refused the copy). */
+ * data, or the slot's previous operation failed and its ticket was never
+ * tested: refused once, quoting that failure), EBB_ERR_IO (a CUDA call
+ * refused the copy; chunks already queued still run, and the slot stays
+ * busy until they finished). A gpu slot that a gpu -> gpu copy still reads
+ * may be read but not written (EBB_ERR_STATE) while the copy is in flight,
+ * when both pools are on the same device (across devices the source slot is
+ * not tracked: wait for the copy's ticket before writing it). */
 EBB_API ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
                             ebb_ticket *ticket);
 
 /* Stores slot_size bytes from the caller's memory into a slot.
  * host pool: memcpy, complete on return. gpu pool: `src` is device memory or
  * pinned host memory (pageable memory is refused: EBB_ERR_INVALID_ARG), copied
- * on the pool's device -> device or host -> device stream. disk pool:
+ * on the pool's device -> device or host -> device stream. Device memory
+ * means any device's memory, or managed memory: copied with
+ * cudaMemcpyDefault (unified addressing). disk pool:
  * EBB_ERR_UNSUPPORTED (use ebb_move from a host slot). */
 EBB_API ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src,
                                 ebb_ticket *ticket);
@@ -249,9 +257,14 @@ EBB_API ebb_status ebb_ticket_wait(const ebb_ticket *ticket);
  * failure in array order, EBB_OK if none. */
 EBB_API ebb_status ebb_ticket_wait_all(const ebb_ticket *tickets, size_t count);
 
-/* ---- CUDA stream ordering (gpu pools; `stream` is a cudaStream_t, NULL =
- * the legacy default stream). EBB_ERR_INVALID_ARG for a host or disk pool or
- * ticket; EBB_ERR_IO when CUDA refuses (its error text in the message). */
+/* ---- CUDA stream ordering (gpu pools; `stream` is a cudaStream_t of the
+ * pool's device (ebb_pool_info.device), or NULL: the legacy default stream
+ * of the pool's device, whichever device is current (both calls make the
+ * pool's device current for the call and restore the caller's). A stream of
+ * another device is not supported: ebb_pool_order_after records an event on
+ * it, which CUDA refuses (EBB_ERR_IO). EBB_ERR_INVALID_ARG for a host or disk
+ * pool or ticket; EBB_ERR_IO when CUDA refuses (its error text in the
+ * message). */
 
 /* Operations started on `pool` after this call begin only after the work
  * queued on `stream` now (e.g. the forward step that produced the state to

@@ -1,0 +1,70 @@
+/* Test control of the fake CUDA runtime (tests/cuda_mock/cuda_mock.c), a test
+ * double linked instead of cudart into the gpu_mock tests. It implements the
+ * runtime functions the library and those tests call, with the signatures of
+ * <cuda_runtime_api.h>, on the host: "device" memory is ordinary host memory
+ * (a test may read it directly), streams are FIFOs of commands (copies,
+ * event records, event waits) that run when the mock decides, and copies move
+ * real bytes when they run. Everything is deterministic given the seed.
+ *
+ * Modes: CUDA_MOCK_LAZY (default) runs nothing at enqueue; each cudaEventQuery
+ * / cudaStreamQuery runs one random runnable command with the step
+ * probability, and a synchronize runs random runnable commands until what it
+ * waits for is done. CUDA_MOCK_EAGER runs every runnable command at once.
+ *
+ * Misuse (a destroyed stream or event, an event recorded on a stream of
+ * another device, pageable memory copied as pinned, a copy past the end of an
+ * allocation, freeing or unregistering memory a pending copy touches, a
+ * synchronize that can never return) prints "cuda_mock: MISUSE: ..." and
+ * aborts, which fails the test.
+ *
+ * Environment, read when the program starts: CUDA_MOCK_DEVICES (devices,
+ * default 1), CUDA_MOCK_MODE (lazy | eager), CUDA_MOCK_SEED,
+ * CUDA_MOCK_STEP_P (lazy step probability, default 0.3). */
+#ifndef EBB_TESTS_CUDA_MOCK_H
+#define EBB_TESTS_CUDA_MOCK_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum cuda_mock_mode { CUDA_MOCK_LAZY = 0, CUDA_MOCK_EAGER = 1 } cuda_mock_mode;
+
+/* Devices cudaGetDeviceCount reports (0: cudaErrorNoDevice). */
+void cuda_mock_set_devices(int n);
+void cuda_mock_set_mode(cuda_mock_mode mode);
+void cuda_mock_set_seed(uint64_t seed);
+/* Lazy mode: chance that a query runs one command (0: only synchronizes do). */
+void cuda_mock_set_step_probability(double p);
+/* Whether cudaEventQuery's cudaErrorNotReady also becomes the thread's last
+ * error (the runtime does not document either way; default 0). */
+void cuda_mock_notready_sets_last_error(int on);
+
+/* Holding: a held stream runs nothing (queries answer cudaErrorNotReady)
+ * until released; synchronizing on held work is a misuse. hold_all holds
+ * every stream, present and future, until release_all. */
+void cuda_mock_hold(cudaStream_t stream);
+void cuda_mock_release(cudaStream_t stream);
+void cuda_mock_hold_all(void);
+void cuda_mock_release_all(void);
+/* The stream the last command (copy, record, wait) was queued on. */
+cudaStream_t cuda_mock_last_stream(void);
+/* Runs every command that can run (not held) until none can. */
+void cuda_mock_run_all(void);
+/* Commands queued and not yet run, on all streams. */
+size_t cuda_mock_pending(void);
+/* Pending copies that read or write [p, p + n). */
+size_t cuda_mock_pending_touching(const void *p, size_t n);
+/* Copies run so far. */
+uint64_t cuda_mock_copies_run(void);
+
+/* Fault injection. fail_call: after `skip` more successful calls of
+ * `function` (its name, e.g. "cudaMemcpyAsync"), the next `count` calls
+ * return `err` (and set the last error) without doing anything.
+ * fail_async: the copy queued after `skip` more copies is accepted, but fails
+ * when it runs: it moves nothing, and every event recorded after it on its
+ * stream (until a later copy there succeeds) reports `err` from
+ * cudaEventQuery / cudaEventSynchronize, as does cudaStreamSynchronize. */
+void cuda_mock_fail_call(const char *function, int skip, int count, cudaError_t err);
+void cuda_mock_fail_async(int skip, cudaError_t err);
+
+#endif
