@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void misuse(const char *fmt, ...)
@@ -33,6 +34,7 @@ typedef struct command {
     size_t n;
     cudaError_t fail;           /* copy: error when it runs (fail_async) */
     cudaError_t err;            /* record: the stream's error when it ran */
+    double t;                   /* record: host time (s) when it ran, for cudaEventElapsedTime */
     struct CUstream_st *wait_s; /* wait: the stream and position waited for */
     uint64_t wait_seq;
 } command;
@@ -291,6 +293,13 @@ static int runnable(const struct CUstream_st *s)
     return c->kind != C_WAIT || c->wait_s->done >= c->wait_seq;
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void run_one(struct CUstream_st *s)
 {
     command *c = &s->cmds[s->done];
@@ -304,7 +313,10 @@ static void run_one(struct CUstream_st *s)
         }
         copies_run++;
         break;
-    case C_RECORD: c->err = s->err; break;
+    case C_RECORD:
+        c->err = s->err;
+        c->t = now_s();
+        break;
     default: break;
     }
     s->done++;
@@ -680,6 +692,53 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
     return allocate(devPtr, size, M_MANAGED, "cudaMallocManaged");
 }
 
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+    (void)flags;
+    return allocate(pHost, size, M_PINNED, "cudaHostAlloc");
+}
+
+cudaError_t cudaFreeHost(void *ptr)
+{
+    if (!ptr)
+        return cudaSuccess;
+    LOCK();
+    INJECT("cudaFreeHost");
+    remove_range(ptr, 1, "cudaFreeHost");
+    UNLOCK();
+    return cudaSuccess;
+}
+
+/* Synchronous, as cudaMemset is for the host (pending copies are not ordered
+ * against it here: the tests that use it queue nothing before). */
+cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+    LOCK();
+    INJECT("cudaMemset");
+    range *r = find(devPtr);
+    if (!r || r->kind == M_PINNED || (char *)devPtr + count > r->p + r->n)
+        misuse("cudaMemset(%p, %zu bytes): not inside device memory the mock allocated", devPtr,
+               count);
+    memset(devPtr, value, count);
+    UNLOCK();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+    LOCK();
+    INJECT("cudaGetDeviceProperties");
+    if (device < 0 || device >= ndev) {
+        UNLOCK();
+        return fail(cudaErrorInvalidDevice);
+    }
+    memset(prop, 0, sizeof *prop);
+    snprintf(prop->name, sizeof prop->name, "cuda_mock device %d", device);
+    prop->totalGlobalMem = (size_t)80 << 30;
+    UNLOCK();
+    return cudaSuccess;
+}
+
 cudaError_t cudaFree(void *devPtr)
 {
     if (!devPtr)
@@ -775,6 +834,11 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
     return cudaSuccess;
 }
 
+cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+    return cudaEventCreateWithFlags(event, cudaEventDefault);
+}
+
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     LOCK();
@@ -823,6 +887,26 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
     cudaError_t e = event_result(event);
     UNLOCK();
     return fail(e);
+}
+
+/* Host time between the two records' runs; cudaErrorNotReady until both ran. */
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    LOCK();
+    INJECT("cudaEventElapsedTime");
+    check_event(start, "cudaEventElapsedTime");
+    check_event(end, "cudaEventElapsedTime");
+    if (!start->s || !end->s) {
+        UNLOCK();
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    if (!event_done(start) || !event_done(end)) {
+        UNLOCK();
+        return fail(cudaErrorNotReady);
+    }
+    *ms = (float)((end->s->cmds[end->seq - 1].t - start->s->cmds[start->seq - 1].t) * 1e3);
+    UNLOCK();
+    return cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
