@@ -7,9 +7,9 @@ static const size_t SIZE = 64 * KiB;
 
 Test(async_failure_reported_once, untested_failure_refuses_the_next_operation_once)
 {
-    ebb_pool *h = mock_host_pool(0, 2, SIZE);
-    ebb_pool *g = mock_gpu_pool(0, 1, SIZE, SIZE);
-    fill_random(mock_slot(h, 0), SIZE, 1);
+    ebb_pool *h = pinned_host_pool(0, 2, SIZE);
+    ebb_pool *g = gpu_pool(0, 1, SIZE, SIZE);
+    fill_random(slot_ptr(h, 0), SIZE, 1);
     ebb_ticket t;
     cuda_mock_fail_async(0, cudaErrorLaunchFailure);
     cr_assert_eq(ebb_move(g, 0, h, 0, &t), EBB_OK, "%s", ebb_last_error());
@@ -27,7 +27,7 @@ Test(async_failure_reported_once, untested_failure_refuses_the_next_operation_on
     mock_wait_ok(&t, "host -> gpu again");
     cr_assert_eq(ebb_move(h, 1, g, 0, &t), EBB_OK, "%s", ebb_last_error());
     mock_wait_ok(&t, "gpu -> host");
-    cr_assert(memcmp(mock_slot(h, 0), mock_slot(h, 1), SIZE) == 0);
+    cr_assert(memcmp(slot_ptr(h, 0), slot_ptr(h, 1), SIZE) == 0);
     ebb_pool_destroy(g);
     ebb_pool_destroy(h);
 }
@@ -35,8 +35,8 @@ Test(async_failure_reported_once, untested_failure_refuses_the_next_operation_on
 /* A failure that its ticket reported is not reported a second time. */
 Test(async_failure_reported_once, tested_failure_is_not_repeated)
 {
-    ebb_pool *h = mock_host_pool(0, 2, SIZE);
-    ebb_pool *g = mock_gpu_pool(0, 1, SIZE, SIZE);
+    ebb_pool *h = pinned_host_pool(0, 2, SIZE);
+    ebb_pool *g = gpu_pool(0, 1, SIZE, SIZE);
     ebb_ticket t;
     cuda_mock_fail_async(0, cudaErrorLaunchFailure);
     cr_assert_eq(ebb_move(g, 0, h, 0, &t), EBB_OK, "%s", ebb_last_error());

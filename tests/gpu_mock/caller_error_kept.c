@@ -23,9 +23,9 @@ static void check(int notready_sets_last)
 {
     cuda_mock_notready_sets_last_error(notready_sets_last);
     notready_overwrites = notready_sets_last;
-    ebb_pool *h = mock_host_pool(0, 2, SIZE);
-    ebb_pool *g = mock_gpu_pool(0, 2, SIZE, 16 * KiB);
-    fill_random(mock_slot(h, 0), SIZE, 1);
+    ebb_pool *h = pinned_host_pool(0, 2, SIZE);
+    ebb_pool *g = gpu_pool(0, 2, SIZE, 16 * KiB);
+    fill_random(slot_ptr(h, 0), SIZE, 1);
     ebb_ticket t;
     cr_assert_eq(ebb_move(g, 0, h, 0, &t), EBB_OK, "%s", ebb_last_error());
     mock_wait_ok(&t, "host -> gpu");
@@ -45,16 +45,16 @@ static void check(int notready_sets_last)
     expect_kept("ebb_move gpu -> gpu");
     /* a busy slot is refused, and the refusal leaves the error alone too */
     ebb_ticket refused;
-    cr_assert_eq(ebb_pool_put(g, 1, mock_slot(h, 0), &refused), EBB_ERR_STATE);
+    cr_assert_eq(ebb_pool_put(g, 1, slot_ptr(h, 0), &refused), EBB_ERR_STATE);
     expect_kept("a refused put");
     cuda_mock_release_all();
     mock_wait_ok(&t, "gpu -> host");
     mock_wait_ok(&u, "gpu -> gpu");
     expect_kept("ebb_ticket_wait");
-    cr_assert_eq(ebb_pool_put(g, 1, mock_slot(h, 0), &u), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_pool_put(g, 1, slot_ptr(h, 0), &u), EBB_OK, "%s", ebb_last_error());
     expect_kept("ebb_pool_put");
     mock_wait_ok(&u, "put");
-    cr_assert_eq(ebb_pool_get(g, 1, mock_slot(h, 1), &u), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_pool_get(g, 1, slot_ptr(h, 1), &u), EBB_OK, "%s", ebb_last_error());
     mock_wait_ok(&u, "get");
     expect_kept("ebb_pool_get");
     ebb_pool_destroy(g);

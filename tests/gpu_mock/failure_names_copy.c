@@ -12,9 +12,9 @@ typedef struct rig {
 
 static void rig_open(rig *r)
 {
-    r->h = mock_host_pool(0, 2, SIZE);
-    r->g = mock_gpu_pool(0, 1, SIZE, SIZE);
-    r->g2 = mock_gpu_pool(0, 1, SIZE, SIZE);
+    r->h = pinned_host_pool(0, 2, SIZE);
+    r->g = gpu_pool(0, 1, SIZE, SIZE);
+    r->g2 = gpu_pool(0, 1, SIZE, SIZE);
     cr_assert_eq(cudaMalloc(&r->dev, SIZE), cudaSuccess);
 }
 
@@ -52,7 +52,7 @@ Test(failure_names_copy, every_direction)
     fails_naming(ebb_pool_get(r.g, 0, r.dev, &t), &t, "device -> device copy",
                  "get into device memory");
     cuda_mock_fail_async(0, cudaErrorLaunchFailure);
-    fails_naming(ebb_pool_get(r.g, 0, mock_slot(r.h, 1), &t), &t, "device -> host copy",
+    fails_naming(ebb_pool_get(r.g, 0, slot_ptr(r.h, 1), &t), &t, "device -> host copy",
                  "get into pinned memory");
     rig_close(&r);
 }

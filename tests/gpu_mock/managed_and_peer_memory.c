@@ -6,7 +6,7 @@
 
 static const size_t SIZE = 64 * KiB + 17;
 
-static void roundtrip(ebb_pool *g, void *mem, void *back)
+static void put_get_roundtrip(ebb_pool *g, void *mem, void *back)
 {
     fill_random(mem, SIZE, 5);
     ebb_ticket t;
@@ -19,11 +19,11 @@ static void roundtrip(ebb_pool *g, void *mem, void *back)
 
 Test(managed_and_peer_memory, managed)
 {
-    ebb_pool *g = mock_gpu_pool(0, 1, SIZE, 16 * KiB);
+    ebb_pool *g = gpu_pool(0, 1, SIZE, 16 * KiB);
     void *m = NULL, *back = NULL;
     cr_assert_eq(cudaMallocManaged(&m, SIZE, cudaMemAttachGlobal), cudaSuccess);
     cr_assert_eq(cudaMallocManaged(&back, SIZE, cudaMemAttachGlobal), cudaSuccess);
-    roundtrip(g, m, back);
+    put_get_roundtrip(g, m, back);
     ebb_pool_destroy(g);
     cr_assert_eq(cudaFree(m), cudaSuccess);
     cr_assert_eq(cudaFree(back), cudaSuccess);
@@ -32,12 +32,12 @@ Test(managed_and_peer_memory, managed)
 Test(managed_and_peer_memory, another_devices_memory)
 {
     cuda_mock_set_devices(2);
-    ebb_pool *g = mock_gpu_pool(0, 1, SIZE, 16 * KiB);
+    ebb_pool *g = gpu_pool(0, 1, SIZE, 16 * KiB);
     void *m = NULL, *back = NULL;
     cr_assert_eq(cudaSetDevice(1), cudaSuccess);
     cr_assert_eq(cudaMalloc(&m, SIZE), cudaSuccess);
     cr_assert_eq(cudaMalloc(&back, SIZE), cudaSuccess);
-    roundtrip(g, m, back);
+    put_get_roundtrip(g, m, back);
     int cur = -1;
     cr_assert_eq(cudaGetDevice(&cur), cudaSuccess);
     cr_assert_eq(cur, 1, "the caller's current device changed");
@@ -49,10 +49,10 @@ Test(managed_and_peer_memory, another_devices_memory)
 Test(managed_and_peer_memory, gpu_to_gpu_across_devices)
 {
     cuda_mock_set_devices(2);
-    ebb_pool *h = mock_host_pool(0, 2, SIZE);
-    ebb_pool *a = mock_gpu_pool(0, 1, SIZE, 16 * KiB);
-    ebb_pool *b = mock_gpu_pool(1, 1, SIZE, 16 * KiB);
-    fill_random(mock_slot(h, 0), SIZE, 6);
+    ebb_pool *h = pinned_host_pool(0, 2, SIZE);
+    ebb_pool *a = gpu_pool(0, 1, SIZE, 16 * KiB);
+    ebb_pool *b = gpu_pool(1, 1, SIZE, 16 * KiB);
+    fill_random(slot_ptr(h, 0), SIZE, 6);
     ebb_ticket t;
     cr_assert_eq(ebb_move(a, 0, h, 0, &t), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(ebb_move(b, 0, a, 0, &t), EBB_OK, "%s", ebb_last_error());
@@ -61,7 +61,7 @@ Test(managed_and_peer_memory, gpu_to_gpu_across_devices)
     mock_wait_ok(&t, "gpu 1 -> gpu 0");
     cr_assert_eq(ebb_move(h, 1, a, 0, &t), EBB_OK, "%s", ebb_last_error());
     mock_wait_ok(&t, "gpu 0 -> host");
-    cr_assert(memcmp(mock_slot(h, 0), mock_slot(h, 1), SIZE) == 0);
+    cr_assert(memcmp(slot_ptr(h, 0), slot_ptr(h, 1), SIZE) == 0);
     ebb_pool_destroy(b);
     ebb_pool_destroy(a);
     ebb_pool_destroy(h);

@@ -12,57 +12,8 @@
 #include <string.h>
 
 #include "cuda_mock.h"
+#include "storage/helpers.h" /* fill_random, slot_ptr, pool helpers, KiB/MiB */
 #include "ebb/ebb.h"
-
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
-
-static inline void fill_random(void *buf, size_t n, uint64_t seed)
-{
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
-    unsigned char *p = buf;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        p[i] = (unsigned char)(x >> 24);
-    }
-}
-
-static inline ebb_pool *mock_gpu_pool(int device, int32_t slots, size_t size, size_t block)
-{
-    ebb_pool_options o;
-    ebb_pool_options_init(&o, EBB_TIER_GPU);
-    o.slot_size = size;
-    o.slots = slots;
-    o.device = device;
-    o.block = block;
-    ebb_pool *g = NULL;
-    cr_assert_eq(ebb_pool_create(&o, &g), EBB_OK, "gpu pool: %s", ebb_last_error());
-    return g;
-}
-
-static inline ebb_pool *mock_host_pool(int device, int32_t slots, size_t size)
-{
-    ebb_pool_options o;
-    ebb_pool_options_init(&o, EBB_TIER_HOST);
-    o.slot_size = size;
-    o.slots = slots;
-    o.device = device;
-    ebb_pool *h = NULL;
-    cr_assert_eq(ebb_pool_create(&o, &h), EBB_OK, "host pool: %s", ebb_last_error());
-    ebb_pool_info info;
-    ebb_pool_info_get(h, &info);
-    cr_assert_eq(info.pinned, 1, "host pool not pinned: %s", info.warnings);
-    return h;
-}
-
-static inline void *mock_slot(ebb_pool *p, int32_t slot)
-{
-    void *ptr = NULL;
-    cr_assert_eq(ebb_pool_slot_ptr(p, slot, &ptr), EBB_OK, "%s", ebb_last_error());
-    return ptr;
-}
 
 static inline void mock_wait_ok(const ebb_ticket *t, const char *what)
 {

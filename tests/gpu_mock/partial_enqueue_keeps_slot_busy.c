@@ -7,29 +7,29 @@ static const size_t SIZE = 64 * KiB;
 
 Test(partial_enqueue_keeps_slot_busy, put)
 {
-    ebb_pool *h = mock_host_pool(0, 2, SIZE);
-    ebb_pool *g = mock_gpu_pool(0, 1, SIZE, 16 * KiB); /* 4 chunks */
-    fill_random(mock_slot(h, 0), SIZE, 1);
+    ebb_pool *h = pinned_host_pool(0, 2, SIZE);
+    ebb_pool *g = gpu_pool(0, 1, SIZE, 16 * KiB); /* 4 chunks */
+    fill_random(slot_ptr(h, 0), SIZE, 1);
     cuda_mock_hold_all();
     cuda_mock_fail_call("cudaMemcpyAsync", 2, 1, cudaErrorInvalidValue);
     ebb_ticket t;
-    cr_assert_eq(ebb_pool_put(g, 0, mock_slot(h, 0), &t), EBB_ERR_IO, "the failure was lost");
+    cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 0), &t), EBB_ERR_IO, "the failure was lost");
     cr_assert(strstr(ebb_last_error(), "cudaErrorInvalidValue") != NULL, "%s", ebb_last_error());
     cr_assert_eq(cudaPeekAtLastError(), cudaSuccess, "the library left its error pending");
-    cr_assert_eq(cuda_mock_pending_touching(mock_slot(g, 0), SIZE), 2);
+    cr_assert_eq(cuda_mock_pending_touching(slot_ptr(g, 0), SIZE), 2);
     /* the two chunks queued still write the slot: it is busy */
-    cr_assert_eq(ebb_pool_put(g, 0, mock_slot(h, 1), &t), EBB_ERR_STATE,
+    cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 1), &t), EBB_ERR_STATE,
                  "a slot with chunks in flight accepted a put");
     cr_assert(strstr(ebb_last_error(), "gpu slot 0 is busy") != NULL, "%s", ebb_last_error());
     cr_assert_eq(ebb_move(h, 1, g, 0, &t), EBB_ERR_STATE, "a slot being written was read");
     cuda_mock_release_all();
     cuda_mock_run_all();
     /* the failure was returned already: nothing is reported again */
-    cr_assert_eq(ebb_pool_put(g, 0, mock_slot(h, 0), &t), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 0), &t), EBB_OK, "%s", ebb_last_error());
     mock_wait_ok(&t, "put");
     cr_assert_eq(ebb_move(h, 1, g, 0, &t), EBB_OK, "%s", ebb_last_error());
     mock_wait_ok(&t, "gpu -> host");
-    cr_assert(memcmp(mock_slot(h, 0), mock_slot(h, 1), SIZE) == 0);
+    cr_assert(memcmp(slot_ptr(h, 0), slot_ptr(h, 1), SIZE) == 0);
     ebb_pool_destroy(g);
     ebb_pool_destroy(h);
 }
@@ -37,8 +37,8 @@ Test(partial_enqueue_keeps_slot_busy, put)
 /* The same for gpu -> host: the host slot stays tracked as well. */
 Test(partial_enqueue_keeps_slot_busy, gpu_to_host)
 {
-    ebb_pool *h = mock_host_pool(0, 2, SIZE);
-    ebb_pool *g = mock_gpu_pool(0, 1, SIZE, 16 * KiB);
+    ebb_pool *h = pinned_host_pool(0, 2, SIZE);
+    ebb_pool *g = gpu_pool(0, 1, SIZE, 16 * KiB);
     ebb_ticket t;
     cr_assert_eq(ebb_move(g, 0, h, 0, &t), EBB_OK, "%s", ebb_last_error());
     mock_wait_ok(&t, "host -> gpu");
@@ -46,7 +46,7 @@ Test(partial_enqueue_keeps_slot_busy, gpu_to_host)
     cuda_mock_fail_call("cudaMemcpyAsync", 1, 1, cudaErrorInvalidValue);
     cr_assert_eq(ebb_move(h, 1, g, 0, &t), EBB_ERR_IO);
     cr_assert_eq(ebb_move(g, 0, h, 0, &t), EBB_ERR_STATE, "gpu slot looks idle");
-    cr_assert_eq(ebb_pool_put(h, 1, mock_slot(h, 0), &t), EBB_ERR_STATE, "host slot looks idle");
+    cr_assert_eq(ebb_pool_put(h, 1, slot_ptr(h, 0), &t), EBB_ERR_STATE, "host slot looks idle");
     cuda_mock_release_all();
     cuda_mock_run_all();
     cr_assert_eq(ebb_move(h, 1, g, 0, &t), EBB_OK, "%s", ebb_last_error());

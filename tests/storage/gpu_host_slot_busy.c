@@ -34,33 +34,6 @@ typedef struct rig {
     unsigned char *scratch; /* pageable, for get */
 } rig;
 
-static ebb_pool *gpu_pool(int device, int32_t slots)
-{
-    ebb_pool_options o;
-    ebb_pool_options_init(&o, EBB_TIER_GPU);
-    o.slot_size = BIG;
-    o.slots = slots;
-    o.device = device;
-    ebb_pool *g = NULL;
-    cr_assert_eq(ebb_pool_create(&o, &g), EBB_OK, "gpu pool: %s", ebb_last_error());
-    return g;
-}
-
-static ebb_pool *pinned_host_pool(int device, int32_t slots)
-{
-    ebb_pool_options o;
-    ebb_pool_options_init(&o, EBB_TIER_HOST);
-    o.slot_size = BIG;
-    o.slots = slots;
-    o.device = device;
-    ebb_pool *h = NULL;
-    cr_assert_eq(ebb_pool_create(&o, &h), EBB_OK, "host pool: %s", ebb_last_error());
-    ebb_pool_info info;
-    ebb_pool_info_get(h, &info);
-    cr_assert_eq(info.pinned, 1, "host pool not pinned: %s", info.warnings);
-    return h;
-}
-
 static void wait_ok(const ebb_ticket *t, const char *what)
 {
     cr_assert_eq(ebb_ticket_wait(t), EBB_OK, "%s: %s", what, ebb_last_error());
@@ -78,9 +51,9 @@ static void rig_open(rig *r)
     memset(r, 0, sizeof *r);
     make_tmpdir(r->dir, sizeof r->dir);
     const char *dirs[] = {r->dir};
-    r->h = pinned_host_pool(0, 3);
-    r->g = gpu_pool(0, 2);
-    r->g2 = gpu_pool(0, 1);
+    r->h = pinned_host_pool(0, 3, BIG);
+    r->g = gpu_pool(0, 2, BIG, 0);
+    r->g2 = gpu_pool(0, 1, BIG, 0);
     ebb_pool_options o;
     disk_options(&o, dirs, 1, BIG, 2, EBB_DISK_BACKEND_AUTO);
     o.staging = r->h;
@@ -259,8 +232,8 @@ Test(gpu_host_slot_busy, host_to_gpu_in_flight_allows_reads_only)
 Test(gpu_host_slot_busy, host_pool_destroyed_first_waits_for_its_copies)
 {
     NEED_GPU(1);
-    ebb_pool *h = pinned_host_pool(0, 1);
-    ebb_pool *g = gpu_pool(0, 1);
+    ebb_pool *h = pinned_host_pool(0, 1, BIG);
+    ebb_pool *g = gpu_pool(0, 1, BIG, 0);
     ebb_ticket t;
     cr_assert_eq(ebb_move(g, 0, h, 0, &t), EBB_OK, "%s", ebb_last_error());
     wait_ok(&t, "host -> gpu");
@@ -317,8 +290,8 @@ Test(gpu_host_slot_busy, events_refused_is_a_warning)
 Test(gpu_host_slot_busy, tracks_on_the_host_pools_device)
 {
     NEED_GPU(2);
-    ebb_pool *h = pinned_host_pool(1, 2);
-    ebb_pool *g = gpu_pool(1, 1);
+    ebb_pool *h = pinned_host_pool(1, 2, BIG);
+    ebb_pool *g = gpu_pool(1, 1, BIG, 0);
     const char *want = "host slot 1 is in use by a gpu -> host copy still in flight";
     unsigned char *x = malloc(BIG);
     cr_assert_not_null(x);

@@ -67,6 +67,37 @@ static inline ebb_pool *host_pool(size_t slot_size, int32_t slots)
     return p;
 }
 
+/* A host pool for `device`, asserted pinned (needs a GPU, real or the mock). */
+static inline ebb_pool *pinned_host_pool(int device, int32_t slots, size_t size)
+{
+    ebb_pool_options o;
+    ebb_pool_options_init(&o, EBB_TIER_HOST);
+    o.slot_size = size;
+    o.slots = slots;
+    o.device = device;
+    ebb_pool *h = NULL;
+    cr_assert_eq(ebb_pool_create(&o, &h), EBB_OK, "host pool: %s", ebb_last_error());
+    ebb_pool_info info;
+    ebb_pool_info_get(h, &info);
+    cr_assert_eq(info.pinned, 1, "host pool not pinned: %s", info.warnings);
+    return h;
+}
+
+/* A gpu pool on `device`; block 0 keeps the default copy chunk. */
+static inline ebb_pool *gpu_pool(int device, int32_t slots, size_t size, size_t block)
+{
+    ebb_pool_options o;
+    ebb_pool_options_init(&o, EBB_TIER_GPU);
+    o.slot_size = size;
+    o.slots = slots;
+    o.device = device;
+    if (block)
+        o.block = block;
+    ebb_pool *g = NULL;
+    cr_assert_eq(ebb_pool_create(&o, &g), EBB_OK, "gpu pool: %s", ebb_last_error());
+    return g;
+}
+
 static inline void *slot_ptr(ebb_pool *p, int32_t slot)
 {
     void *ptr = NULL;
