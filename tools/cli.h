@@ -8,6 +8,8 @@
 int ebb_cmd_plan(int argc, char **argv);
 int ebb_cmd_demo(int argc, char **argv);
 int ebb_cmd_bench(int argc, char **argv);
+int ebb_cmd_run(int argc, char **argv);
+int ebb_cmd_validate(int argc, char **argv);
 
 /* Parses a whole decimal integer in [min, max]; on failure prints
  * "ebb CMD: OPTION must be ..., got 'TEXT'" and returns -1. */

@@ -19,6 +19,8 @@ static const command commands[] = {
     {"plan", ebb_cmd_plan, "validate a checkpointing schedule and print what it costs"},
     {"demo", ebb_cmd_demo, "plan every strategy for a default problem and compare them"},
     {"bench", ebb_cmd_bench, "measure tier bandwidths and the compute/transfer ratio"},
+    {"run", ebb_cmd_run, "run a synthetic workload under a strategy and measure its cost"},
+    {"validate", ebb_cmd_validate, "check an action stream (as 'ebb plan --actions' prints)"},
 };
 
 static void usage(FILE *f)

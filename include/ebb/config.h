@@ -112,6 +112,8 @@ typedef struct ebb_config_disk {
 
 typedef struct ebb_config {
     ebb_config_strategy strategy; /* run.strategy */
+    int audit;                    /* run.audit: an ebb_audit of ebb/runtime.h
+                                     (0 off, 1 replay, 2 hash); default 0 */
     ebb_config_gpu gpu;
     ebb_config_host host;
     ebb_config_disk disk;

@@ -11,6 +11,7 @@
 #include "ebb/schedule.h"
 #include "ebb/storage.h"
 #include "ebb/config.h"
+#include "ebb/runtime.h"
 
 #ifdef __cplusplus
 extern "C" {

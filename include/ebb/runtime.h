@@ -1,0 +1,210 @@
+/*
+ * ebb — the runtime: drives the user's forward and reverse steps under a
+ * checkpointing schedule, over real storage tiers.
+ *
+ * The user gives the size of one state, where the live state lives (host
+ * memory, or CUDA device memory with the user's stream), a forward step and
+ * a reverse step. ebb runs the forward sweep, hands back x_n, and later runs
+ * the reverse sweep, calling reverse(i) with the state equal to x_i for
+ * i = n-1 .. 0. Which states are kept, in which tier, and which are
+ * recomputed is the schedule's business (ebb/schedule.h), chosen by the
+ * configuration ([run] strategy and the tier budgets) or by the options.
+ *
+ *     ebb_run_options o;
+ *     ebb_run_options_init(&o);
+ *     o.state_size = bytes;  o.steps = n;
+ *     o.forward = my_forward;  o.reverse = my_reverse;  o.user = &model;
+ *     ebb_run *run;  void *xn;
+ *     if (ebb_run_create(&o, &run) != EBB_OK ||
+ *         ebb_run_forward(run, x0, &xn) != EBB_OK ||   // x_n: compute the loss
+ *         ebb_run_reverse(run) != EBB_OK)               // reverse(n-1) .. reverse(0)
+ *         fprintf(stderr, "ebb: %s\n", ebb_last_error());
+ *     ebb_run_destroy(run);
+ *
+ * Buffers handed to callbacks belong to ebb: a callback must not keep their
+ * addresses past its return. docs/runtime.md describes the costs.
+ */
+#ifndef EBB_RUNTIME_H
+#define EBB_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/config.h"
+#include "ebb/error.h"
+#include "ebb/schedule.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a callback returns. 0 (EBB_STEP_OK): the step ran. EBB_STEP_LAST,
+ * from a forward step of the first sweep when the run was created with
+ * steps = 0 (n unknown): the step ran and produced the last state, x_n. Any
+ * other value: the step failed; the run stops and returns EBB_ERR_CALLBACK
+ * ("reverse step 417 failed: ..."), the message being the callback's own
+ * (ebb_callback_fail) or the value returned. */
+#define EBB_STEP_OK 0
+#define EBB_STEP_LAST 0x4c415354
+
+/* Out of place, the fast form: read x_i from `in`, write x_{i+1} to `out`.
+ * Both are ebb's buffers of state_size bytes (device memory for a GPU
+ * state: queue the work on the run's stream and return). `in` must not be
+ * written. */
+typedef int (*ebb_forward_fn)(void *user, int64_t step, const void *in, void *out);
+
+/* In place: turn `state` from x_i into x_{i+1}. Each stored state then costs
+ * ebb one copy (docs/runtime.md). */
+typedef int (*ebb_forward_inplace_fn)(void *user, int64_t step, void *state);
+
+/* The adjoint of step i: `state` holds x_i. The adjoint variables are the
+ * user's. The callback may overwrite `state`: ebb never reads it again. */
+typedef int (*ebb_reverse_fn)(void *user, int64_t step, void *state);
+
+/* For a callback that fails: records the message ebb reports for it and
+ * returns a failure value to return from the callback:
+ *     return ebb_callback_fail("solver diverged at t = %g", t);
+ * Returns EBB_ERR_CALLBACK (never EBB_STEP_OK or EBB_STEP_LAST). */
+EBB_API int ebb_callback_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Audit modes ([run] audit, or the environment variable EBB_AUDIT, which
+ * wins: "off", "replay", "hash"). */
+typedef enum ebb_audit {
+    EBB_AUDIT_OFF = 0,    /* trust the schedule */
+    EBB_AUDIT_REPLAY = 1, /* every action is checked by the replay validator as it runs */
+    EBB_AUDIT_HASH = 2    /* replay, and every state is hashed (XXH3) when first
+                             computed and checked whenever it is recomputed or
+                             restored: 8 bytes per step */
+} ebb_audit;
+
+/* "off", "replay", "hash"; "?" otherwise. Never NULL. */
+EBB_API const char *ebb_audit_name(ebb_audit audit);
+
+/* Parses "off", "replay", "hash". EBB_ERR_INVALID_ARG otherwise. */
+EBB_API ebb_status ebb_audit_from_name(const char *name, ebb_audit *out);
+
+/* Use -1 in an int option for "from the configuration". */
+#define EBB_RUN_FROM_CONFIG (-1)
+
+typedef struct ebb_run_options {
+    /* the state */
+    size_t state_size;       /* bytes of one state, > 0 */
+    ebb_tier state_tier;     /* EBB_TIER_HOST (default) or EBB_TIER_GPU */
+    int device;              /* gpu state: CUDA device; -1 (default) = tier.gpu.device */
+    void *stream;            /* gpu state: the cudaStream_t the callbacks queue
+                                work on (NULL: the legacy default stream) */
+
+    /* the steps: exactly one of forward and forward_inplace */
+    ebb_forward_fn forward;
+    ebb_forward_inplace_fn forward_inplace;
+    ebb_reverse_fn reverse;  /* required */
+    void *user;              /* passed to every callback */
+    int64_t steps;           /* n >= 1; 0 = unknown: the forward says when it
+                                ends (EBB_STEP_LAST or ebb_run_finish_forward) */
+
+    /* the schedule; everything left at its default comes from the configuration */
+    const ebb_config *config; /* NULL: the embedded default (ebb_config_init_default) */
+    int strategy;            /* an ebb_config_strategy, or -1 (default): run.strategy */
+    int fast_tier;           /* tier of the schedule's C slots; -1 (default): the state's
+                                tier if enabled, else the next enabled one */
+    int slow_tier;           /* tier of the D slots (multistage, disk-revolve); -1
+                                (default): the next enabled tier after fast_tier */
+    int32_t slots;           /* C; 0 (default): as many as the fast tier's budget holds */
+    int32_t slow_slots;      /* D; 0 (default): as many as the slow tier's budget holds */
+    int64_t period;          /* periodic: k; disk-revolve: m; 0 = derived */
+    double io_ratio;         /* disk-revolve: (write + read) / step time; 0 = 1 */
+    int audit;               /* an ebb_audit, or -1 (default): EBB_AUDIT, else run.audit */
+    int32_t staging;         /* host buffers for transfers to and from the disk tier
+                                beyond the schedule's slots; 0 (default) = 2 */
+} ebb_run_options;
+
+/* Sets the defaults. Returns nothing: it cannot fail. */
+EBB_API void ebb_run_options_init(ebb_run_options *options);
+
+typedef struct ebb_run ebb_run;
+
+/* Checks the options, resolves the strategy and the slot counts, and
+ * creates every pool the run needs (disk files preallocated), so that a
+ * budget too small or a disk too full fails here, before the first step,
+ * saying what would fit. "auto" picks store-all when the fast tier holds
+ * n-1 states, else multistage when a slow tier is enabled, else revolve;
+ * online when n is unknown. Errors: EBB_ERR_INVALID_ARG, EBB_ERR_CONFIG,
+ * EBB_ERR_NO_MEMORY (a budget too small), EBB_ERR_UNSUPPORTED ("async" until
+ * it exists, a GPU state without CUDA), and those of ebb_pool_create. */
+EBB_API ebb_status ebb_run_create(const ebb_run_options *options, ebb_run **out);
+
+/* Waits for every transfer in flight and frees everything, files included.
+ * NULL is allowed. Returns nothing: it cannot fail. */
+EBB_API void ebb_run_destroy(ebb_run *run);
+
+/* The forward sweep in one call: ebb_run_begin(x0), ebb_run_advance until
+ * the end, ebb_run_finish_forward(xn). */
+EBB_API ebb_status ebb_run_forward(ebb_run *run, const void *x0, void **xn);
+
+/* Starts the forward sweep from x_0, copied from `x0` (host memory for a
+ * host state; device or pinned host memory for a GPU state). */
+EBB_API ebb_status ebb_run_begin(ebb_run *run, const void *x0);
+
+/* Runs up to `max_steps` more steps of the first forward sweep; stops early
+ * at x_n (n known) or after a forward step returned EBB_STEP_LAST. *done
+ * (may be NULL) receives the steps run by this call. */
+EBB_API ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done);
+
+/* Ends the forward sweep at the live state, which becomes x_n (n unknown:
+ * n = steps run; n known: EBB_ERR_STATE unless all n ran). *xn (may be
+ * NULL) receives ebb's buffer holding x_n (device memory for a GPU state),
+ * valid until ebb_run_reverse starts. */
+EBB_API ebb_status ebb_run_finish_forward(ebb_run *run, void **xn);
+
+/* The reverse sweep: reverse(n-1) .. reverse(0), recomputing and restoring
+ * states as the schedule says. For a GPU state the callbacks' work may still
+ * be queued on the stream when this returns. */
+EBB_API ebb_status ebb_run_reverse(ebb_run *run);
+
+/* What the run resolved. Strings stay valid until the run is destroyed. */
+typedef struct ebb_run_info {
+    ebb_strategy strategy;        /* the schedule that runs */
+    const char *strategy_name;
+    ebb_tier fast_tier, slow_tier;
+    int32_t slots[EBB_TIER_COUNT];   /* schedule slots per tier */
+    int32_t buffers[EBB_TIER_COUNT]; /* pool slots allocated per tier (slots,
+                                        working and staging buffers) */
+    uint64_t bytes[EBB_TIER_COUNT];  /* memory or file space reserved per tier */
+    int64_t steps;                /* n, 0 while unknown */
+    ebb_audit audit;
+    int inplace;                  /* 1: the in-place forward form */
+    const char *warnings;         /* the pools' fallbacks, "; "-separated; "" if none */
+} ebb_run_info;
+
+EBB_API ebb_status ebb_run_info_get(const ebb_run *run, ebb_run_info *info);
+
+/* Statistics so far (times in seconds, from CLOCK_MONOTONIC). */
+typedef struct ebb_run_stats {
+    int64_t steps;                /* n, 0 while unknown */
+    int64_t forward_steps;        /* forward callbacks, first sweep included */
+    int64_t recomputed_steps;     /* forward_steps - n */
+    int64_t reverse_steps;
+    int64_t stores[EBB_TIER_COUNT];   /* STORE actions per tier */
+    int64_t restores[EBB_TIER_COUNT]; /* RESTORE actions per tier */
+    int64_t copies;               /* state copies on the compute thread (in-place form) */
+    uint64_t bytes_written[EBB_TIER_COUNT]; /* bytes moved into each tier's slots */
+    uint64_t bytes_read[EBB_TIER_COUNT];    /* bytes moved out of each tier's slots */
+    int32_t peak_slots[EBB_TIER_COUNT];     /* schedule slots in use at once */
+    double stall_s[EBB_TIER_COUNT];  /* time the compute thread waited for transfers
+                                        from or to each tier */
+    double stall_total_s;
+    double forward_callback_s;    /* time inside forward callbacks */
+    double reverse_callback_s;    /* time inside reverse callbacks */
+    double copy_s;                /* time in the copies counted above */
+    double forward_sweep_s;       /* ebb_run_begin .. ebb_run_finish_forward */
+    double reverse_sweep_s;       /* ebb_run_reverse */
+    double wall_s;                /* both sweeps */
+} ebb_run_stats;
+
+EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
