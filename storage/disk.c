@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -547,10 +548,25 @@ ebb_status ebb_disk_wait(struct ebb_pool *pool, ebb_op *op)
     return EBB_OK;
 }
 
+/* Fault injection: holds a completion back by a pseudo-random delay. */
+static void fault_delay(struct ebb_pool *pool)
+{
+    if (!pool->fault.delay_us_max)
+        return;
+    uint64_t x = pool->fault.delay_seed + 0x9e3779b97f4a7c15ULL * (atomic_fetch_add(&pool->fault_delays, 1) + 1);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    uint64_t us = x % ((uint64_t)pool->fault.delay_us_max + 1);
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
 void ebb_disk_complete(struct ebb_pool *pool, ebb_op *op)
 {
     ebb_disk *d = pool->disk;
     struct ebb_pool *host = op->host;
+    fault_delay(pool);
     if (op->status == EBB_OK) {
         if (op->write) {
             atomic_store(&d->valid[op->slot], 1);

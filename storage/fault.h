@@ -21,6 +21,10 @@ typedef struct ebb_storage_fault {
     int uring_errno;        /* io_uring setup fails with this errno (ENOSYS, EPERM) */
     int register_errno;     /* io_uring buffer registration fails with this errno (ENOMEM) */
     int no_tmpfile;         /* 1: behave as if O_TMPFILE were unsupported (EOPNOTSUPP) */
+    uint32_t delay_us_max;  /* each operation's completion is held back 0 .. this many
+                               microseconds (pseudo-random from delay_seed), so a missing
+                               wait in a caller shows up as wrong data */
+    uint64_t delay_seed;
 } ebb_storage_fault;
 
 /* ebb_pool_create with faults to inject (NULL = none). */

@@ -84,6 +84,7 @@ struct ebb_pool {
     _Atomic uint64_t st_requests, st_retries, st_errors;
 
     ebb_storage_fault fault;
+    _Atomic uint64_t fault_delays;   /* completions delayed so far (fault.delay_us_max) */
 };
 
 /* Appends "; "-separated text to pool->warnings (truncates quietly). */

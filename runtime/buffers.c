@@ -1,0 +1,214 @@
+/*
+ * The physical buffers behind the schedule's memory slots, and the waits on
+ * the transfers that touch them.
+ *
+ * A STORE to the tier the live state lives in only maps the schedule's slot
+ * onto the live state's buffer, so keeping a state costs no copy; a buffer is
+ * free again once no slot holds it, it is neither the live state nor x_{n-1}
+ * kept for the turn, and no transfer reads or fills it. Every wait is timed
+ * and charged to the tier at the transfer's other end ("stall").
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error_internal.h"
+#include "runtime/run_internal.h"
+
+double rt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+ebb_status rt_mem_init(rt_mem *m, ebb_pool *pool, ebb_tier tier, int32_t count, int32_t slots)
+{
+    m->pool = pool;
+    m->tier = tier;
+    m->count = count;
+    m->slots = slots;
+    m->buf = calloc((size_t)(count > 0 ? count : 1), sizeof *m->buf);
+    m->map = malloc((size_t)(slots > 0 ? slots : 1) * sizeof *m->map);
+    if (!m->buf || !m->map)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the runtime's %s buffer table",
+                        ebb_tier_name(tier));
+    for (int32_t s = 0; s < slots; s++)
+        m->map[s] = -1;
+    return EBB_OK;
+}
+
+void rt_mem_free(rt_mem *m)
+{
+    free(m->buf);
+    free(m->map);
+    m->buf = NULL;
+    m->map = NULL;
+}
+
+void *rt_buf_ptr(const rt_mem *m, int32_t b)
+{
+    void *p = NULL;
+    if (ebb_pool_slot_ptr(m->pool, b, &p) != EBB_OK)
+        return NULL;
+    return p;
+}
+
+ebb_status rt_wait(ebb_run *run, const ebb_ticket *t, int tier)
+{
+    int done = 0;
+    ebb_status st = ebb_ticket_test(t, &done);
+    if (done)
+        return st;
+    double t0 = rt_now();
+    st = ebb_ticket_wait(t);
+    double dt = rt_now() - t0;
+    if (tier >= 0 && tier < EBB_TIER_COUNT)
+        run->stats.stall_s[tier] += dt;
+    run->stats.stall_total_s += dt;
+    return st;
+}
+
+ebb_status rt_settle(ebb_run *run, rt_mem *m, int32_t b)
+{
+    rt_buf *x = &m->buf[b];
+    if (!x->pending.pool)
+        return EBB_OK;
+    ebb_status st = rt_wait(run, &x->pending, x->pending_tier);
+    x->pending.pool = NULL;
+    x->fills = 0;
+    return st;
+}
+
+ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, ebb_ticket t, int other_tier, int fills)
+{
+    rt_buf *x = &m->buf[b];
+    if (x->pending.pool) {
+        /* one ticket per buffer: the older transfer is waited for first */
+        ebb_status st = rt_settle(run, m, b);
+        if (st != EBB_OK)
+            return st;
+    }
+    x->pending = t;
+    x->pending_tier = other_tier;
+    x->fills = fills;
+    return EBB_OK;
+}
+
+static int reserved(const ebb_run *run, const rt_mem *m, int32_t b)
+{
+    const rt_buf *x = &m->buf[b];
+    if (x->holders > 0 || x->chained)
+        return 1;
+    if (m == run->state && (b == run->live || b == run->prev || b == run->xn))
+        return 1;
+    return m->tier == EBB_TIER_HOST && b == run->scratch;
+}
+
+ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
+{
+    int32_t busy = -1;
+    for (int32_t b = 0; b < m->count; b++) {
+        if (reserved(run, m, b))
+            continue;
+        rt_buf *x = &m->buf[b];
+        if (!x->pending.pool) {
+            *out = b;
+            return EBB_OK;
+        }
+        int done = 0;
+        ebb_status st = ebb_ticket_test(&x->pending, &done);
+        if (done) {
+            x->pending.pool = NULL;
+            x->fills = 0;
+            if (st != EBB_OK)
+                return st;
+            *out = b;
+            return EBB_OK;
+        }
+        if (busy < 0)
+            busy = b;
+    }
+    if (busy < 0)
+        return ebb_fail(EBB_ERR_INTERNAL,
+                        "the runtime ran out of %s buffers (%d); please report this with the "
+                        "strategy and slot counts",
+                        ebb_tier_name(m->tier), m->count);
+    if (for_user && m->tier == EBB_TIER_GPU) {
+        /* The user's stream waits on the GPU; the ticket stays to be tested. */
+        ebb_status st = ebb_ticket_stream_wait(&m->buf[busy].pending, run->opt.stream);
+        if (st != EBB_OK)
+            return st;
+        *out = busy;
+        return EBB_OK;
+    }
+    *out = busy;
+    return rt_settle(run, m, busy);
+}
+
+ebb_status rt_progress(ebb_run *run, int force)
+{
+    if (!run->chains)
+        return EBB_OK;
+    for (int32_t s = 0; s < run->disk_slots; s++) {
+        rt_chain *c = &run->chains[s];
+        if (c->host_buf < 0)
+            continue;
+        int done = 0;
+        ebb_status st = ebb_ticket_test(&c->first, &done);
+        if (!done && !force)
+            continue;
+        if (!done)
+            st = rt_wait(run, &c->first, EBB_TIER_GPU);
+        int32_t q = c->host_buf;
+        c->host_buf = -1;
+        run->host.buf[q].chained = 0;
+        run->host.buf[q].pending.pool = NULL;
+        if (st != EBB_OK)
+            return st;
+        ebb_ticket t;
+        st = ebb_move(run->disk, s, run->host.pool, q, &t);
+        if (st != EBB_OK)
+            return st;
+        run->disk_pending[s] = t;
+        run->host.buf[q].pending = t;
+        run->host.buf[q].pending_tier = EBB_TIER_DISK;
+        run->stats.bytes_written[EBB_TIER_DISK] += run->opt.state_size;
+        run->stats.bytes_read[EBB_TIER_HOST] += run->opt.state_size;
+    }
+    return EBB_OK;
+}
+
+ebb_status rt_disk_settle(ebb_run *run, int32_t slot)
+{
+    if (run->chains && run->chains[slot].host_buf >= 0) {
+        ebb_status st = rt_progress(run, 1);
+        if (st != EBB_OK)
+            return st;
+    }
+    ebb_ticket *t = &run->disk_pending[slot];
+    if (!t->pool)
+        return EBB_OK;
+    ebb_status st = rt_wait(run, t, EBB_TIER_DISK);
+    t->pool = NULL;
+    return st;
+}
+
+/* Waits for every transfer; returns the first failure (all are waited for). */
+ebb_status rt_drain(ebb_run *run)
+{
+    ebb_status first = rt_progress(run, 1);
+    for (int32_t s = 0; s < run->disk_slots && run->disk_pending; s++) {
+        ebb_status st = rt_disk_settle(run, s);
+        if (first == EBB_OK)
+            first = st;
+    }
+    rt_mem *mems[2] = {&run->host, &run->gpu};
+    for (int k = 0; k < 2; k++)
+        for (int32_t b = 0; mems[k]->buf && b < mems[k]->count; b++) {
+            ebb_status st = rt_settle(run, mems[k], b);
+            if (first == EBB_OK)
+                first = st;
+        }
+    return first;
+}

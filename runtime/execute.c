@@ -1,0 +1,377 @@
+/*
+ * Executes one action of a schedule over the pools, and the forward steps of
+ * an ADVANCE with the user's callbacks.
+ *
+ * Transfers are started and left running: a STORE to disk returns once the
+ * write is queued, and the buffer it reads is not reused until the write
+ * completed (buffers.c). Only a RESTORE waits, for the data it needs. For a
+ * GPU state every copy is ordered after the work queued on the user's stream
+ * (ebb_pool_order_after) and the stream waits for every copy that fills a
+ * buffer it will read (ebb_ticket_stream_wait): the host thread never
+ * synchronises the device for a gpu <-> gpu or gpu <-> host transfer.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/run_internal.h"
+
+static rt_mem *mem_of(ebb_run *run, int tier)
+{
+    if (tier == EBB_TIER_HOST)
+        return &run->host;
+    if (tier == EBB_TIER_GPU && run->gpu.pool)
+        return &run->gpu;
+    return NULL;
+}
+
+static ebb_status callback_failed(const char *what, int64_t step, int rc, int recomputed)
+{
+    char msg[768];
+    snprintf(msg, sizeof msg, "%s", ebb_last_error());
+    const char *again = recomputed ? " (recomputation)" : "";
+    if (msg[0])
+        return ebb_fail(EBB_ERR_CALLBACK, "%s step %lld%s failed: %s", what, (long long)step, again,
+                        msg);
+    return ebb_fail(EBB_ERR_CALLBACK, "%s step %lld%s failed: the callback returned %d", what,
+                    (long long)step, again, rc);
+}
+
+/* Copies buffer sb of `src` into buffer db of `dst` (host <-> gpu, gpu <->
+ * gpu; host -> host is a memcpy). */
+static ebb_status copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb)
+{
+    ebb_status st = rt_settle(run, dst, db);
+    if (st == EBB_OK)
+        st = rt_settle(run, src, sb);
+    if (st != EBB_OK)
+        return st;
+    if (dst->tier == EBB_TIER_HOST && src->tier == EBB_TIER_HOST) {
+        memcpy(rt_buf_ptr(dst, db), rt_buf_ptr(src, sb), run->opt.state_size);
+        return EBB_OK;
+    }
+    /* the copy must not start before the user's stream produced (or stopped
+     * reading) what it touches */
+    st = ebb_pool_order_after(run->gpu.pool, run->opt.stream);
+    ebb_ticket t;
+    if (st == EBB_OK)
+        st = ebb_move(dst->pool, db, src->pool, sb, &t);
+    if (st != EBB_OK)
+        return st;
+    run->stats.bytes_written[dst->tier] += run->opt.state_size;
+    run->stats.bytes_read[src->tier] += run->opt.state_size;
+    st = rt_mark(run, dst, db, t, src->tier, 1);
+    if (st == EBB_OK && src != dst)
+        st = rt_mark(run, src, sb, t, dst->tier, 0);
+    return st;
+}
+
+/* Makes the user's stream wait for whatever fills buffer b of a gpu state. */
+static ebb_status stream_ready(ebb_run *run, rt_mem *m, int32_t b)
+{
+    rt_buf *x = &m->buf[b];
+    if (!x->pending.pool || !x->fills)
+        return EBB_OK;
+    if (m->tier == EBB_TIER_GPU)
+        return ebb_ticket_stream_wait(&x->pending, run->opt.stream);
+    return rt_settle(run, m, b);
+}
+
+/* Starts writing buffer b of `src` to disk slot `slot`. */
+static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
+{
+    ebb_status st = rt_disk_settle(run, slot);
+    if (st != EBB_OK)
+        return st;
+    if (src->tier == EBB_TIER_GPU) {
+        /* gpu -> host now, host -> disk once that copy completed */
+        int32_t q;
+        st = rt_take(run, &run->host, 0, &q);
+        if (st == EBB_OK)
+            st = copy_buf(run, &run->host, q, src, b);
+        if (st != EBB_OK)
+            return st;
+        run->host.buf[q].chained = 1;
+        run->chains[slot].host_buf = q;
+        run->chains[slot].first = run->host.buf[q].pending;
+        return EBB_OK;
+    }
+    st = rt_settle(run, src, b);
+    ebb_ticket t;
+    if (st == EBB_OK)
+        st = ebb_move(run->disk, slot, src->pool, b, &t);
+    if (st != EBB_OK)
+        return st;
+    run->disk_pending[slot] = t;
+    run->stats.bytes_written[EBB_TIER_DISK] += run->opt.state_size;
+    run->stats.bytes_read[EBB_TIER_HOST] += run->opt.state_size;
+    return rt_mark(run, src, b, t, EBB_TIER_DISK, 0);
+}
+
+/* Reads disk slot `slot` into a buffer of `dst` (through a host buffer for a
+ * gpu); waits for the data when `wait` or when it must cross to the gpu. */
+static ebb_status read_disk(ebb_run *run, int32_t slot, rt_mem *dst, int wait, int32_t *out)
+{
+    ebb_status st = rt_disk_settle(run, slot);
+    int32_t q;
+    if (st == EBB_OK)
+        st = rt_take(run, &run->host, 0, &q);
+    ebb_ticket t;
+    if (st == EBB_OK)
+        st = ebb_move(run->host.pool, q, run->disk, slot, &t);
+    if (st != EBB_OK)
+        return st;
+    run->disk_pending[slot] = t;
+    run->stats.bytes_read[EBB_TIER_DISK] += run->opt.state_size;
+    run->stats.bytes_written[EBB_TIER_HOST] += run->opt.state_size;
+    st = rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1);
+    if (st == EBB_OK && (wait || dst->tier == EBB_TIER_GPU)) {
+        st = rt_settle(run, &run->host, q);
+        run->disk_pending[slot].pool = NULL;
+    }
+    if (st != EBB_OK || dst->tier == EBB_TIER_HOST) {
+        *out = q;
+        return st;
+    }
+    int32_t r;
+    st = rt_take(run, dst, 0, &r);
+    if (st == EBB_OK)
+        st = copy_buf(run, dst, r, &run->host, q);
+    *out = r;
+    return st;
+}
+
+static void hold(ebb_run *run, rt_mem *m, int32_t slot, int32_t b)
+{
+    m->map[slot] = b;
+    m->buf[b].holders++;
+    (void)run;
+}
+
+static void occupy(ebb_run *run, int tier)
+{
+    if (++run->in_use[tier] > run->stats.peak_slots[tier])
+        run->stats.peak_slots[tier] = run->in_use[tier];
+}
+
+static void release(ebb_run *run, int tier, int32_t slot)
+{
+    rt_mem *m = mem_of(run, tier);
+    if (m && m->map[slot] >= 0) {
+        m->buf[m->map[slot]].holders--;
+        m->map[slot] = -1;
+    }
+    run->in_use[tier]--;
+}
+
+static ebb_status do_store(ebb_run *run, const ebb_action *a)
+{
+    rt_mem *m = run->state;
+    ebb_status st = EBB_OK;
+    if (a->tier == (int)m->tier) {
+        hold(run, m, a->slot, run->live);
+    } else if (a->tier == EBB_TIER_DISK) {
+        st = write_disk(run, a->slot, m, run->live);
+    } else {
+        rt_mem *dst = mem_of(run, a->tier);
+        int32_t q;
+        st = rt_take(run, dst, 0, &q);
+        if (st == EBB_OK)
+            st = copy_buf(run, dst, q, m, run->live);
+        if (st == EBB_OK)
+            hold(run, dst, a->slot, q);
+    }
+    if (st == EBB_OK) {
+        occupy(run, a->tier);
+        run->stats.stores[a->tier]++;
+    }
+    return st;
+}
+
+static ebb_status do_restore(ebb_run *run, const ebb_action *a)
+{
+    rt_mem *m = run->state;
+    ebb_status st = EBB_OK;
+    int32_t b;
+    if (a->tier == (int)m->tier) {
+        b = m->map[a->slot];
+    } else if (a->tier == EBB_TIER_DISK) {
+        st = read_disk(run, a->slot, m, 1, &b);
+    } else {
+        rt_mem *src = mem_of(run, a->tier);
+        st = rt_take(run, m, 0, &b);
+        if (st == EBB_OK)
+            st = copy_buf(run, m, b, src, src->map[a->slot]);
+    }
+    if (st == EBB_OK)
+        st = stream_ready(run, m, b);
+    if (st != EBB_OK)
+        return st;
+    run->live = b;
+    run->live_step = a->step;
+    run->stats.restores[a->tier]++;
+    return rt_audit_restored(run, a, b);
+}
+
+/* PREFETCH and EVICT: (tier, slot) -> (tier_to, slot_to). */
+static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
+{
+    rt_mem *src = mem_of(run, a->tier), *dst = mem_of(run, a->tier_to);
+    ebb_status st;
+    int32_t b;
+    if (src && dst) {
+        int32_t sb = src->map[a->slot];
+        if (src == dst) {
+            b = sb;
+            st = EBB_OK;
+        } else {
+            st = rt_take(run, dst, 0, &b);
+            if (st == EBB_OK)
+                st = copy_buf(run, dst, b, src, sb);
+        }
+        if (st == EBB_OK)
+            hold(run, dst, a->slot_to, b);
+    } else if (src) {
+        st = write_disk(run, a->slot_to, src, src->map[a->slot]);
+    } else if (dst) {
+        st = read_disk(run, a->slot, dst, 0, &b);
+        if (st == EBB_OK)
+            hold(run, dst, a->slot_to, b);
+    } else {
+        return ebb_fail(EBB_ERR_UNSUPPORTED, "a transfer from disk to disk is not supported");
+    }
+    if (st != EBB_OK)
+        return st;
+    occupy(run, a->tier_to);
+    if (a->kind == EBB_ACT_EVICT)
+        release(run, a->tier, a->slot);
+    return EBB_OK;
+}
+
+static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
+{
+    void *state = rt_buf_ptr(run->state, run->live);
+    ebb_clear_error();
+    double t0 = rt_now();
+    int rc = run->opt.reverse(run->opt.user, a->step, state);
+    run->stats.reverse_callback_s += rt_now() - t0;
+    if (rc != EBB_STEP_OK)
+        return callback_failed("reverse", a->step, rc, 0);
+    run->stats.reverse_steps++;
+    run->live = -1;
+    return EBB_OK;
+}
+
+ebb_status rt_execute(ebb_run *run, const ebb_action *a)
+{
+    ebb_status st = rt_audit_action(run, a);
+    if (st == EBB_OK)
+        st = rt_progress(run, 0);
+    if (st != EBB_OK)
+        return st;
+    switch (a->kind) {
+    case EBB_ACT_ADVANCE:
+        return EBB_OK; /* the caller runs the steps (rt_run_steps) */
+    case EBB_ACT_STORE:
+        return do_store(run, a);
+    case EBB_ACT_RESTORE:
+        return do_restore(run, a);
+    case EBB_ACT_PREFETCH:
+    case EBB_ACT_EVICT:
+        return do_transfer(run, a);
+    case EBB_ACT_FREE:
+        release(run, a->tier, a->slot);
+        return EBB_OK;
+    case EBB_ACT_TURN:
+        run->live = run->prev;
+        run->live_step = a->step - 1;
+        run->prev = -1;
+        run->xn = -1;
+        return EBB_OK;
+    case EBB_ACT_REVERSE:
+        return do_reverse(run, a);
+    case EBB_ACT_END:
+        return rt_drain(run);
+    default:
+        return ebb_fail(EBB_ERR_INTERNAL, "the runtime cannot execute action kind %d", a->kind);
+    }
+}
+
+/* One forward step from the live state x_k; keep_prev: x_k must survive (the
+ * turn may follow). */
+static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last)
+{
+    rt_mem *m = run->state;
+    int recomputed = k + 1 <= run->computed;
+    int32_t in = run->live, out;
+    ebb_status st;
+    int rc;
+    *last = 0;
+    run->prev = -1; /* x_{k-1} is not needed once step k starts */
+    if (run->opt.forward) {
+        st = rt_take(run, m, 1, &out);
+        if (st != EBB_OK)
+            return st;
+        ebb_clear_error();
+        double t0 = rt_now();
+        rc = run->opt.forward(run->opt.user, k, rt_buf_ptr(m, in), rt_buf_ptr(m, out));
+        run->stats.forward_callback_s += rt_now() - t0;
+    } else {
+        const rt_buf *x = &m->buf[in];
+        out = in;
+        if (keep_prev || x->holders > 0 || x->pending.pool) {
+            /* the state is kept (or read by a transfer): step on a copy */
+            double t0 = rt_now();
+            st = rt_take(run, m, 1, &out);
+            if (st == EBB_OK)
+                st = copy_buf(run, m, out, m, in);
+            if (st == EBB_OK)
+                st = stream_ready(run, m, out);
+            if (st != EBB_OK)
+                return st;
+            run->stats.copies++;
+            run->stats.copy_s += rt_now() - t0;
+        }
+        ebb_clear_error();
+        double t0 = rt_now();
+        rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(m, out));
+        run->stats.forward_callback_s += rt_now() - t0;
+    }
+    if (rc == EBB_STEP_LAST && run->opt.steps == 0 && !recomputed && run->phase == RT_FORWARD)
+        *last = 1;
+    else if (rc != EBB_STEP_OK)
+        return callback_failed("forward", k, rc, recomputed);
+    run->stats.forward_steps++;
+    run->prev = keep_prev ? in : -1;
+    run->live = out;
+    run->live_step = k + 1;
+    st = rt_audit_computed(run, k + 1, out);
+    if (!recomputed)
+        run->computed = k + 1;
+    return st;
+}
+
+/* Runs steps of the current ADVANCE (ending at `to`) from run->advance_at, at
+ * most max_steps of them; *done: how many ran. Stops after a forward step
+ * that said it was the last (run->last_step_at). */
+ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *done)
+{
+    *done = 0;
+    int64_t n = run->opt.steps;
+    while (run->advance_at < to && *done < max_steps) {
+        int64_t k = run->advance_at;
+        /* x_{n-1} must survive the step that makes x_n (the turn follows) */
+        int keep = k + 1 == to && run->phase == RT_FORWARD && (n == 0 || to == n);
+        int last = 0;
+        ebb_status st = forward_step(run, k, keep, &last);
+        if (st != EBB_OK)
+            return st;
+        run->advance_at++;
+        (*done)++;
+        if (last) {
+            run->last_step_at = k + 1;
+            break;
+        }
+    }
+    return EBB_OK;
+}

@@ -1,0 +1,409 @@
+/*
+ * The public runtime calls: create, the forward sweep (in one call or step
+ * by step), the reverse sweep, destroy, info and statistics.
+ *
+ * A run that meets an error stops at once: it waits for its transfers,
+ * releases every pool (the disk files go with them) and keeps the message;
+ * later calls return EBB_ERR_STATE quoting it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/run_internal.h"
+
+void ebb_run_options_init(ebb_run_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->state_tier = EBB_TIER_HOST;
+    o->device = -1;
+    o->strategy = EBB_RUN_FROM_CONFIG;
+    o->fast_tier = -1;
+    o->slow_tier = -1;
+    o->audit = EBB_RUN_FROM_CONFIG;
+}
+
+int ebb_callback_fail(const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ebb_fail(EBB_ERR_CALLBACK, "%s", msg);
+    return EBB_ERR_CALLBACK;
+}
+
+static void release_all(ebb_run *run)
+{
+    /* disk before host: the disk pool stages through the host pool */
+    ebb_pool_destroy(run->disk);
+    run->disk = NULL;
+    ebb_pool_destroy(run->gpu.pool);
+    run->gpu.pool = NULL;
+    ebb_pool_destroy(run->host.pool);
+    run->host.pool = NULL;
+}
+
+/* Stops the run on an error: waits, frees every pool, keeps the message. */
+static ebb_status stop(ebb_run *run, ebb_status st)
+{
+    snprintf(run->failure, sizeof run->failure, "%s", ebb_last_error());
+    run->phase = RT_FAILED;
+    if (run->host.pool || run->gpu.pool || run->disk)
+        (void)rt_drain(run);
+    release_all(run);
+    return ebb_fail(st, "%s", run->failure);
+}
+
+static ebb_status check_phase(const ebb_run *run, rt_phase want, const char *call)
+{
+    if (!run)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "%s: run is NULL", call);
+    if (run->phase == RT_FAILED)
+        return ebb_fail(EBB_ERR_STATE, "%s: the run stopped on an error (%s); destroy it",
+                        call, run->failure);
+    if (run->phase != want) {
+        static const char *const what[] = {"before the forward sweep", "in the forward sweep",
+                                           "after the forward sweep", "after the reverse sweep"};
+        return ebb_fail(EBB_ERR_STATE, "%s cannot be called %s", call, what[run->phase]);
+    }
+    return EBB_OK;
+}
+
+static ebb_status check_options(const ebb_run_options *o)
+{
+    if (o->state_size == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.state_size must be > 0");
+    if (o->state_tier != EBB_TIER_HOST && o->state_tier != EBB_TIER_GPU)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.state_tier must be EBB_TIER_HOST or EBB_TIER_GPU");
+    if (!o->forward == !o->forward_inplace)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "give exactly one of ebb_run_options.forward (out of place) and "
+                        "forward_inplace");
+    if (!o->reverse)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.reverse is required");
+    if (o->steps < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.steps must be >= 1, or 0 when n is unknown; got %lld",
+                        (long long)o->steps);
+    if (o->slots < 0 || o->slow_slots < 0 || o->period < 0 || o->io_ratio < 0 || o->staging < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options: slots, slow_slots, period, io_ratio and staging must "
+                        "be >= 0 (0 = derived)");
+    if (o->steps == 0 && o->strategy != EBB_RUN_FROM_CONFIG &&
+        o->strategy != EBB_CONFIG_STRATEGY_AUTO && o->strategy != EBB_CONFIG_STRATEGY_ONLINE)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "n unknown (steps = 0) needs strategy \"online\" or \"auto\", not \"%s\"",
+                        ebb_config_strategy_name((ebb_config_strategy)o->strategy));
+    if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
+    return EBB_OK;
+}
+
+static ebb_status resolve_audit(ebb_run *run, const ebb_config *cfg)
+{
+    const char *env = getenv("EBB_AUDIT");
+    if (env && *env) {
+        ebb_audit a;
+        if (ebb_audit_from_name(env, &a) != EBB_OK)
+            return ebb_fail(EBB_ERR_CONFIG,
+                            "environment variable EBB_AUDIT='%s': expected off, replay or hash",
+                            env);
+        run->info.audit = a;
+    } else if (run->opt.audit >= 0) {
+        run->info.audit = (ebb_audit)run->opt.audit;
+    } else {
+        run->info.audit = (ebb_audit)cfg->audit;
+    }
+    return EBB_OK;
+}
+
+ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storage_fault *fault,
+                                      ebb_run **out)
+{
+    if (!o || !out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_create: NULL argument");
+    *out = NULL;
+    ebb_status st = check_options(o);
+    if (st != EBB_OK)
+        return st;
+    ebb_run *run = calloc(1, sizeof *run);
+    if (!run)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a run");
+    run->opt = *o;
+    if (fault)
+        run->disk_fault = *fault;
+    run->live = run->prev = run->xn = run->scratch = -1;
+    run->computed = -1;
+    run->last_step_at = -1;
+    run->info.steps = o->steps;
+    run->info.inplace = o->forward_inplace != NULL;
+    run->info.warnings = run->warnings;
+
+    ebb_config own;
+    const ebb_config *cfg = o->config;
+    if (!cfg) {
+        if ((st = ebb_config_init_default(&own)) != EBB_OK) {
+            free(run);
+            return st;
+        }
+        cfg = &own;
+    }
+    if ((st = resolve_audit(run, cfg)) == EBB_OK && (st = rt_setup_schedule(run, cfg)) == EBB_OK &&
+        (st = rt_setup_pools(run, cfg)) == EBB_OK)
+        st = rt_audit_init(run);
+    if (!o->config)
+        ebb_config_dispose(&own);
+    if (st != EBB_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", ebb_last_error());
+        ebb_run_destroy(run);
+        return ebb_fail(st, "%s", msg);
+    }
+    *out = run;
+    return EBB_OK;
+}
+
+ebb_status ebb_run_create(const ebb_run_options *o, ebb_run **out)
+{
+    return ebb_run_create_with_faults(o, NULL, out);
+}
+
+void ebb_run_destroy(ebb_run *run)
+{
+    if (!run)
+        return;
+    if (run->host.pool || run->gpu.pool || run->disk)
+        (void)rt_drain(run);
+    release_all(run);
+    rt_mem_free(&run->host);
+    rt_mem_free(&run->gpu);
+    free(run->disk_pending);
+    free(run->chains);
+    rt_audit_free(run);
+    ebb_schedule_destroy(run->schedule);
+    free(run);
+}
+
+ebb_pool *ebb_run_debug_pool(ebb_run *run, ebb_tier tier)
+{
+    if (tier == EBB_TIER_DISK)
+        return run->disk;
+    return tier == EBB_TIER_GPU ? run->gpu.pool : run->host.pool;
+}
+
+/* The current action, fetching a batch when the last one is used up. */
+static ebb_status peek(ebb_run *run, const ebb_action **a)
+{
+    if (run->batch_pos == run->batch_len) {
+        size_t got = 0;
+        ebb_status st = ebb_schedule_next_batch(run->schedule, run->batch,
+                                                sizeof run->batch / sizeof *run->batch, &got);
+        if (st != EBB_OK)
+            return st;
+        if (got == 0)
+            return ebb_fail(EBB_ERR_INTERNAL, "the schedule produced no action");
+        run->batch_len = got;
+        run->batch_pos = 0;
+    }
+    *a = &run->batch[run->batch_pos];
+    return EBB_OK;
+}
+
+ebb_status ebb_run_begin(ebb_run *run, const void *x0)
+{
+    ebb_status st = check_phase(run, RT_CREATED, "ebb_run_begin");
+    if (st != EBB_OK)
+        return st;
+    if (!x0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_begin: x0 is NULL");
+    run->t_forward_begin = rt_now();
+    run->phase = RT_FORWARD;
+    rt_mem *m = run->state;
+    int32_t b;
+    if ((st = rt_take(run, m, 0, &b)) != EBB_OK)
+        return stop(run, st);
+    if (m->tier == EBB_TIER_HOST) {
+        memcpy(rt_buf_ptr(m, b), x0, run->opt.state_size);
+    } else {
+        ebb_ticket t;
+        if ((st = ebb_pool_put(m->pool, b, x0, &t)) != EBB_OK ||
+            (st = rt_mark(run, m, b, t, EBB_TIER_GPU, 1)) != EBB_OK ||
+            (st = ebb_ticket_stream_wait(&t, run->opt.stream)) != EBB_OK)
+            return stop(run, ebb_fail_context(st, "copying x_0"));
+    }
+    run->live = b;
+    run->live_step = 0;
+    if ((st = rt_audit_computed(run, 0, b)) != EBB_OK)
+        return stop(run, st);
+    run->computed = 0;
+    return EBB_OK;
+}
+
+/* online with n known: at x_n, tell the schedule, as a user would */
+static ebb_status tell_online_n(ebb_run *run)
+{
+    if (run->info.strategy != EBB_STRATEGY_ONLINE || run->opt.steps == 0 || run->steps_told ||
+        run->live_step != run->opt.steps)
+        return EBB_OK;
+    run->steps_told = 1;
+    return ebb_schedule_set_steps(run->schedule, run->opt.steps);
+}
+
+ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done)
+{
+    if (done)
+        *done = 0;
+    ebb_status st = check_phase(run, RT_FORWARD, "ebb_run_advance");
+    if (st != EBB_OK)
+        return st;
+    if (max_steps < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_advance: max_steps must be >= 0");
+    int64_t total = 0;
+    while (total < max_steps && run->last_step_at < 0) {
+        if ((st = tell_online_n(run)) != EBB_OK)
+            return stop(run, st);
+        const ebb_action *a = NULL;
+        if ((st = peek(run, &a)) != EBB_OK)
+            return stop(run, st);
+        if (a->kind == EBB_ACT_TURN)
+            break;
+        if (a->kind != EBB_ACT_ADVANCE) {
+            run->batch_pos++;
+            if ((st = rt_execute(run, a)) != EBB_OK)
+                return stop(run, st);
+            continue;
+        }
+        if (run->advance_at <= a->step) {
+            run->advance_at = a->step;
+            if ((st = rt_execute(run, a)) != EBB_OK)
+                return stop(run, st);
+        }
+        int64_t ran = 0;
+        st = rt_run_steps(run, a->to, max_steps - total, &ran);
+        total += ran;
+        if (done)
+            *done = total;
+        if (st != EBB_OK)
+            return stop(run, st);
+        if (run->advance_at == a->to)
+            run->batch_pos++;
+        else if (run->last_step_at >= 0)
+            return stop(run, ebb_fail(EBB_ERR_INTERNAL, "the forward stopped inside an advance"));
+    }
+    return EBB_OK;
+}
+
+ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
+{
+    ebb_status st = check_phase(run, RT_FORWARD, "ebb_run_finish_forward");
+    if (st != EBB_OK)
+        return st;
+    if (run->opt.steps == 0) {
+        if (run->live_step < 1)
+            return ebb_fail(EBB_ERR_STATE,
+                            "ebb_run_finish_forward: no forward step ran yet (n must be >= 1)");
+        if ((st = ebb_schedule_set_steps(run->schedule, run->live_step)) != EBB_OK)
+            return stop(run, st);
+        run->info.steps = run->stats.steps = run->live_step;
+    } else {
+        /* run what is left before the turn (stores of x_n's predecessors) */
+        if ((st = tell_online_n(run)) != EBB_OK)
+            return stop(run, st);
+        const ebb_action *a = NULL;
+        if ((st = peek(run, &a)) != EBB_OK)
+            return stop(run, st);
+        while (a->kind != EBB_ACT_TURN) {
+            if (a->kind == EBB_ACT_ADVANCE)
+                return ebb_fail(EBB_ERR_STATE,
+                                "ebb_run_finish_forward: only %lld of the %lld steps ran; call "
+                                "ebb_run_advance until all have",
+                                (long long)run->live_step, (long long)run->opt.steps);
+            run->batch_pos++;
+            if ((st = rt_execute(run, a)) != EBB_OK || (st = peek(run, &a)) != EBB_OK)
+                return stop(run, st);
+        }
+        run->stats.steps = run->opt.steps;
+    }
+    const ebb_action *a = NULL;
+    if ((st = peek(run, &a)) != EBB_OK)
+        return stop(run, st);
+    if (a->kind != EBB_ACT_TURN)
+        return stop(run, ebb_fail(EBB_ERR_INTERNAL, "the forward ended but the schedule did not "
+                                                    "turn (next action: %s)",
+                                  ebb_action_kind_name(a->kind)));
+    run->xn = run->live;
+    run->phase = RT_TURNED;
+    run->stats.forward_sweep_s = rt_now() - run->t_forward_begin;
+    if (xn)
+        *xn = rt_buf_ptr(run->state, run->live);
+    return EBB_OK;
+}
+
+ebb_status ebb_run_forward(ebb_run *run, const void *x0, void **xn)
+{
+    ebb_status st = ebb_run_begin(run, x0);
+    if (st == EBB_OK)
+        st = ebb_run_advance(run, INT64_MAX, NULL);
+    if (st == EBB_OK)
+        st = ebb_run_finish_forward(run, xn);
+    return st;
+}
+
+ebb_status ebb_run_reverse(ebb_run *run)
+{
+    ebb_status st = check_phase(run, RT_TURNED, "ebb_run_reverse");
+    if (st != EBB_OK)
+        return st;
+    run->t_reverse_begin = rt_now();
+    for (;;) {
+        const ebb_action *a = NULL;
+        if ((st = peek(run, &a)) != EBB_OK)
+            return stop(run, st);
+        run->batch_pos++;
+        const ebb_action act = *a;
+        if ((st = rt_execute(run, &act)) != EBB_OK)
+            return stop(run, st);
+        if (act.kind == EBB_ACT_END)
+            break;
+        if (act.kind == EBB_ACT_ADVANCE) {
+            int64_t ran;
+            run->advance_at = act.step;
+            if ((st = rt_run_steps(run, act.to, INT64_MAX, &ran)) != EBB_OK)
+                return stop(run, st);
+        }
+    }
+    if (run->validator && (st = ebb_validator_finish(run->validator)) != EBB_OK)
+        return stop(run, st);
+    run->phase = RT_REVERSED;
+    run->stats.reverse_sweep_s = rt_now() - run->t_reverse_begin;
+    run->stats.wall_s = run->stats.forward_sweep_s + run->stats.reverse_sweep_s;
+    return EBB_OK;
+}
+
+ebb_status ebb_run_info_get(const ebb_run *run, ebb_run_info *info)
+{
+    if (!run || !info)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_info_get: NULL argument");
+    *info = run->info;
+    return EBB_OK;
+}
+
+ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats)
+{
+    if (!run || !stats)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_stats_get: NULL argument");
+    *stats = run->stats;
+    int64_t n = run->info.steps;
+    stats->steps = n;
+    stats->recomputed_steps = n > 0 && stats->forward_steps > n ? stats->forward_steps - n : 0;
+    if (run->phase == RT_FORWARD)
+        stats->forward_sweep_s = rt_now() - run->t_forward_begin;
+    return EBB_OK;
+}

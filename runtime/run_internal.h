@@ -1,0 +1,135 @@
+/*
+ * The runtime's internals, shared by its files:
+ *   run.c        the public calls: create (options, strategy, tiers, pools),
+ *                the sweeps' control flow, destroy, info and statistics;
+ *   run_setup.c  resolving the strategy, the tiers and the slot counts;
+ *   execute.c    one action at a time over the pools;
+ *   buffers.c    the physical buffers behind the schedule's slots;
+ *   audit.c      the validator replay and the state hashes.
+ */
+#ifndef EBB_RUNTIME_RUN_INTERNAL_H
+#define EBB_RUNTIME_RUN_INTERNAL_H
+
+#include <stdint.h>
+
+#include "ebb/runtime.h"
+#include "ebb/storage.h"
+#include "storage/fault.h"
+
+/* One physical buffer: a slot of the host or gpu pool. The schedule's slots
+ * of that tier map onto buffers, so that storing the live state is a change
+ * of map, not a copy. */
+typedef struct rt_buf {
+    int32_t holders;    /* schedule slots mapped to this buffer (0 or 1) */
+    ebb_ticket pending; /* the last transfer that reads or fills it (pool NULL: none) */
+    int pending_tier;   /* the other end of that transfer, for stall accounting */
+    int fills;          /* 1: the pending transfer writes this buffer */
+    int chained;        /* 1: waits for a gpu -> host copy before its disk write */
+} rt_buf;
+
+/* A memory tier (host or gpu): its pool, its buffers, the schedule's map. */
+typedef struct rt_mem {
+    ebb_pool *pool;
+    ebb_tier tier;
+    int32_t count;   /* buffers */
+    rt_buf *buf;
+    int32_t slots;   /* schedule slots */
+    int32_t *map;    /* schedule slot -> buffer, -1 when empty */
+} rt_mem;
+
+/* A gpu -> host -> disk store whose second half starts once the first ends. */
+typedef struct rt_chain {
+    int32_t host_buf; /* -1: unused entry */
+    int32_t disk_slot;
+    ebb_ticket first; /* gpu -> host */
+} rt_chain;
+
+typedef enum rt_phase {
+    RT_CREATED = 0, /* before ebb_run_begin */
+    RT_FORWARD,     /* first sweep running */
+    RT_TURNED,      /* forward finished, x_n handed out */
+    RT_REVERSED,    /* END reached */
+    RT_FAILED       /* stopped on an error; every resource released */
+} rt_phase;
+
+struct ebb_run {
+    ebb_run_options opt;
+    ebb_run_info info;
+    ebb_run_stats stats;
+    rt_phase phase;
+    char failure[1024];    /* the error that stopped the run */
+    char warnings[1024];
+
+    ebb_schedule *schedule;
+    ebb_action batch[256];
+    size_t batch_len, batch_pos;
+    int64_t advance_at;    /* within the current ADVANCE: the next step to run */
+    int64_t last_step_at;  /* n unknown: the forward said x_{this} is the last, else -1 */
+    int steps_told;        /* online with n known: ebb_schedule_set_steps called */
+
+    rt_mem host, gpu;      /* gpu.pool NULL for a host state */
+    rt_mem *state;         /* the memory the live state lives in */
+    ebb_pool *disk;
+    int32_t disk_slots;
+    ebb_ticket *disk_pending; /* per disk slot: the last transfer touching it */
+    rt_chain *chains;         /* per disk slot: a gpu -> host -> disk store in progress */
+    int32_t live;          /* buffer of the live state in *state, -1 when undefined */
+    int64_t live_step;
+    int32_t prev;          /* buffer of x_{to-1} right after an ADVANCE, else -1 */
+    int32_t xn;            /* buffer of x_n between finish_forward and the turn */
+    int64_t computed;      /* highest state index computed so far (first sweep) */
+    int32_t in_use[EBB_TIER_COUNT];
+
+    /* audit */
+    ebb_validator *validator;
+    uint64_t *hash;        /* hash[i] of x_i, i <= computed */
+    int64_t hash_cap;
+    int32_t scratch;       /* host buffer to hash a gpu state, -1 if none */
+
+    ebb_storage_fault disk_fault; /* tests only (ebb_run_create_with_faults) */
+    double t_forward_begin, t_reverse_begin;
+};
+
+/* tests: ebb_run_create with faults injected into the disk pool, and the
+ * pools behind a run (to corrupt a file, say). */
+ebb_status ebb_run_create_with_faults(const ebb_run_options *options,
+                                      const ebb_storage_fault *disk_fault, ebb_run **out);
+ebb_pool *ebb_run_debug_pool(ebb_run *run, ebb_tier tier);
+
+/* run_setup.c: resolves strategy, tiers and slot counts into the schedule
+ * options and creates the schedule. */
+ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg);
+/* run_setup.c: creates the pools the schedule needs. */
+ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg);
+
+/* execute.c */
+ebb_status rt_execute(ebb_run *run, const ebb_action *a);
+ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *done);
+double rt_now(void);
+
+/* buffers.c */
+ebb_status rt_mem_init(rt_mem *m, ebb_pool *pool, ebb_tier tier, int32_t count, int32_t slots);
+void rt_mem_free(rt_mem *m);
+void *rt_buf_ptr(const rt_mem *m, int32_t b);
+/* A buffer free for new data: no schedule slot, not live, not prev, no
+ * transfer in flight (waited for; `for_user` on a gpu: the stream waits
+ * instead). -1 and an error if none can be had. */
+ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out);
+/* Waits for buffer b's transfer, if any. */
+ebb_status rt_settle(ebb_run *run, rt_mem *m, int32_t b);
+ebb_status rt_wait(ebb_run *run, const ebb_ticket *t, int tier);
+/* Records a transfer that touches buffer b. */
+ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, ebb_ticket t, int other_tier, int fills);
+ebb_status rt_disk_settle(ebb_run *run, int32_t slot);
+ebb_status rt_progress(ebb_run *run, int force);
+ebb_status rt_drain(ebb_run *run);
+
+/* audit.c */
+ebb_status rt_audit_init(ebb_run *run);
+void rt_audit_free(ebb_run *run);
+ebb_status rt_audit_action(ebb_run *run, const ebb_action *a);
+/* After x_step was produced by a forward step (first == 1: for the first time). */
+ebb_status rt_audit_computed(ebb_run *run, int64_t step, int32_t buf);
+ebb_status rt_audit_restored(ebb_run *run, const ebb_action *a, int32_t buf);
+
+#endif

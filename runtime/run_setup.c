@@ -1,0 +1,263 @@
+/*
+ * From options and configuration to a schedule and its pools: which strategy,
+ * which tiers, how many slots, how many buffers.
+ *
+ * Slots come from the tier budgets (ebb_config_pool_options) unless the
+ * options give them. Beyond the schedule's slots the runtime allocates, in
+ * the live state's memory, two working buffers (the live state and the
+ * output of the step being run) and, when the disk tier is used, `staging`
+ * host buffers that let disk transfers run while the forward goes on. These
+ * are not taken from the budget; ebb_run_info.buffers and .bytes say what
+ * was allocated (docs/runtime.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/run_internal.h"
+
+static int tier_enabled(const ebb_config *cfg, int tier)
+{
+    switch (tier) {
+    case EBB_TIER_GPU:
+        return cfg->gpu.enabled;
+    case EBB_TIER_HOST:
+        return cfg->host.enabled;
+    case EBB_TIER_DISK:
+        return cfg->disk.enabled;
+    }
+    return 0;
+}
+
+/* The first enabled tier at or after `from` (a host state never uses the
+ * gpu tier); -1 if none. */
+static int next_enabled(const ebb_config *cfg, int from)
+{
+    for (int t = from; t < EBB_TIER_COUNT; t++)
+        if (tier_enabled(cfg, t))
+            return t;
+    return -1;
+}
+
+static ebb_status budget_slots(const ebb_config *cfg, int tier, size_t state, int32_t *slots)
+{
+    ebb_pool_options po;
+    ebb_status st = ebb_config_pool_options(cfg, (ebb_tier)tier, state, &po);
+    if (st != EBB_OK)
+        return st;
+    *slots = po.slots;
+    return EBB_OK;
+}
+
+static ebb_status choose_tiers(ebb_run *run, const ebb_config *cfg, int *fast, int *slow)
+{
+    const ebb_run_options *o = &run->opt;
+    int first = o->state_tier == EBB_TIER_GPU ? EBB_TIER_GPU : EBB_TIER_HOST;
+    *fast = o->fast_tier >= 0 ? o->fast_tier : next_enabled(cfg, first);
+    if (*fast < 0)
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "no storage tier is enabled for a %s state: enable tier.host or tier.disk",
+                        ebb_tier_name(o->state_tier));
+    if (*fast < first || *fast >= EBB_TIER_COUNT)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "fast_tier %s cannot hold slots for a %s state",
+                        ebb_tier_name((ebb_tier)*fast), ebb_tier_name(o->state_tier));
+    *slow = o->slow_tier >= 0 ? o->slow_tier : next_enabled(cfg, *fast + 1);
+    if (o->slow_tier >= 0 && (o->slow_tier <= *fast || o->slow_tier >= EBB_TIER_COUNT))
+        return ebb_fail(EBB_ERR_INVALID_ARG, "slow_tier must be a tier slower than fast_tier %s",
+                        ebb_tier_name((ebb_tier)*fast));
+    return EBB_OK;
+}
+
+static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int32_t fast_slots,
+                                  int slow, int32_t slow_slots, ebb_strategy *out)
+{
+    int cs = run->opt.strategy >= 0 ? run->opt.strategy : (int)cfg->strategy;
+    if (cs == EBB_CONFIG_STRATEGY_ASYNC)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "strategy \"async\" is not available yet: choose auto, store-all, "
+                        "periodic, revolve, online, multistage or disk-revolve");
+    if (cs != EBB_CONFIG_STRATEGY_AUTO)
+        return ebb_config_strategy_schedule((ebb_config_strategy)cs, out);
+    int64_t n = run->opt.steps;
+    if (n == 0)
+        *out = EBB_STRATEGY_ONLINE;
+    else if (fast_slots >= n - 1)
+        *out = EBB_STRATEGY_STORE_ALL;
+    else if (slow >= 0 && slow_slots > 0)
+        *out = EBB_STRATEGY_MULTISTAGE;
+    else
+        *out = EBB_STRATEGY_REVOLVE;
+    return EBB_OK;
+}
+
+ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
+{
+    const ebb_run_options *o = &run->opt;
+    int fast = -1, slow = -1;
+    ebb_status st = choose_tiers(run, cfg, &fast, &slow);
+    if (st != EBB_OK)
+        return st;
+    int32_t c = o->slots, d = o->slow_slots;
+    if (c <= 0 && (st = budget_slots(cfg, fast, o->state_size, &c)) != EBB_OK)
+        return st;
+    ebb_strategy strategy;
+    if ((st = choose_strategy(run, cfg, c, slow, o->slow_slots > 0 ? o->slow_slots : 1,
+                              &strategy)) != EBB_OK)
+        return st;
+    int two_tiers = strategy == EBB_STRATEGY_MULTISTAGE || strategy == EBB_STRATEGY_DISK_REVOLVE;
+    if (two_tiers && slow < 0)
+        return ebb_fail(EBB_ERR_CONFIG, "%s needs a slower tier than %s: enable tier.disk",
+                        ebb_strategy_name(strategy), ebb_tier_name((ebb_tier)fast));
+    if (two_tiers && d <= 0 && (st = budget_slots(cfg, slow, o->state_size, &d)) != EBB_OK)
+        return st;
+
+    int64_t n = o->steps;
+    ebb_schedule_options so;
+    ebb_schedule_options_init(&so);
+    so.strategy = strategy;
+    so.steps = n;
+    /* more slots than steps are never used: do not allocate them */
+    so.slots = n > 0 && c > n ? (int32_t)n : c;
+    so.fast_tier = (ebb_tier)fast;
+    so.slow_tier = (ebb_tier)(slow >= 0 ? slow : EBB_TIER_DISK);
+    so.period = o->period;
+    so.io_ratio = o->io_ratio > 0 ? o->io_ratio : 1.0;
+    if (strategy == EBB_STRATEGY_MULTISTAGE)
+        so.disk_slots = n > 0 && d > n ? (int32_t)n : d;
+    else if (strategy == EBB_STRATEGY_DISK_REVOLVE)
+        so.disk_slots = o->slow_slots > 0 ? o->slow_slots : -1;
+    else
+        so.disk_slots = 0;
+
+    st = ebb_schedule_create(&so, &run->schedule);
+    if (st != EBB_OK) {
+        if (o->slots > 0)
+            return st;
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s", ebb_last_error());
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "%s: the budget of tier.%s holds %d states of %zu bytes; raise it or "
+                        "choose another strategy",
+                        msg, ebb_tier_name((ebb_tier)fast), c, o->state_size);
+    }
+    int32_t used[EBB_TIER_COUNT];
+    ebb_schedule_tier_slots(run->schedule, used);
+    if (two_tiers && used[slow] > d)
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "%s needs %d %s slots, but tier.%s's budget holds %d states of %zu bytes",
+                        ebb_strategy_name(strategy), used[slow], ebb_tier_name((ebb_tier)slow),
+                        ebb_tier_name((ebb_tier)slow), d, o->state_size);
+    run->info.strategy = strategy;
+    run->info.strategy_name = ebb_strategy_name(strategy);
+    run->info.fast_tier = (ebb_tier)fast;
+    run->info.slow_tier = (ebb_tier)so.slow_tier;
+    memcpy(run->info.slots, used, sizeof used);
+    return EBB_OK;
+}
+
+static void add_warning(ebb_run *run, const ebb_pool *pool)
+{
+    ebb_pool_info pi;
+    if (ebb_pool_info_get(pool, &pi) != EBB_OK || !pi.warnings[0])
+        return;
+    size_t len = strlen(run->warnings);
+    snprintf(run->warnings + len, sizeof run->warnings - len, "%s%s: %s", len ? "; " : "",
+             ebb_tier_name(pi.tier), pi.warnings);
+}
+
+/* Pool options for `tier` from the configuration, or the defaults when the
+ * tier only holds the runtime's own buffers (a disabled host tier). */
+static ebb_status pool_options(const ebb_config *cfg, int tier, size_t state, int32_t count,
+                               ebb_pool_options *po)
+{
+    if (tier_enabled(cfg, tier)) {
+        ebb_status st = ebb_config_pool_options(cfg, (ebb_tier)tier, state, po);
+        if (st != EBB_OK && tier != EBB_TIER_DISK) {
+            ebb_pool_options_init(po, (ebb_tier)tier);
+            po->device = cfg->gpu.device;
+        } else if (st != EBB_OK) {
+            return st;
+        }
+    } else if (tier == EBB_TIER_DISK) {
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "the schedule stores states on disk but tier.disk.enabled = false");
+    } else {
+        ebb_pool_options_init(po, (ebb_tier)tier);
+        po->device = cfg->gpu.device;
+    }
+    po->slot_size = state;
+    po->slots = count;
+    return EBB_OK;
+}
+
+static ebb_status make_pool(ebb_run *run, const ebb_config *cfg, int tier, int32_t count,
+                            ebb_pool **out)
+{
+    ebb_pool_options po;
+    ebb_status st = pool_options(cfg, tier, run->opt.state_size, count, &po);
+    if (st != EBB_OK)
+        return st;
+    if (tier == EBB_TIER_GPU && run->opt.device >= 0)
+        po.device = run->opt.device;
+    if (tier == EBB_TIER_HOST && run->opt.state_tier == EBB_TIER_GPU)
+        po.device = run->opt.device >= 0 ? run->opt.device : cfg->gpu.device;
+    if (tier == EBB_TIER_DISK)
+        po.staging = run->host.pool;
+    st = tier == EBB_TIER_DISK ? ebb_pool_create_with_faults(&po, &run->disk_fault, out)
+                               : ebb_pool_create(&po, out);
+    if (st != EBB_OK)
+        return ebb_fail_context(st, "creating the %s tier (%d slots of %zu bytes)",
+                                ebb_tier_name((ebb_tier)tier), count, run->opt.state_size);
+    add_warning(run, *out);
+    ebb_pool_info pi;
+    ebb_pool_info_get(*out, &pi);
+    run->info.buffers[tier] = count;
+    run->info.bytes[tier] = pi.bytes;
+    return EBB_OK;
+}
+
+ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg)
+{
+    const int32_t *used = run->info.slots;
+    int gpu_state = run->opt.state_tier == EBB_TIER_GPU;
+    int disk = used[EBB_TIER_DISK] > 0;
+    int32_t staging = disk ? (run->opt.staging > 0 ? run->opt.staging : 2) : 0;
+    int32_t host_count = used[EBB_TIER_HOST] + (gpu_state ? 0 : 2) + staging;
+    int hash_gpu = gpu_state && run->info.audit == EBB_AUDIT_HASH;
+    host_count += hash_gpu;
+    ebb_status st;
+    ebb_pool *pool = NULL;
+    run->scratch = -1;
+    if (gpu_state) {
+        int32_t count = used[EBB_TIER_GPU] + 2;
+        if ((st = make_pool(run, cfg, EBB_TIER_GPU, count, &pool)) != EBB_OK ||
+            (st = rt_mem_init(&run->gpu, pool, EBB_TIER_GPU, count, used[EBB_TIER_GPU])) != EBB_OK)
+            return st;
+    }
+    pool = NULL;
+    if (host_count > 0) {
+        if ((st = make_pool(run, cfg, EBB_TIER_HOST, host_count, &pool)) != EBB_OK)
+            return st;
+    }
+    if ((st = rt_mem_init(&run->host, pool, EBB_TIER_HOST, host_count, used[EBB_TIER_HOST])) !=
+        EBB_OK)
+        return st;
+    if (hash_gpu)
+        run->scratch = host_count - 1;
+    run->state = gpu_state ? &run->gpu : &run->host;
+    if (disk) {
+        run->disk_slots = used[EBB_TIER_DISK];
+        if ((st = make_pool(run, cfg, EBB_TIER_DISK, run->disk_slots, &run->disk)) != EBB_OK)
+            return st;
+        run->disk_pending = calloc((size_t)run->disk_slots, sizeof *run->disk_pending);
+        run->chains = malloc((size_t)run->disk_slots * sizeof *run->chains);
+        if (!run->disk_pending || !run->chains)
+            return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the runtime's disk tables");
+        for (int32_t s = 0; s < run->disk_slots; s++)
+            run->chains[s].host_buf = -1;
+    }
+    run->warnings[sizeof run->warnings - 1] = '\0';
+    run->info.warnings = run->warnings;
+    return EBB_OK;
+}

@@ -1,0 +1,106 @@
+/* Exactness: over many random (n, strategy, slots, tiers, forward form)
+ * cases, the adjoint is bitwise the one the plain store-everything loop
+ * gives, with random delays injected into the disk tier's completions so
+ * that a missing wait shows up as a wrong adjoint. */
+#include "workload.h"
+
+typedef struct {
+    uint64_t x;
+} rng;
+
+static uint64_t next(rng *r)
+{
+    r->x ^= r->x << 13;
+    r->x ^= r->x >> 7;
+    r->x ^= r->x << 17;
+    return r->x;
+}
+
+static int64_t pick(rng *r, int64_t lo, int64_t hi) { return lo + (int64_t)(next(r) % (uint64_t)(hi - lo + 1)); }
+
+static const ebb_config_strategy strategies[] = {
+    EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
+    EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE,
+    EBB_CONFIG_STRATEGY_AUTO};
+
+static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint32_t delay_us)
+{
+    char dir[256];
+    ebb_config cfg;
+    wl_config(&cfg, dir, sizeof dir);
+    rng r = {seed};
+    int ran = 0, refused = 0;
+    for (int c = 0; c < cases; c++) {
+        size_t size = (size_t)pick(&r, 1, 600);
+        int64_t n = pick(&r, 1, (c % 5 == 0) ? 1500 : 120);
+        ebb_config_strategy s = strategies[pick(&r, 0, 6)];
+        ebb_run_options o;
+        ebb_run_options_init(&o);
+        o.state_size = size;
+        o.config = &cfg;
+        o.strategy = (int)s;
+        o.steps = n;
+        o.slots = (int32_t)pick(&r, 1, n < 12 ? n + 1 : (c % 3 ? 6 : n));
+        o.slow_slots = (int32_t)pick(&r, 1, 8);
+        o.period = s == EBB_CONFIG_STRATEGY_PERIODIC ? 0 : 0;
+        o.io_ratio = (double)pick(&r, 0, 6);
+        o.staging = (int32_t)pick(&r, 0, 3);
+        if (disk_only) {
+            o.fast_tier = EBB_TIER_DISK;
+            if (s == EBB_CONFIG_STRATEGY_MULTISTAGE || s == EBB_CONFIG_STRATEGY_DISK_REVOLVE)
+                s = o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
+        }
+        if (s == EBB_CONFIG_STRATEGY_STORE_ALL)
+            o.slots = (int32_t)(n > 1 ? n - 1 : 1);
+        wl w;
+        wl_init(&w, size);
+        w.steps_known = n;
+        if (s == EBB_CONFIG_STRATEGY_ONLINE && (c & 1)) {
+            o.steps = 0; /* n unknown: the forward says which step is the last */
+            w.steps_known = 0;
+            w.last_at = n - 1;
+        }
+        if (inplace) {
+            o.forward = NULL;
+            o.forward_inplace = wl_forward_inplace_cb;
+        } else {
+            o.forward = wl_forward_cb;
+        }
+        o.reverse = wl_reverse_cb;
+        o.user = &w;
+        ebb_storage_fault f = {0};
+        f.delay_us_max = delay_us;
+        f.delay_seed = seed + (uint64_t)c;
+        ebb_run_stats rs;
+        ebb_status st = wl_run(&o, &f, &w, seed + (uint64_t)c, &rs);
+        if (st == EBB_ERR_INVALID_ARG || st == EBB_ERR_NO_MEMORY) {
+            refused++; /* a slot count the strategy cannot use, e.g. periodic with too few */
+            continue;
+        }
+        cr_assert_eq(st, EBB_OK, "case %d: n %lld, %s, %d slots, %d slow: %s", c, (long long)n,
+                     ebb_config_strategy_name(s), o.slots, o.slow_slots, ebb_last_error());
+        uint64_t want = wl_reference(size, n, seed + (uint64_t)c);
+        cr_assert_eq(w.adjoint, want,
+                     "case %d: n %lld, size %zu, %s, %d slots, %d slow, %s, %s: adjoint %016llx, "
+                     "store-all %016llx",
+                     c, (long long)n, size, ebb_config_strategy_name(s), o.slots, o.slow_slots,
+                     disk_only ? "disk only" : "host+disk", inplace ? "in place" : "out of place",
+                     (unsigned long long)w.adjoint, (unsigned long long)want);
+        cr_assert(w.order_ok, "case %d: reverse steps out of order", c);
+        cr_assert_eq(w.reverse_calls, n);
+        cr_assert_eq(rs.reverse_steps, n);
+        cr_assert_eq(rs.forward_steps, w.forward_calls);
+        cr_assert_eq(rs.forward_steps, n + rs.recomputed_steps);
+        ran++;
+    }
+    cr_assert_gt(ran, cases * 2 / 3, "only %d of %d cases ran (%d refused)", ran, cases, refused);
+    cr_assert_eq(wl_dir_entries(dir), 0, "files left in %s", dir);
+    rmdir(dir);
+    ebb_config_dispose(&cfg);
+}
+
+Test(exact_property, host_and_disk_out_of_place) { run_cases(1, 120, 0, 0, 0); }
+Test(exact_property, host_and_disk_in_place) { run_cases(2, 80, 0, 1, 0); }
+Test(exact_property, disk_only) { run_cases(3, 60, 1, 0, 0); }
+Test(exact_property, delayed_disk_completions) { run_cases(4, 60, 0, 0, 300); }
+Test(exact_property, delayed_disk_in_place) { run_cases(5, 40, 0, 1, 300); }

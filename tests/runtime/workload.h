@@ -1,0 +1,196 @@
+/* A small deterministic workload for the runtime tests (a header: only *.c
+ * files are tests). The forward step mixes every word of x_i into x_{i+1};
+ * the reverse step folds x_i into a running "adjoint" hash, so the final
+ * adjoint depends on every state it was given and on their order. The
+ * oracle is the plain loop: compute every state, fold them in reverse. */
+#ifndef EBB_TESTS_RUNTIME_WORKLOAD_H
+#define EBB_TESTS_RUNTIME_WORKLOAD_H
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "ebb/ebb.h"
+#include "runtime/run_internal.h"
+
+typedef struct wl {
+    size_t size;          /* bytes of a state (any size, not only multiples of 8) */
+    uint64_t adjoint;
+    int64_t forward_calls, reverse_calls;
+    int64_t expect_reverse; /* the next reverse step, checked on each call */
+    int order_ok;
+    int64_t steps_known;  /* 0: return EBB_STEP_LAST at step last_at */
+    int64_t last_at;
+    /* faults */
+    int64_t fail_forward_at; /* -1 none; forward step k fails (first sweep or recomputation) */
+    int fail_forward_call;   /* fail on the fail_forward_call-th call of that step (1 = first) */
+    int64_t fail_forward_seen;
+    int64_t fail_reverse_at;
+    int64_t nondet_at;       /* -1 none; the recomputation of this step gives another result */
+    int64_t nondet_seen;
+} wl;
+
+static inline void wl_init(wl *w, size_t size)
+{
+    memset(w, 0, sizeof *w);
+    w->size = size;
+    w->adjoint = 0x5eed;
+    w->order_ok = 1;
+    w->expect_reverse = -1;
+    w->fail_forward_at = w->fail_reverse_at = w->nondet_at = -1;
+    w->last_at = -1;
+}
+
+static inline uint64_t wl_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* out = F_k(in); in and out may be the same buffer. */
+static inline void wl_step(const wl *w, int64_t k, const unsigned char *in, unsigned char *out)
+{
+    size_t words = w->size / 8;
+    uint64_t carry = (uint64_t)k * 0x9e3779b97f4a7c15ULL;
+    uint64_t first = 0;
+    for (size_t j = 0; j < words; j++) {
+        uint64_t v;
+        memcpy(&v, in + 8 * j, 8);
+        if (j == 0)
+            first = v;
+        carry = wl_mix(v ^ carry);
+        memcpy(out + 8 * j, &carry, 8);
+    }
+    for (size_t j = words * 8; j < w->size; j++) {
+        carry = wl_mix(in[j] ^ carry ^ first);
+        out[j] = (unsigned char)carry;
+    }
+}
+
+static inline int wl_forward_cb(void *user, int64_t k, const void *in, void *out)
+{
+    wl *w = user;
+    w->forward_calls++;
+    if (k == w->fail_forward_at && ++w->fail_forward_seen == w->fail_forward_call)
+        return ebb_callback_fail("synthetic failure in forward step %lld", (long long)k);
+    wl_step(w, k, in, out);
+    if (k == w->nondet_at && ++w->nondet_seen == 2)
+        ((unsigned char *)out)[w->size / 2] ^= 1;
+    if (w->steps_known == 0 && k == w->last_at)
+        return EBB_STEP_LAST;
+    return EBB_STEP_OK;
+}
+
+static inline int wl_forward_inplace_cb(void *user, int64_t k, void *state)
+{
+    return wl_forward_cb(user, k, state, state);
+}
+
+static inline int wl_reverse_cb(void *user, int64_t k, void *state)
+{
+    wl *w = user;
+    w->reverse_calls++;
+    if (w->expect_reverse >= 0 && k != w->expect_reverse)
+        w->order_ok = 0;
+    w->expect_reverse = k - 1;
+    if (k == w->fail_reverse_at)
+        return 7; /* a plain failure value, no message */
+    w->adjoint = XXH3_64bits_withSeed(state, w->size, w->adjoint ^ (uint64_t)k);
+    memset(state, 0xa5, w->size); /* the reverse step may consume its state */
+    return EBB_STEP_OK;
+}
+
+static inline void wl_x0(const wl *w, unsigned char *x0, uint64_t seed)
+{
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (size_t i = 0; i < w->size; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x0[i] = (unsigned char)(x >> 24);
+    }
+}
+
+/* The oracle: the adjoint of a store-everything loop with no ebb code. */
+static inline uint64_t wl_reference(size_t size, int64_t n, uint64_t seed)
+{
+    wl w;
+    wl_init(&w, size);
+    unsigned char *all = malloc((size_t)(n + 1) * size);
+    cr_assert_not_null(all);
+    wl_x0(&w, all, seed);
+    for (int64_t k = 0; k < n; k++)
+        wl_step(&w, k, all + (size_t)k * size, all + (size_t)(k + 1) * size);
+    for (int64_t k = n - 1; k >= 0; k--)
+        w.adjoint = XXH3_64bits_withSeed(all + (size_t)k * size, size, w.adjoint ^ (uint64_t)k);
+    free(all);
+    return w.adjoint;
+}
+
+/* A configuration whose disk tier lives in a fresh temporary directory. */
+static inline void wl_config(ebb_config *cfg, char *dir, size_t dir_len)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || base[0] != '/')
+        base = "/tmp";
+    snprintf(dir, dir_len, "%s/ebb-runtime-test-XXXXXX", base);
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(ebb_config_init_default(cfg), EBB_OK);
+    const char *paths[] = {dir};
+    cr_assert_eq(ebb_config_set_disk_paths(cfg, paths, 1), EBB_OK);
+    cfg->disk.enabled = 1;
+    cfg->disk.budget = 64ull << 20;
+    cfg->host.budget = 16ull << 20;
+    cfg->gpu.enabled = 0;
+}
+
+/* Number of entries in dir other than . and .. */
+static inline int wl_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "opendir %s", dir);
+    struct dirent *e;
+    int left = 0;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            left++;
+    closedir(d);
+    return left;
+}
+
+/* Runs both sweeps; returns the status, the workload keeps the adjoint. */
+static inline ebb_status wl_run(const ebb_run_options *o, const ebb_storage_fault *fault, wl *w,
+                                uint64_t seed, ebb_run_stats *stats)
+{
+    unsigned char *x0 = malloc(w->size);
+    cr_assert_not_null(x0);
+    wl_x0(w, x0, seed);
+    ebb_run *run = NULL;
+    ebb_status st = ebb_run_create_with_faults(o, fault, &run);
+    if (st == EBB_OK) {
+        void *xn = NULL;
+        st = ebb_run_forward(run, x0, &xn);
+        if (st == EBB_OK)
+            cr_assert_not_null(xn);
+        if (st == EBB_OK)
+            st = ebb_run_reverse(run);
+        if (stats)
+            ebb_run_stats_get(run, stats);
+    }
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", ebb_last_error());
+    ebb_run_destroy(run);
+    free(x0);
+    if (st != EBB_OK)
+        ebb_callback_fail("%s", msg); /* keep the message for the caller */
+    return st;
+}
+
+#endif
