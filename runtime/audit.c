@@ -60,6 +60,8 @@ static ebb_status hash_of(ebb_run *run, int32_t b, uint64_t *h)
         if (st == EBB_OK)
             st = rt_settle(run, &run->host, run->scratch);
         if (st == EBB_OK)
+            st = rt_settle(run, &run->gpu, b);
+        if (st == EBB_OK)
             st = ebb_move(run->host.pool, run->scratch, run->gpu.pool, b, &t);
         if (st == EBB_OK)
             st = ebb_ticket_wait(&t);

@@ -108,6 +108,7 @@ static int reserved(const ebb_run *run, const rt_mem *m, int32_t b)
 ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
 {
     int32_t busy = -1;
+again:
     for (int32_t b = 0; b < m->count; b++) {
         if (reserved(run, m, b))
             continue;
@@ -128,6 +129,18 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
         }
         if (busy < 0)
             busy = b;
+    }
+    if (busy < 0 && run->chains && m->tier == EBB_TIER_HOST) {
+        /* every free host buffer waits in a gpu -> host -> disk chain */
+        int chained = 0;
+        for (int32_t b = 0; b < m->count; b++)
+            chained |= m->buf[b].chained;
+        if (chained) {
+            ebb_status st = rt_progress(run, 1);
+            if (st != EBB_OK)
+                return st;
+            goto again;
+        }
     }
     if (busy < 0)
         return ebb_fail(EBB_ERR_INTERNAL,

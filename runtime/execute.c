@@ -61,7 +61,7 @@ static ebb_status copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, i
     run->stats.bytes_written[dst->tier] += run->opt.state_size;
     run->stats.bytes_read[src->tier] += run->opt.state_size;
     st = rt_mark(run, dst, db, t, src->tier, 1);
-    if (st == EBB_OK && src != dst)
+    if (st == EBB_OK && (src != dst || sb != db))
         st = rt_mark(run, src, sb, t, dst->tier, 0);
     return st;
 }

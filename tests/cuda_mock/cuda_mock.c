@@ -25,7 +25,7 @@ static void misuse(const char *fmt, ...)
     abort();
 }
 
-enum { C_COPY, C_RECORD, C_WAIT };
+enum { C_COPY, C_RECORD, C_WAIT, C_HOSTFN };
 
 typedef struct command {
     int kind;
@@ -37,6 +37,8 @@ typedef struct command {
     double t;                   /* record: host time (s) when it ran, for cudaEventElapsedTime */
     struct CUstream_st *wait_s; /* wait: the stream and position waited for */
     uint64_t wait_seq;
+    cudaHostFn_t fn;            /* host function: the stand-in for a kernel */
+    void *fn_data;
 } command;
 
 struct CUstream_st {
@@ -316,6 +318,9 @@ static void run_one(struct CUstream_st *s)
     case C_RECORD:
         c->err = s->err;
         c->t = now_s();
+        break;
+    case C_HOSTFN:
+        c->fn(c->fn_data); /* CUDA: a host function must not call CUDA */
         break;
     default: break;
     }
@@ -950,6 +955,21 @@ static void expect_kind(const range *r, int want, int dev, const char *which, co
         misuse("cudaMemcpyAsync %s: %s is memory of device %d but the copy runs on device %d "
                "(cudaMemcpyDefault copies between devices)",
                kind, which, r->dev, dev);
+}
+
+/* The tests' "kernels": host code run in stream order, at the time the
+ * stream reaches it (lazily, like every other piece of stream work). */
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    LOCK();
+    INJECT("cudaLaunchHostFunc");
+    struct CUstream_st *s = resolve(stream, "cudaLaunchHostFunc");
+    if (!fn)
+        misuse("cudaLaunchHostFunc: fn is NULL");
+    command c = {.kind = C_HOSTFN, .fn = fn, .fn_data = userData};
+    push(s, c);
+    UNLOCK();
+    return cudaSuccess;
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
