@@ -161,9 +161,9 @@ again:
 
 ebb_status rt_progress(ebb_run *run, int force)
 {
-    if (!run->chains)
+    if (!run->chains || run->active_chains == 0)
         return EBB_OK;
-    for (int32_t s = 0; s < run->disk_slots; s++) {
+    for (int32_t s = 0; s < run->disk_slots && run->active_chains > 0; s++) {
         rt_chain *c = &run->chains[s];
         if (c->host_buf < 0)
             continue;
@@ -175,6 +175,7 @@ ebb_status rt_progress(ebb_run *run, int force)
             st = rt_wait(run, &c->first, EBB_TIER_GPU);
         int32_t q = c->host_buf;
         c->host_buf = -1;
+        run->active_chains--;
         run->host.buf[q].chained = 0;
         run->host.buf[q].pending.pool = NULL;
         if (st != EBB_OK)

@@ -94,6 +94,7 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
         run->host.buf[q].chained = 1;
         run->chains[slot].host_buf = q;
         run->chains[slot].first = run->host.buf[q].pending;
+        run->active_chains++;
         return EBB_OK;
     }
     st = rt_settle(run, src, b);

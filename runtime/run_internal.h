@@ -73,6 +73,7 @@ struct ebb_run {
     int32_t disk_slots;
     ebb_ticket *disk_pending; /* per disk slot: the last transfer touching it */
     rt_chain *chains;         /* per disk slot: a gpu -> host -> disk store in progress */
+    int32_t active_chains;    /* entries of chains in use */
     int32_t live;          /* buffer of the live state in *state, -1 when undefined */
     int64_t live_step;
     int32_t prev;          /* buffer of x_{to-1} right after an ADVANCE, else -1 */

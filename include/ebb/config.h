@@ -59,6 +59,7 @@ enum { EBB_CONFIG_STRATEGY_COUNT = 8 };
  * writes them. ebb_config_key_name gives the dotted name ("tier.host.budget"). */
 typedef enum ebb_config_key {
     EBB_KEY_RUN_STRATEGY = 0,
+    EBB_KEY_RUN_AUDIT,
     EBB_KEY_GPU_ENABLED,
     EBB_KEY_GPU_BUDGET,
     EBB_KEY_GPU_DEVICE,
@@ -129,11 +130,12 @@ typedef struct ebb_config {
     int fault_write_errno;
 } ebb_config;
 
-/* The embedded default (docs/configuration.md): strategy "auto"; the GPU tier
- * enabled when this build has CUDA and a device is found; host and disk tiers
- * enabled with budget "auto"; the disk tier in $TMPDIR (if set and absolute)
- * or /tmp. Overwrites *cfg without freeing it: call ebb_config_dispose first
- * on a configuration in use. EBB_ERR_NO_MEMORY if the path cannot be copied. */
+/* The embedded default (docs/configuration.md): strategy "auto"; audit
+ * "off"; the GPU tier enabled when this build has CUDA and a device is found;
+ * host and disk tiers enabled with budget "auto"; the disk tier in $TMPDIR
+ * (if set and absolute) or /tmp. Overwrites *cfg without freeing it: call
+ * ebb_config_dispose first on a configuration in use. EBB_ERR_NO_MEMORY if
+ * the path cannot be copied. */
 EBB_API ebb_status ebb_config_init_default(ebb_config *cfg);
 
 /* Frees what *cfg owns and zeroes it. NULL is allowed. Cannot fail. */

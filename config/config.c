@@ -1,5 +1,6 @@
-/* The configuration struct's lifetime: the embedded default, copying,
- * disposing and the disk paths it owns. */
+/* The configuration struct's lifetime: the embedded default (the key
+ * table's, and the computed ones), copying, disposing and the disk paths it
+ * owns. */
 #include "ebb/config.h"
 
 #include <stdint.h>
@@ -7,12 +8,9 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "runtime/config_internal.h"
-#include "runtime/config_system.h"
-
-enum { DEFAULT_QUEUE_DEPTH = 16 };
-#define DEFAULT_BLOCK_SIZE (UINT64_C(8) << 20)
-#define DEFAULT_CHUNK_SIZE (UINT64_C(64) << 20)
+#include "config/config_internal.h"
+#include "config/config_keys.h"
+#include "config/config_system.h"
 
 void ebb_config_free_paths(char **paths, size_t count)
 {
@@ -39,29 +37,26 @@ static ebb_status copy_paths(const char *const *src, size_t count, char ***out)
     return EBB_OK;
 }
 
-ebb_status ebb_config_init_default(ebb_config *cfg)
+void ebb_key_set_default(ebb_config *cfg, const ebb_key_def *d)
 {
-    if (!cfg)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_init_default: cfg is NULL");
-    memset(cfg, 0, sizeof *cfg);
-    cfg->strategy = EBB_CONFIG_STRATEGY_AUTO;
+    void *v = ebb_key_field(cfg, d);
+    switch (d->type) {
+    case EBB_KEY_TYPE_ENUM:
+    case EBB_KEY_TYPE_BOOL: *(int *)v = (int)d->dflt; break;
+    case EBB_KEY_TYPE_INT: *(int32_t *)v = (int32_t)d->dflt; break;
+    case EBB_KEY_TYPE_SIZE: *(uint64_t *)v = (uint64_t)d->dflt; break;
+    case EBB_KEY_TYPE_PATHS: break; /* computed: init */
+    }
+}
+
+ebb_status ebb_config_default_gpu_enabled(ebb_config *cfg)
+{
     cfg->gpu.enabled = ebb_sys_gpu_count() > 0;
-    cfg->gpu.budget = EBB_BUDGET_AUTO;
-    cfg->gpu.device = 0;
-    cfg->gpu.chunk_size = DEFAULT_CHUNK_SIZE;
-    cfg->host.enabled = 1;
-    cfg->host.budget = EBB_BUDGET_AUTO;
-    cfg->host.numa = EBB_NUMA_AUTO;
-    cfg->host.pin = 1;
-    cfg->host.prefault = 1;
-    cfg->disk.enabled = 1;
-    cfg->disk.budget = EBB_BUDGET_AUTO;
-    cfg->disk.block_size = DEFAULT_BLOCK_SIZE;
-    cfg->disk.queue_depth = DEFAULT_QUEUE_DEPTH;
-    cfg->disk.threads = 0; /* as many as queue_depth */
-    cfg->disk.backend = EBB_DISK_BACKEND_AUTO;
-    cfg->disk.checksum = 0;
-    cfg->disk.direct = 1;
+    return EBB_OK;
+}
+
+ebb_status ebb_config_default_disk_path(ebb_config *cfg)
+{
     const char *tmp = getenv("TMPDIR");
     if (!tmp || tmp[0] != '/')
         tmp = "/tmp";
@@ -69,6 +64,26 @@ ebb_status ebb_config_init_default(ebb_config *cfg)
     if (s != EBB_OK)
         return s;
     cfg->disk.path_count = 1;
+    return EBB_OK;
+}
+
+ebb_status ebb_config_init_default(ebb_config *cfg)
+{
+    if (!cfg)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_init_default: cfg is NULL");
+    memset(cfg, 0, sizeof *cfg);
+    for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
+        const ebb_key_def *d = &ebb_config_keys[k];
+        if (!d->init) {
+            ebb_key_set_default(cfg, d);
+            continue;
+        }
+        ebb_status s = d->init(cfg);
+        if (s != EBB_OK) {
+            ebb_config_dispose(cfg);
+            return s;
+        }
+    }
     return EBB_OK;
 }
 

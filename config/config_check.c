@@ -9,9 +9,10 @@
 #include <stdlib.h>
 
 #include "common/error_internal.h"
-#include "runtime/config_internal.h"
-#include "runtime/config_size.h"
-#include "runtime/config_system.h"
+#include "config/config_internal.h"
+#include "config/config_keys.h"
+#include "config/config_size.h"
+#include "config/config_system.h"
 
 /* ---- messages --------------------------------------------------------------- */
 
@@ -22,9 +23,9 @@ void ebb_config_where(const ebb_config *cfg, ebb_config_key key, const char *suf
 {
     if (cfg->line[key] > 0 && cfg->source)
         snprintf(buf, size, "%s:%d: key '%s%s'", cfg->source, (int)cfg->line[key],
-                 ebb_config_key_names[key], suffix);
+                 ebb_config_keys[key].name, suffix);
     else
-        snprintf(buf, size, "key '%s%s' (default or set by the program)", ebb_config_key_names[key],
+        snprintf(buf, size, "key '%s%s' (default or set by the program)", ebb_config_keys[key].name,
                  suffix);
 }
 
@@ -145,52 +146,88 @@ ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget)
     return s;
 }
 
+ebb_status ebb_config_verify_disk(const ebb_config *cfg)
+{
+    return cfg->disk.enabled ? ebb_config_check_disk(cfg, cfg->disk.budget) : EBB_OK;
+}
+
+ebb_status ebb_config_check_numa_value(const ebb_config *cfg)
+{
+    if (cfg->host.numa >= EBB_NUMA_AUTO)
+        return EBB_OK; /* whether the node exists: ebb_config_check_numa */
+    char at[512];
+    ebb_config_where(cfg, EBB_KEY_HOST_NUMA, "", at, sizeof at);
+    return ebb_fail(EBB_ERR_CONFIG, "%s: expected \"auto\" (-1) or a node number, got %d", at,
+                    (int)cfg->host.numa);
+}
+
+void ebb_key_range_text(const ebb_key_def *d, char *buf, size_t size)
+{
+    if (d->type == EBB_KEY_TYPE_INT) {
+        snprintf(buf, size, "%s from %" PRId64 " to %" PRId64, d->what, d->min, d->max);
+        return;
+    }
+    char lo[48], hi[48], step[48];
+    if (d->min == 1)
+        snprintf(lo, sizeof lo, "1 byte");
+    else
+        ebb_format_size((uint64_t)d->min, lo, sizeof lo);
+    ebb_format_size((uint64_t)d->max, hi, sizeof hi);
+    if (d->align > 1) {
+        ebb_format_size(d->align, step, sizeof step);
+        snprintf(buf, size, "a multiple of %s from %s to %s", step, lo, hi);
+    } else {
+        snprintf(buf, size, "a size from %s to %s", lo, hi);
+    }
+}
+
+/* Key `key` of *cfg within its range as the table gives it, or the message. */
+static ebb_status check_key(const ebb_config *cfg, ebb_config_key key)
+{
+    const ebb_key_def *d = &ebb_config_keys[key];
+    const void *v = ebb_key_cfield(cfg, d);
+    char at[512], range[160];
+    switch (d->type) {
+    case EBB_KEY_TYPE_ENUM: {
+        int i = *(const int *)v;
+        if ((unsigned)i < (unsigned)d->name_count)
+            return EBB_OK;
+        ebb_config_where(cfg, key, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: %d is not an %s", at, i, d->c_type);
+    }
+    case EBB_KEY_TYPE_INT: {
+        int32_t i = *(const int32_t *)v;
+        if ((d->has_auto && i == d->auto_value) || (i >= d->min && i <= d->max))
+            return EBB_OK;
+        ebb_config_where(cfg, key, "", at, sizeof at);
+        ebb_key_range_text(d, range, sizeof range);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: expected %s%s, got %d", at, range,
+                        d->note ? d->note : "", (int)i);
+    }
+    case EBB_KEY_TYPE_SIZE: {
+        uint64_t b = *(const uint64_t *)v;
+        if (d->max == 0 || (d->has_auto && b == EBB_BUDGET_AUTO) ||
+            (b >= (uint64_t)d->min && b <= (uint64_t)d->max && (d->align <= 1 || b % d->align == 0)))
+            return EBB_OK;
+        ebb_config_where(cfg, key, "", at, sizeof at);
+        ebb_key_range_text(d, range, sizeof range);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: expected %s, got %" PRIu64 " bytes", at, range, b);
+    }
+    case EBB_KEY_TYPE_BOOL:  /* any int is true or false */
+    case EBB_KEY_TYPE_PATHS: /* ebb_config_check_disk */
+        break;
+    }
+    return EBB_OK;
+}
+
 /* Values a program may have set out of range (a file's are checked as read). */
 ebb_status ebb_config_check_values(const ebb_config *cfg)
 {
-    char at[512];
-    if ((unsigned)cfg->strategy >= EBB_CONFIG_STRATEGY_COUNT) {
-        ebb_config_where(cfg, EBB_KEY_RUN_STRATEGY, "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG, "%s: %d is not an ebb_config_strategy", at, (int)cfg->strategy);
-    }
-    if (cfg->gpu.device < 0 || cfg->gpu.device > EBB_CONFIG_MAX_GPU_DEVICE) {
-        ebb_config_where(cfg, EBB_KEY_GPU_DEVICE, "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG, "%s: expected a device number from 0 to %d, got %d", at,
-                        EBB_CONFIG_MAX_GPU_DEVICE, (int)cfg->gpu.device);
-    }
-    if (cfg->gpu.chunk_size == 0 || cfg->gpu.chunk_size > EBB_CONFIG_MAX_BLOCK_SIZE) {
-        ebb_config_where(cfg, EBB_KEY_GPU_CHUNK_SIZE, "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG,
-                        "%s: expected a size from 1 byte to 1 GiB, got %" PRIu64 " bytes", at,
-                        cfg->gpu.chunk_size);
-    }
-    if (cfg->host.numa < EBB_NUMA_AUTO) {
-        ebb_config_where(cfg, EBB_KEY_HOST_NUMA, "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG, "%s: expected \"auto\" (-1) or a node number, got %d", at,
-                        (int)cfg->host.numa);
-    }
-    if (cfg->disk.queue_depth < 1 || cfg->disk.queue_depth > EBB_CONFIG_MAX_QUEUE_DEPTH) {
-        ebb_config_where(cfg, EBB_KEY_DISK_QUEUE_DEPTH, "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG, "%s: expected an integer from 1 to %d, got %d", at,
-                        EBB_CONFIG_MAX_QUEUE_DEPTH, (int)cfg->disk.queue_depth);
-    }
-    if (cfg->disk.threads < 0 || cfg->disk.threads > EBB_CONFIG_MAX_DISK_THREADS) {
-        ebb_config_where(cfg, EBB_KEY_DISK_THREADS, "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG,
-                        "%s: expected an integer from 0 to %d (0: as many as queue_depth), got %d",
-                        at, EBB_CONFIG_MAX_DISK_THREADS, (int)cfg->disk.threads);
-    }
-    if (cfg->disk.block_size < EBB_CONFIG_DIO_ALIGN ||
-        cfg->disk.block_size > EBB_CONFIG_MAX_BLOCK_SIZE ||
-        cfg->disk.block_size % EBB_CONFIG_DIO_ALIGN != 0) {
-        ebb_config_where(cfg, EBB_KEY_DISK_BLOCK_SIZE, "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG,
-                        "%s: expected a multiple of 4 KiB from 4 KiB to 1 GiB, got %" PRIu64
-                        " bytes", at, cfg->disk.block_size);
-    }
-    if ((unsigned)cfg->disk.backend >= EBB_CONFIG_BACKEND_COUNT) {
-        ebb_config_where(cfg, EBB_KEY_DISK_BACKEND, "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG, "%s: %d is not an ebb_disk_backend", at, (int)cfg->disk.backend);
+    for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
+        const ebb_key_def *d = &ebb_config_keys[k];
+        ebb_status s = d->check ? d->check(cfg) : check_key(cfg, (ebb_config_key)k);
+        if (s != EBB_OK)
+            return s;
     }
     return EBB_OK;
 }

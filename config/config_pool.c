@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "common/error_internal.h"
-#include "runtime/config_internal.h"
-#include "runtime/config_size.h"
+#include "config/config_internal.h"
+#include "config/config_size.h"
 
 static const ebb_config_key enabled_key[EBB_TIER_COUNT] = {
     EBB_KEY_GPU_ENABLED, EBB_KEY_HOST_ENABLED, EBB_KEY_DISK_ENABLED};

@@ -1,5 +1,6 @@
 /* Loading a configuration from TOML text or a file (parsed by
- * config_toml.cpp): types, ranges and unknown keys, each with file and line. */
+ * config_toml.cpp): types, ranges and unknown keys, each with file and line.
+ * Every key is read as the key table (config_keys.c) describes it. */
 #include "ebb/config.h"
 
 #include <errno.h>
@@ -14,8 +15,9 @@
 #include <unistd.h>
 
 #include "common/error_internal.h"
-#include "runtime/config_internal.h"
-#include "runtime/config_size.h"
+#include "config/config_internal.h"
+#include "config/config_keys.h"
+#include "config/config_size.h"
 
 enum { MAX_FILE_BYTES = 16 << 20 };
 
@@ -23,7 +25,8 @@ typedef struct load_ctx {
     const char *name;     /* the file name for messages */
     const char *base_dir; /* relative disk paths start here (NULL: as given) */
     ebb_config *cfg;      /* the copy being filled */
-    int table_line[EBB_CONFIG_TABLE_COUNT];
+    ebb_config_table_list tables;
+    int table_line[EBB_CONFIG_MAX_TABLES]; /* where each table first appears; 0: not */
 } load_ctx;
 
 void ebb_toml_doc_free(ebb_toml_doc *doc)
@@ -101,15 +104,22 @@ static ebb_status get_bool(const load_ctx *c, const ebb_toml_entry *e, int *out)
     return EBB_OK;
 }
 
-static ebb_status get_int(const load_ctx *c, const ebb_toml_entry *e, int64_t lo, int64_t hi,
-                          const char *what, int32_t *out)
+/* An integer in the key's range, or its "auto". */
+static ebb_status get_int(const load_ctx *c, const ebb_toml_entry *e, const ebb_key_def *d,
+                          int32_t *out)
 {
-    char expected[128];
-    snprintf(expected, sizeof expected, "%s from %" PRId64 " to %" PRId64, what, lo, hi);
-    if (e->kind != EBB_TOML_INTEGER || e->integer < lo || e->integer > hi)
-        return expect(c, e, e->key, expected);
-    *out = (int32_t)e->integer;
-    return EBB_OK;
+    if (d->has_auto && e->kind == EBB_TOML_STRING && strcmp(e->string, "auto") == 0) {
+        *out = d->auto_value;
+        return EBB_OK;
+    }
+    if (e->kind == EBB_TOML_INTEGER && e->integer >= d->min && e->integer <= d->max) {
+        *out = (int32_t)e->integer;
+        return EBB_OK;
+    }
+    char range[160], expected[200];
+    ebb_key_range_text(d, range, sizeof range);
+    snprintf(expected, sizeof expected, "%s%s", range, d->note ? d->note : "");
+    return expect(c, e, e->key, d->expected ? d->expected : expected);
 }
 
 /* A size: a positive integer (bytes) or a string with a unit; "auto" where
@@ -186,7 +196,7 @@ static char *resolve_path(const load_ctx *c, const char *p)
     return out;
 }
 
-static ebb_status get_paths(const load_ctx *c, const ebb_toml_entry *e, ebb_config *cfg)
+static ebb_status get_paths(const load_ctx *c, const ebb_toml_entry *e, const ebb_key_def *d)
 {
     const char *expected = "a directory (a string) or a list of directories, one per drive";
     const ebb_toml_entry *items = e;
@@ -224,97 +234,54 @@ static ebb_status get_paths(const load_ctx *c, const ebb_toml_entry *e, ebb_conf
         ebb_config_free_paths(paths, n);
         return s;
     }
-    ebb_config_free_paths(cfg->disk.paths, cfg->disk.path_count);
-    cfg->disk.paths = paths;
-    cfg->disk.path_count = n;
+    char ***old = ebb_key_field(c->cfg, d);
+    size_t *old_n = (size_t *)((char *)c->cfg + d->count_offset);
+    ebb_config_free_paths(*old, *old_n);
+    *old = paths;
+    *old_n = n;
     return EBB_OK;
 }
 
+/* A size in the key's range. */
+static ebb_status get_ranged_size(const load_ctx *c, const ebb_toml_entry *e, const ebb_key_def *d,
+                                  uint64_t *out)
+{
+    uint64_t b = 0;
+    ebb_status s = get_size(c, e, d->has_auto, &b);
+    if (s != EBB_OK)
+        return s;
+    if (d->max != 0 && !(d->has_auto && b == EBB_BUDGET_AUTO) &&
+        (b < (uint64_t)d->min || b > (uint64_t)d->max || (d->align > 1 && b % d->align != 0))) {
+        char range[160], got[64];
+        ebb_key_range_text(d, range, sizeof range);
+        ebb_size_human(b, got, sizeof got);
+        return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected %s%s, got %s", range,
+                        d->note ? d->note : "", got);
+    }
+    *out = b;
+    return EBB_OK;
+}
+
+/* Reads entry `e` into the field of `key`, as the key table describes it. */
 static ebb_status apply_key(load_ctx *c, const ebb_toml_entry *e, ebb_config_key key)
 {
-    ebb_config *cfg = c->cfg;
+    const ebb_key_def *d = &ebb_config_keys[key];
+    void *field = ebb_key_field(c->cfg, d);
     ebb_status s = EBB_OK;
-    int v;
-    switch (key) {
-    case EBB_KEY_RUN_STRATEGY:
-        if ((s = get_name(c, e, ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT, &v)) == EBB_OK)
-            cfg->strategy = (ebb_config_strategy)v;
-        break;
-    case EBB_KEY_GPU_ENABLED: s = get_bool(c, e, &cfg->gpu.enabled); break;
-    case EBB_KEY_GPU_BUDGET: s = get_size(c, e, 1, &cfg->gpu.budget); break;
-    case EBB_KEY_GPU_DEVICE:
-        s = get_int(c, e, 0, EBB_CONFIG_MAX_GPU_DEVICE, "a CUDA device number", &cfg->gpu.device);
-        break;
-    case EBB_KEY_GPU_CHUNK_SIZE: {
-        uint64_t b;
-        if ((s = get_size(c, e, 0, &b)) != EBB_OK)
-            break;
-        if (b > EBB_CONFIG_MAX_BLOCK_SIZE) {
-            char got[64];
-            ebb_size_human(b, got, sizeof got);
-            s = key_fail(c, e, e->key, EBB_ERR_CONFIG,
-                         "expected a size from 1 byte to 1 GiB (bytes per CUDA copy), got %s", got);
-            break;
-        }
-        cfg->gpu.chunk_size = b;
-        break;
-    }
-    case EBB_KEY_HOST_ENABLED: s = get_bool(c, e, &cfg->host.enabled); break;
-    case EBB_KEY_HOST_BUDGET: s = get_size(c, e, 1, &cfg->host.budget); break;
-    case EBB_KEY_HOST_NUMA:
-        if (e->kind == EBB_TOML_STRING && strcmp(e->string, "auto") == 0)
-            cfg->host.numa = EBB_NUMA_AUTO;
-        else if (e->kind == EBB_TOML_INTEGER && e->integer >= 0 && e->integer <= 4095)
-            cfg->host.numa = (int32_t)e->integer;
+    switch (d->type) {
+    case EBB_KEY_TYPE_ENUM:
+        if (d->alias && e->kind == EBB_TOML_STRING && strcmp(e->string, d->alias) == 0)
+            *(int *)field = d->alias_value;
         else
-            s = expect(c, e, e->key, "\"auto\" or a NUMA node number (0, 1, ...)");
+            s = get_name(c, e, d->names, (size_t)d->name_count, (int *)field);
         break;
-    case EBB_KEY_HOST_PIN: s = get_bool(c, e, &cfg->host.pin); break;
-    case EBB_KEY_HOST_PREFAULT: s = get_bool(c, e, &cfg->host.prefault); break;
-    case EBB_KEY_DISK_ENABLED: s = get_bool(c, e, &cfg->disk.enabled); break;
-    case EBB_KEY_DISK_PATH: s = get_paths(c, e, cfg); break;
-    case EBB_KEY_DISK_BUDGET: s = get_size(c, e, 1, &cfg->disk.budget); break;
-    case EBB_KEY_DISK_BLOCK_SIZE: {
-        uint64_t b;
-        if ((s = get_size(c, e, 0, &b)) != EBB_OK)
-            break;
-        if (b < EBB_CONFIG_DIO_ALIGN || b > EBB_CONFIG_MAX_BLOCK_SIZE || b % EBB_CONFIG_DIO_ALIGN != 0) {
-            char got[64];
-            ebb_size_human(b, got, sizeof got);
-            s = key_fail(c, e, e->key, EBB_ERR_CONFIG,
-                         "expected a multiple of 4 KiB from 4 KiB to 1 GiB (O_DIRECT alignment), "
-                         "got %s", got);
-            break;
-        }
-        cfg->disk.block_size = b;
-        break;
-    }
-    case EBB_KEY_DISK_QUEUE_DEPTH:
-        s = get_int(c, e, 1, EBB_CONFIG_MAX_QUEUE_DEPTH, "an integer", &cfg->disk.queue_depth);
-        break;
-    case EBB_KEY_DISK_THREADS:
-        if (e->kind == EBB_TOML_INTEGER && e->integer >= 0 && e->integer <= EBB_CONFIG_MAX_DISK_THREADS) {
-            cfg->disk.threads = (int32_t)e->integer;
-        } else {
-            char expected[96];
-            snprintf(expected, sizeof expected,
-                     "an integer from 0 to %d (0: as many as queue_depth)",
-                     (int)EBB_CONFIG_MAX_DISK_THREADS);
-            s = expect(c, e, e->key, expected);
-        }
-        break;
-    case EBB_KEY_DISK_BACKEND:
-        if (e->kind == EBB_TOML_STRING && strcmp(e->string, "io_uring") == 0)
-            cfg->disk.backend = EBB_DISK_BACKEND_URING; /* the name storage prints */
-        else if ((s = get_name(c, e, ebb_config_backend_names, EBB_CONFIG_BACKEND_COUNT, &v)) == EBB_OK)
-            cfg->disk.backend = (ebb_disk_backend)v;
-        break;
-    case EBB_KEY_DISK_CHECKSUM: s = get_bool(c, e, &cfg->disk.checksum); break;
-    case EBB_KEY_DISK_DIRECT: s = get_bool(c, e, &cfg->disk.direct); break;
-    case EBB_CONFIG_KEY_COUNT: s = ebb_fail(EBB_ERR_INTERNAL, "bad configuration key"); break;
+    case EBB_KEY_TYPE_BOOL: s = get_bool(c, e, (int *)field); break;
+    case EBB_KEY_TYPE_SIZE: s = get_ranged_size(c, e, d, (uint64_t *)field); break;
+    case EBB_KEY_TYPE_INT: s = get_int(c, e, d, (int32_t *)field); break;
+    case EBB_KEY_TYPE_PATHS: s = get_paths(c, e, d); break;
     }
     if (s == EBB_OK)
-        cfg->line[key] = e->line > 0 ? e->line : 1;
+        c->cfg->line[key] = e->line > 0 ? e->line : 1;
     return s;
 }
 
@@ -322,16 +289,18 @@ static ebb_status unknown_key(const load_ctx *c, const ebb_toml_entry *e)
 {
     /* The table it sits in: the longest known table that prefixes it. */
     const char *parent = "";
-    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT; i++) {
-        size_t l = strlen(ebb_config_tables[i].name);
-        if (strncmp(e->key, ebb_config_tables[i].name, l) == 0 && e->key[l] == '.' &&
-            !strchr(e->key + l + 1, '.') && l > strlen(parent))
-            parent = ebb_config_tables[i].name;
+    for (int i = 0; i < c->tables.count; i++) {
+        const char *t = c->tables.name[i];
+        size_t l = strlen(t);
+        if (strncmp(e->key, t, l) == 0 && e->key[l] == '.' && !strchr(e->key + l + 1, '.') &&
+            l > strlen(parent))
+            parent = t;
     }
-    char known[256];
+    char known[256], suggestion[EBB_CONFIG_MAX_TABLE_NAME + 64];
     ebb_config_list_children(parent, known, sizeof known);
-    const char *near = ebb_config_suggest_key(e->key);
-    char where_known[300];
+    const char *near = ebb_config_suggest_key(e->key, suggestion, sizeof suggestion) ? suggestion
+                                                                                      : NULL;
+    char where_known[sizeof known + EBB_CONFIG_MAX_TABLE_NAME + 32];
     if (parent[0])
         snprintf(where_known, sizeof where_known, "the keys of [%s] are %s", parent, known);
     else
@@ -345,8 +314,8 @@ static ebb_status unknown_key(const load_ctx *c, const ebb_toml_entry *e)
 
 static ebb_status apply_entry(load_ctx *c, const ebb_toml_entry *e)
 {
-    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT; i++) {
-        if (strcmp(e->key, ebb_config_tables[i].name) != 0)
+    for (int i = 0; i < c->tables.count; i++) {
+        if (strcmp(e->key, c->tables.name[i]) != 0)
             continue;
         if (e->kind != EBB_TOML_TABLE)
             return expect(c, e, e->key, "a table");
@@ -355,7 +324,7 @@ static ebb_status apply_entry(load_ctx *c, const ebb_toml_entry *e)
         return EBB_OK;
     }
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++)
-        if (strcmp(e->key, ebb_config_key_names[k]) == 0)
+        if (strcmp(e->key, ebb_config_keys[k].name) == 0)
             return apply_key(c, e, (ebb_config_key)k);
     /* Anything under an unknown table was reported with that table, so only
      * the first unknown name on a path gets here (entries are in file order). */
@@ -402,6 +371,7 @@ static ebb_status load_text(const char *text, size_t len, const char *name, cons
         return ebb_fail(EBB_ERR_NO_MEMORY, "out of memory loading %s", name);
     }
     load_ctx c = {.name = name, .base_dir = base_dir, .cfg = &next};
+    ebb_config_list_tables(&c.tables);
     /* A table whose position toml++ does not know (an implicit one) takes
      * that of its first key; then everything goes in file order, so the first
      * error in the file is the one reported. */
@@ -424,23 +394,27 @@ static ebb_status load_text(const char *text, size_t len, const char *name, cons
     for (size_t i = 0; i < doc.count && s == EBB_OK; i++)
         s = apply_entry(&c, &doc.entries[i]);
     /* A [tier.X] table turns its tier on unless it says enabled = false. */
-    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT && s == EBB_OK; i++) {
-        int k = ebb_config_tables[i].enabled_key;
+    for (int i = 0; i < c.tables.count && s == EBB_OK; i++) {
+        int k = c.tables.enabled_key[i];
         if (k < 0 || c.table_line[i] == 0 || next.line[k] != 0)
             continue;
-        int *enabled = k == EBB_KEY_GPU_ENABLED ? &next.gpu.enabled
-                     : k == EBB_KEY_HOST_ENABLED ? &next.host.enabled : &next.disk.enabled;
-        *enabled = 1;
+        *(int *)ebb_key_field(&next, &ebb_config_keys[k]) = 1;
         next.line[k] = c.table_line[i];
     }
     ebb_toml_doc_free(&doc);
+    /* Across keys, whichever the file set. */
     if (s == EBB_OK)
         s = ebb_config_check_strategy_tiers(&next);
-    if (s == EBB_OK && next.line[EBB_KEY_HOST_NUMA] > 0)
-        s = ebb_config_check_numa(&next);
-    if (s == EBB_OK && next.disk.enabled &&
-        (next.line[EBB_KEY_DISK_PATH] > 0 || next.line[EBB_KEY_DISK_BUDGET] > 0))
-        s = ebb_config_check_disk(&next, next.disk.budget);
+    /* What the machine must have for the keys the file set, each check once
+     * (tier.disk.path and tier.disk.budget share one), in key order. */
+    for (int k = 0; k < EBB_CONFIG_KEY_COUNT && s == EBB_OK; k++) {
+        ebb_status (*verify)(const ebb_config *) = ebb_config_keys[k].verify;
+        int done = 0;
+        for (int j = 0; j < k && verify; j++)
+            done |= ebb_config_keys[j].verify == verify && next.line[j] > 0;
+        if (verify && !done && next.line[k] > 0)
+            s = verify(&next);
+    }
     if (s != EBB_OK) {
         ebb_config_dispose(&next);
         return s;

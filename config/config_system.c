@@ -1,5 +1,5 @@
 /* Machine facts for the configuration: memory, NUMA, GPUs, directories. */
-#include "runtime/config_system.h"
+#include "config/config_system.h"
 
 #include <errno.h>
 #include <fcntl.h>

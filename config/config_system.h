@@ -1,7 +1,7 @@
 /* What the configuration asks of the machine: memory, NUMA nodes, GPUs,
  * directories. Plain C, no state. */
-#ifndef EBB_RUNTIME_CONFIG_SYSTEM_H
-#define EBB_RUNTIME_CONFIG_SYSTEM_H
+#ifndef EBB_CONFIG_CONFIG_SYSTEM_H
+#define EBB_CONFIG_CONFIG_SYSTEM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* Size helpers shared by the configuration sources. */
-#ifndef EBB_RUNTIME_CONFIG_SIZE_H
-#define EBB_RUNTIME_CONFIG_SIZE_H
+#ifndef EBB_CONFIG_CONFIG_SIZE_H
+#define EBB_CONFIG_CONFIG_SIZE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,7 +3,7 @@
 // side validates. No exception leaves this file: every one is caught and
 // turned into a status. The Debian toml++ is built with exceptions on (its
 // symbols live in toml::v3::ex), so toml::parse throws toml::parse_error.
-#include "runtime/config_internal.h"
+#include "config/config_internal.h"
 
 #include <cstdlib>
 #include <cstring>

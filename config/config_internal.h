@@ -1,8 +1,8 @@
 /* Internal to the configuration: the flat view of a TOML document that the one
  * C++ translation unit (config_toml.cpp, toml++) hands to the C side, and what
  * the config*.c files share (names, limits, checks). */
-#ifndef EBB_RUNTIME_CONFIG_INTERNAL_H
-#define EBB_RUNTIME_CONFIG_INTERNAL_H
+#ifndef EBB_CONFIG_CONFIG_INTERNAL_H
+#define EBB_CONFIG_CONFIG_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -83,29 +83,22 @@ enum {
 
 /* ---- names (config_names.c) ----------------------------------------------- */
 
-/* A table of the file, with the key that turns it on (-1: none). */
-typedef struct ebb_config_table {
-    const char *name;
-    int enabled_key;
-} ebb_config_table;
+enum { EBB_CONFIG_BACKEND_COUNT = 3, EBB_CONFIG_AUDIT_COUNT = 3 };
 
-enum { EBB_CONFIG_TABLE_COUNT = 5, EBB_CONFIG_BACKEND_COUNT = 3 };
-
-/* The dotted name of every key, indexed by ebb_config_key. */
-extern const char *const ebb_config_key_names[EBB_CONFIG_KEY_COUNT];
-/* "run", "tier", "tier.gpu", "tier.host", "tier.disk". */
-extern const ebb_config_table ebb_config_tables[EBB_CONFIG_TABLE_COUNT];
 /* The names of run.strategy, indexed by ebb_config_strategy. */
 extern const char *const ebb_config_strategy_names[EBB_CONFIG_STRATEGY_COUNT];
 /* The names of tier.disk.backend, indexed by ebb_disk_backend. */
 extern const char *const ebb_config_backend_names[EBB_CONFIG_BACKEND_COUNT];
+/* The names of run.audit, indexed by ebb_audit (ebb/runtime.h). */
+extern const char *const ebb_config_audit_names[EBB_CONFIG_AUDIT_COUNT];
 
 /* The name of a disk backend as a file spells it; "?" for anything else. */
 const char *ebb_config_backend_name(ebb_disk_backend backend);
 /* The closest of `names` to `word`, or NULL when none is close. */
 const char *ebb_config_closest(const char *word, const char *const *names, size_t count);
-/* The closest known key or table to an unknown dotted path, or NULL. */
-const char *ebb_config_suggest_key(const char *path);
+/* The closest known key or table to an unknown dotted path, into buf;
+ * 0 when none is close. */
+int ebb_config_suggest_key(const char *path, char *buf, size_t size);
 /* "enabled, budget, numa": the names directly under table `parent` ("" = root). */
 void ebb_config_list_children(const char *parent, char *buf, size_t size);
 /* "a", "b" or "c": names[0 .. count-1] quoted, into buf. */
@@ -117,6 +110,11 @@ int ebb_config_find_name(const char *name, const char *const *names, size_t coun
 
 /* Frees paths[0 .. count-1] and the array; NULL allowed. */
 void ebb_config_free_paths(char **paths, size_t count);
+
+/* Computed defaults (the key table's `init`): the GPU tier is on when a
+ * device is found; the disk tier lives in $TMPDIR if absolute, else /tmp. */
+ebb_status ebb_config_default_gpu_enabled(ebb_config *cfg);
+ebb_status ebb_config_default_disk_path(ebb_config *cfg);
 
 /* ---- checks (config_check.c), also run on load ------------------------------ */
 
@@ -131,9 +129,14 @@ ebb_status ebb_config_check_values(const ebb_config *cfg);
 
 /* The NUMA node exists (when the host tier is on and the node is not auto). */
 ebb_status ebb_config_check_numa(const ebb_config *cfg);
+/* tier.host.numa is "auto" (-1) or a node number: the key table's `check`. */
+ebb_status ebb_config_check_numa_value(const ebb_config *cfg);
 /* Every disk path is an existing, writable directory, listed once; with
  * `budget` != 0, each file system has the space for its paths' shares. */
 ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget);
+/* ebb_config_check_disk with the configured budget, when the tier is on:
+ * what a file that sets tier.disk.path or tier.disk.budget is checked for. */
+ebb_status ebb_config_verify_disk(const ebb_config *cfg);
 /* Strategies that keep states on disk have the disk tier enabled. */
 ebb_status ebb_config_check_strategy_tiers(const ebb_config *cfg);
 

@@ -1,7 +1,7 @@
 /* Sizes with units: "64 GiB", "512MiB", "1.5 GB", "4096". */
 #include "common/error_internal.h"
 #include "ebb/config.h"
-#include "runtime/config_size.h"
+#include "config/config_size.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,5 +1,6 @@
-/* The configuration's names (keys, tables, strategies, disk backends), the
- * "did you mean" suggestions for unknown ones, and strategy lookups. */
+/* The configuration's names (keys and the tables they make, from the key
+ * table; strategies, disk backends, audit modes), the "did you mean"
+ * suggestions for unknown ones, and strategy lookups. */
 #include "ebb/config.h"
 
 #include <stdint.h>
@@ -7,50 +8,25 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "runtime/config_internal.h"
+#include "config/config_internal.h"
+#include "config/config_keys.h"
+#include "ebb/runtime.h" /* ebb_audit */
 
 /* ---- names ----------------------------------------------------------------- */
-
-const char *const ebb_config_key_names[EBB_CONFIG_KEY_COUNT] = {
-    [EBB_KEY_RUN_STRATEGY] = "run.strategy",
-    [EBB_KEY_GPU_ENABLED] = "tier.gpu.enabled",
-    [EBB_KEY_GPU_BUDGET] = "tier.gpu.budget",
-    [EBB_KEY_GPU_DEVICE] = "tier.gpu.device",
-    [EBB_KEY_GPU_CHUNK_SIZE] = "tier.gpu.chunk_size",
-    [EBB_KEY_HOST_ENABLED] = "tier.host.enabled",
-    [EBB_KEY_HOST_BUDGET] = "tier.host.budget",
-    [EBB_KEY_HOST_NUMA] = "tier.host.numa",
-    [EBB_KEY_HOST_PIN] = "tier.host.pin",
-    [EBB_KEY_HOST_PREFAULT] = "tier.host.prefault",
-    [EBB_KEY_DISK_ENABLED] = "tier.disk.enabled",
-    [EBB_KEY_DISK_PATH] = "tier.disk.path",
-    [EBB_KEY_DISK_BUDGET] = "tier.disk.budget",
-    [EBB_KEY_DISK_BLOCK_SIZE] = "tier.disk.block_size",
-    [EBB_KEY_DISK_QUEUE_DEPTH] = "tier.disk.queue_depth",
-    [EBB_KEY_DISK_THREADS] = "tier.disk.threads",
-    [EBB_KEY_DISK_BACKEND] = "tier.disk.backend",
-    [EBB_KEY_DISK_CHECKSUM] = "tier.disk.checksum",
-    [EBB_KEY_DISK_DIRECT] = "tier.disk.direct",
-};
-
-/* Tables, each with the key that turns it on (-1: none). */
-const ebb_config_table ebb_config_tables[] = {
-    {"run", -1},
-    {"tier", -1},
-    {"tier.gpu", EBB_KEY_GPU_ENABLED},
-    {"tier.host", EBB_KEY_HOST_ENABLED},
-    {"tier.disk", EBB_KEY_DISK_ENABLED},
-};
 
 const char *const ebb_config_strategy_names[EBB_CONFIG_STRATEGY_COUNT] = {
     "auto", "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve", "async",
 };
 
-const char *const ebb_config_backend_names[] = {"auto", "uring", "threads"};
+const char *const ebb_config_backend_names[EBB_CONFIG_BACKEND_COUNT] = {"auto", "uring", "threads"};
+
+const char *const ebb_config_audit_names[EBB_CONFIG_AUDIT_COUNT] = {
+    [EBB_AUDIT_OFF] = "off", [EBB_AUDIT_REPLAY] = "replay", [EBB_AUDIT_HASH] = "hash",
+};
 
 const char *ebb_config_key_name(ebb_config_key key)
 {
-    return (unsigned)key < EBB_CONFIG_KEY_COUNT ? ebb_config_key_names[key] : "?";
+    return (unsigned)key < EBB_CONFIG_KEY_COUNT ? ebb_config_keys[key].name : "?";
 }
 
 const char *ebb_config_strategy_name(ebb_config_strategy strategy)
@@ -120,24 +96,62 @@ static const char *leaf_of(const char *path)
     return dot ? dot + 1 : path;
 }
 
-/* The closest known key or table to an unknown dotted path. */
-const char *ebb_config_suggest_key(const char *path)
+/* ---- tables ---------------------------------------------------------------- */
+
+static int find_table(const ebb_config_table_list *t, const char *name, size_t len)
 {
-    const char *names[EBB_CONFIG_KEY_COUNT + EBB_CONFIG_TABLE_COUNT];
+    for (int i = 0; i < t->count; i++)
+        if (strlen(t->name[i]) == len && strncmp(t->name[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+void ebb_config_list_tables(ebb_config_table_list *out)
+{
+    out->count = 0;
+    for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
+        const char *name = ebb_config_keys[k].name;
+        for (const char *dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
+            size_t len = (size_t)(dot - name);
+            /* Too many or too long: tests/config/docs_match_table.c fails. */
+            if (find_table(out, name, len) >= 0 || out->count == EBB_CONFIG_MAX_TABLES ||
+                len >= EBB_CONFIG_MAX_TABLE_NAME)
+                continue;
+            memcpy(out->name[out->count], name, len);
+            out->name[out->count][len] = '\0';
+            out->enabled_key[out->count++] = -1;
+        }
+    }
+    for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
+        const char *name = ebb_config_keys[k].name, *leaf = strrchr(name, '.');
+        if (leaf && strcmp(leaf, ".enabled") == 0 && ebb_config_keys[k].type == EBB_KEY_TYPE_BOOL) {
+            int t = find_table(out, name, (size_t)(leaf - name));
+            if (t >= 0)
+                out->enabled_key[t] = k;
+        }
+    }
+}
+
+/* The closest known key or table to an unknown dotted path, into buf. */
+int ebb_config_suggest_key(const char *path, char *buf, size_t size)
+{
+    ebb_config_table_list tables;
+    ebb_config_list_tables(&tables);
+    const char *names[EBB_CONFIG_KEY_COUNT + EBB_CONFIG_MAX_TABLES];
     size_t n = 0;
     for (int i = 0; i < EBB_CONFIG_KEY_COUNT; i++)
-        names[n++] = ebb_config_key_names[i];
-    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT; i++)
-        names[n++] = ebb_config_tables[i].name;
+        names[n++] = ebb_config_keys[i].name;
+    for (int i = 0; i < tables.count; i++)
+        names[n++] = tables.name[i];
     const char *best = ebb_config_closest(path, names, n);
-    if (best)
-        return best;
-    /* The right name in the wrong table ("strategy" at the top). */
+    /* Else the right name in the wrong table ("strategy" at the top). */
     const char *leaf = leaf_of(path);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n && !best; i++)
         if (strcmp(leaf_of(names[i]), leaf) == 0)
-            return names[i];
-    return NULL;
+            best = names[i];
+    if (best)
+        snprintf(buf, size, "%s", best);
+    return best != NULL;
 }
 
 /* "enabled, budget, numa": the names directly under table `parent` ("" = root). */
@@ -145,12 +159,14 @@ void ebb_config_list_children(const char *parent, char *buf, size_t size)
 {
     size_t plen = strlen(parent), used = 0;
     buf[0] = '\0';
-    const char *names[EBB_CONFIG_KEY_COUNT + EBB_CONFIG_TABLE_COUNT];
+    ebb_config_table_list tables;
+    ebb_config_list_tables(&tables);
+    const char *names[EBB_CONFIG_KEY_COUNT + EBB_CONFIG_MAX_TABLES];
     size_t n = 0;
-    for (int i = 0; i < EBB_CONFIG_TABLE_COUNT; i++)
-        names[n++] = ebb_config_tables[i].name;
+    for (int i = 0; i < tables.count; i++)
+        names[n++] = tables.name[i];
     for (int i = 0; i < EBB_CONFIG_KEY_COUNT; i++)
-        names[n++] = ebb_config_key_names[i];
+        names[n++] = ebb_config_keys[i].name;
     for (size_t i = 0; i < n; i++) {
         const char *rest = names[i];
         if (plen > 0) {

@@ -1,0 +1,163 @@
+/* The table of keys (config_keys.h): one entry per ebb_config_key, in the
+ * order files are written. Adding a plain key: an entry here, its field in
+ * struct ebb_config and its value in enum ebb_config_key (ebb/config.h),
+ * and its line in docs/configuration.md (tests/config/docs_match_table.c
+ * says where it is missing). */
+#include "config/config_keys.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config_internal.h"
+
+/* offsetof(ebb_config, m), refused at compile time (an array of size -1) when
+ * the field is not the size of the type the key's type stores. */
+#define AT(m, t)                                                                            \
+    .offset = offsetof(ebb_config, m) +                                                     \
+              0 * sizeof(char[sizeof(((ebb_config *)0)->m) == sizeof(t) ? 1 : -1]),         \
+    .field = "cfg." #m
+
+#define ENUM(m) .type = EBB_KEY_TYPE_ENUM, AT(m, int)
+#define BOOL(m) .type = EBB_KEY_TYPE_BOOL, AT(m, int)
+#define SIZE(m) .type = EBB_KEY_TYPE_SIZE, AT(m, uint64_t), .unit = "bytes"
+#define INT(m) .type = EBB_KEY_TYPE_INT, AT(m, int32_t)
+
+#define MiB(n) ((int64_t)(n) << 20)
+#define GiB(n) ((int64_t)(n) << 30)
+
+const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
+    [EBB_KEY_RUN_STRATEGY] = {
+        .name = "run.strategy", ENUM(strategy),
+        .names = ebb_config_strategy_names, .name_count = EBB_CONFIG_STRATEGY_COUNT,
+        .c_type = "ebb_config_strategy", .dflt = EBB_CONFIG_STRATEGY_AUTO,
+        .doc = "How states are kept: \"store-all\" every state, \"periodic\" every k-th, "
+               "\"revolve\" binomial Revolve, \"online\" for a sweep of unknown length, "
+               "\"multistage\" and \"disk-revolve\" with slots on disk (they need the disk "
+               "tier), \"async\" the runtime's adaptive schedule, \"auto\" the fastest the "
+               "planner predicts.",
+    },
+    [EBB_KEY_RUN_AUDIT] = {
+        .name = "run.audit", ENUM(audit),
+        .names = ebb_config_audit_names, .name_count = EBB_CONFIG_AUDIT_COUNT,
+        .c_type = "ebb_audit", .dflt = 0,
+        .doc = "replay: every action is checked by the replay validator as the runtime "
+               "executes it; hash: replay, and every state is hashed (XXH3) when first "
+               "computed and checked whenever it is recomputed or restored, 8 bytes of "
+               "memory per step; a forward step that is not deterministic is named. The "
+               "environment variable EBB_AUDIT (off|replay|hash) overrides this key.",
+    },
+    [EBB_KEY_GPU_ENABLED] = {
+        .name = "tier.gpu.enabled", BOOL(gpu.enabled),
+        .init = ebb_config_default_gpu_enabled,
+        .default_doc = "`true` if this build has CUDA and a device is found, else `false`",
+        .doc = "Use GPU memory for states. Without CUDA support in the build or without a "
+               "device, ebb_config_check refuses an enabled GPU tier.",
+    },
+    [EBB_KEY_GPU_BUDGET] = {
+        .name = "tier.gpu.budget", SIZE(gpu.budget), .has_auto = 1, .dflt = 0,
+        .doc = "Bytes of device memory for states; \"auto\" is half of the device's free "
+               "memory when the budget is asked for, rounded down to 4 KiB.",
+    },
+    [EBB_KEY_GPU_DEVICE] = {
+        .name = "tier.gpu.device", INT(gpu.device), .min = 0, .max = EBB_CONFIG_MAX_GPU_DEVICE,
+        .what = "a CUDA device number", .dflt = 0,
+        .doc = "The CUDA device ordinal, as cudaSetDevice takes it (CUDA_VISIBLE_DEVICES "
+               "applies).",
+    },
+    [EBB_KEY_GPU_CHUNK_SIZE] = {
+        .name = "tier.gpu.chunk_size", SIZE(gpu.chunk_size), .min = 1,
+        .max = EBB_CONFIG_MAX_BLOCK_SIZE, .note = " (bytes per CUDA copy)", .dflt = MiB(64),
+        .doc = "Bytes per CUDA copy: a state moves to or from the GPU tier as "
+               "cudaMemcpyAsync calls of at most this size.",
+    },
+    [EBB_KEY_HOST_ENABLED] = {
+        .name = "tier.host.enabled", BOOL(host.enabled), .dflt = 1,
+        .doc = "Use host memory for states.",
+    },
+    [EBB_KEY_HOST_BUDGET] = {
+        .name = "tier.host.budget", SIZE(host.budget), .has_auto = 1, .dflt = 0,
+        .doc = "Bytes of page-locked host memory; \"auto\" is half of MemAvailable, capped by "
+               "the memory cgroup, rounded down to 4 KiB. More than the machine's memory is "
+               "refused.",
+    },
+    [EBB_KEY_HOST_NUMA] = {
+        .name = "tier.host.numa", INT(host.numa), .min = 0, .max = 4095, .has_auto = 1,
+        .auto_value = EBB_NUMA_AUTO, .expected = "\"auto\" or a NUMA node number (0, 1, ...)",
+        .dflt = EBB_NUMA_AUTO, .check = ebb_config_check_numa_value,
+        .verify = ebb_config_check_numa,
+        .doc = "The NUMA node to allocate on; \"auto\" is the node nearest the GPU. A node "
+               "that does not exist is an error when the file is loaded.",
+    },
+    [EBB_KEY_HOST_PIN] = {
+        .name = "tier.host.pin", BOOL(host.pin), .dflt = 1,
+        .doc = "Page-lock the tier's memory for the GPU (cudaHostRegister) when a GPU "
+               "exists, so that copies between the host and GPU tiers run by DMA.",
+    },
+    [EBB_KEY_HOST_PREFAULT] = {
+        .name = "tier.host.prefault", BOOL(host.prefault), .dflt = 1,
+        .doc = "Fault every page of the tier in when it is created, so that a shortage of "
+               "memory shows then, not in the middle of the forward sweep.",
+    },
+    [EBB_KEY_DISK_ENABLED] = {
+        .name = "tier.disk.enabled", BOOL(disk.enabled), .dflt = 1,
+        .doc = "Use the disk tier.",
+    },
+    [EBB_KEY_DISK_PATH] = {
+        .name = "tier.disk.path", .type = EBB_KEY_TYPE_PATHS, AT(disk.paths, char **),
+        .count_offset = offsetof(ebb_config, disk.path_count),
+        .init = ebb_config_default_disk_path,
+        .default_doc = "`$TMPDIR` if set and absolute, else `/tmp`",
+        .verify = ebb_config_verify_disk,
+        .doc = "The directory for the tier's file, or one directory per drive (slots are "
+               "striped across them). Each must exist, be a directory and be writable; a "
+               "relative path is taken from the file's directory.",
+    },
+    [EBB_KEY_DISK_BUDGET] = {
+        .name = "tier.disk.budget", SIZE(disk.budget), .has_auto = 1, .dflt = 0,
+        .verify = ebb_config_verify_disk,
+        .doc = "Bytes over all the paths, shared equally among them; \"auto\" is half of the "
+               "free space. A budget the file systems cannot hold is an error at load.",
+    },
+    [EBB_KEY_DISK_BLOCK_SIZE] = {
+        .name = "tier.disk.block_size", SIZE(disk.block_size), .min = EBB_CONFIG_DIO_ALIGN,
+        .max = EBB_CONFIG_MAX_BLOCK_SIZE, .align = EBB_CONFIG_DIO_ALIGN,
+        .note = " (O_DIRECT alignment)", .dflt = MiB(8),
+        .doc = "Bytes per I/O request; a state is moved as several requests of this size in "
+               "flight.",
+    },
+    [EBB_KEY_DISK_QUEUE_DEPTH] = {
+        .name = "tier.disk.queue_depth", INT(disk.queue_depth), .min = 1,
+        .max = EBB_CONFIG_MAX_QUEUE_DEPTH, .what = "an integer", .unit = "requests", .dflt = 16,
+        .doc = "Requests in flight (io_uring submission depth, or the workers of the thread "
+               "backend unless threads says otherwise).",
+    },
+    [EBB_KEY_DISK_THREADS] = {
+        .name = "tier.disk.threads", INT(disk.threads), .min = 0,
+        .max = EBB_CONFIG_MAX_DISK_THREADS, .what = "an integer",
+        .note = " (0: as many as queue_depth)", .unit = "workers", .dflt = 0,
+        .doc = "Workers of the thread backend, each running one pread or pwrite at a time; "
+               "0 is as many as queue_depth. io_uring ignores it.",
+    },
+    [EBB_KEY_DISK_BACKEND] = {
+        .name = "tier.disk.backend", ENUM(disk.backend),
+        .names = ebb_config_backend_names, .name_count = EBB_CONFIG_BACKEND_COUNT,
+        .alias = "io_uring", .alias_value = EBB_DISK_BACKEND_URING, /* as storage prints it */
+        .c_type = "ebb_disk_backend", .dflt = EBB_DISK_BACKEND_AUTO,
+        .doc = "\"auto\" uses io_uring and falls back to a thread pool where io_uring is "
+               "refused; \"uring\" makes that refusal an error; \"threads\" always uses the "
+               "thread pool.",
+    },
+    [EBB_KEY_DISK_CHECKSUM] = {
+        .name = "tier.disk.checksum", BOOL(disk.checksum), .dflt = 0,
+        .doc = "An xxHash checksum of every stored slot, verified on every read.",
+    },
+    [EBB_KEY_DISK_DIRECT] = {
+        .name = "tier.disk.direct", BOOL(disk.direct), .dflt = 1,
+        .doc = "O_DIRECT I/O that bypasses the page cache (buffered, with a warning, where "
+               "the file system refuses it).",
+    },
+};
+
+/* The ENUM and BOOL keys store through an int. */
+_Static_assert(sizeof(ebb_config_strategy) == sizeof(int), "run.strategy is stored as an int");
+_Static_assert(sizeof(ebb_disk_backend) == sizeof(int), "tier.disk.backend is stored as an int");
