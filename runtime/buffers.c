@@ -187,8 +187,6 @@ ebb_status rt_progress(ebb_run *run, int force)
         run->disk_pending[s] = t;
         run->host.buf[q].pending = t;
         run->host.buf[q].pending_tier = EBB_TIER_DISK;
-        run->stats.bytes_written[EBB_TIER_DISK] += run->opt.state_size;
-        run->stats.bytes_read[EBB_TIER_HOST] += run->opt.state_size;
     }
     return EBB_OK;
 }

@@ -58,8 +58,6 @@ static ebb_status copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, i
         st = ebb_move(dst->pool, db, src->pool, sb, &t);
     if (st != EBB_OK)
         return st;
-    run->stats.bytes_written[dst->tier] += run->opt.state_size;
-    run->stats.bytes_read[src->tier] += run->opt.state_size;
     st = rt_mark(run, dst, db, t, src->tier, 1);
     if (st == EBB_OK && (src != dst || sb != db))
         st = rt_mark(run, src, sb, t, dst->tier, 0);
@@ -104,8 +102,6 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     if (st != EBB_OK)
         return st;
     run->disk_pending[slot] = t;
-    run->stats.bytes_written[EBB_TIER_DISK] += run->opt.state_size;
-    run->stats.bytes_read[EBB_TIER_HOST] += run->opt.state_size;
     return rt_mark(run, src, b, t, EBB_TIER_DISK, 0);
 }
 
@@ -123,8 +119,6 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, rt_mem *dst, int wait, i
     if (st != EBB_OK)
         return st;
     run->disk_pending[slot] = t;
-    run->stats.bytes_read[EBB_TIER_DISK] += run->opt.state_size;
-    run->stats.bytes_written[EBB_TIER_HOST] += run->opt.state_size;
     st = rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1);
     if (st == EBB_OK && (wait || dst->tier == EBB_TIER_GPU)) {
         st = rt_settle(run, &run->host, q);
@@ -185,6 +179,8 @@ static ebb_status do_store(ebb_run *run, const ebb_action *a)
     if (st == EBB_OK) {
         occupy(run, a->tier);
         run->stats.stores[a->tier]++;
+        if (a->tier != (int)m->tier)
+            run->stats.bytes_written[a->tier] += run->opt.state_size;
     }
     return st;
 }
@@ -211,6 +207,8 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
     run->live = b;
     run->live_step = a->step;
     run->stats.restores[a->tier]++;
+    if (a->tier != (int)m->tier)
+        run->stats.bytes_read[a->tier] += run->opt.state_size;
     return rt_audit_restored(run, a, b);
 }
 
@@ -244,6 +242,10 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
     if (st != EBB_OK)
         return st;
     occupy(run, a->tier_to);
+    if (a->tier != a->tier_to) {
+        run->stats.bytes_read[a->tier] += run->opt.state_size;
+        run->stats.bytes_written[a->tier_to] += run->opt.state_size;
+    }
     if (a->kind == EBB_ACT_EVICT)
         release(run, a->tier, a->slot);
     return EBB_OK;

@@ -187,8 +187,10 @@ typedef struct ebb_run_stats {
     int64_t stores[EBB_TIER_COUNT];   /* STORE actions per tier */
     int64_t restores[EBB_TIER_COUNT]; /* RESTORE actions per tier */
     int64_t copies;               /* state copies on the compute thread (in-place form) */
-    uint64_t bytes_written[EBB_TIER_COUNT]; /* bytes moved into each tier's slots */
-    uint64_t bytes_read[EBB_TIER_COUNT];    /* bytes moved out of each tier's slots */
+    uint64_t bytes_written[EBB_TIER_COUNT]; /* bytes stored into each tier's slots by a
+                                               transfer (a store in the state's own
+                                               memory moves nothing) */
+    uint64_t bytes_read[EBB_TIER_COUNT];    /* bytes loaded out of each tier's slots */
     int32_t peak_slots[EBB_TIER_COUNT];     /* schedule slots in use at once */
     double stall_s[EBB_TIER_COUNT];  /* time the compute thread waited for transfers
                                         from or to each tier */
