@@ -18,7 +18,7 @@ build: deps build/release/CMakeCache.txt
 	cmake --build --preset release -j $(JOBS)
 
 demo: build
-	./build/release/tools/ebb demo
+	./build/release/examples/example_reaction_diffusion
 
 test-release: build
 	cd build/release && ctest $(CTEST_FLAGS)

@@ -105,58 +105,96 @@ static int reserved(const ebb_run *run, const rt_mem *m, int32_t b)
     return m->tier == EBB_TIER_HOST && b == run->scratch;
 }
 
-ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
+void rt_forget(ebb_run *run, rt_mem *m, int32_t b)
 {
-    int32_t busy = -1;
-again:
+    rt_buf *x = &m->buf[b];
+    if (x->cached) {
+        run->disk_cache[x->cached - 1] = -1;
+        x->cached = 0;
+    }
+}
+
+void rt_remember(ebb_run *run, int32_t b, int32_t slot)
+{
+    if (run->disk_cache[slot] >= 0)
+        run->host.buf[run->disk_cache[slot]].cached = 0;
+    rt_forget(run, &run->host, b);
+    run->disk_cache[slot] = b;
+    run->host.buf[b].cached = slot + 1;
+}
+
+/* Whether buffer b's transfer is over (a failure is returned in *st). */
+static int idle(rt_buf *x, ebb_status *st)
+{
+    *st = EBB_OK;
+    if (!x->pending.pool)
+        return 1;
+    int done = 0;
+    *st = ebb_ticket_test(&x->pending, &done);
+    if (!done)
+        return 0;
+    x->pending.pool = NULL;
+    x->fills = 0;
+    return 1;
+}
+
+/* Picks a free buffer: an idle one that caches no disk slot first (so the
+ * cached copies live as long as possible), then an idle cached one, then a
+ * busy one (waited for). */
+static ebb_status pick(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
+{
+    int32_t busy = -1, cached = -1;
     for (int32_t b = 0; b < m->count; b++) {
         if (reserved(run, m, b))
             continue;
-        rt_buf *x = &m->buf[b];
-        if (!x->pending.pool) {
+        ebb_status st;
+        if (!idle(&m->buf[b], &st)) {
+            if (busy < 0)
+                busy = b;
+            continue;
+        }
+        if (st != EBB_OK)
+            return st;
+        if (!m->buf[b].cached) {
             *out = b;
             return EBB_OK;
         }
-        int done = 0;
-        ebb_status st = ebb_ticket_test(&x->pending, &done);
-        if (done) {
-            x->pending.pool = NULL;
-            x->fills = 0;
-            if (st != EBB_OK)
-                return st;
-            *out = b;
-            return EBB_OK;
-        }
-        if (busy < 0)
-            busy = b;
+        if (cached < 0)
+            cached = b;
     }
-    if (busy < 0 && run->chains && m->tier == EBB_TIER_HOST) {
+    if (cached >= 0) {
+        *out = cached;
+        return EBB_OK;
+    }
+    if (busy < 0) {
+        *out = -1;
+        return EBB_OK;
+    }
+    *out = busy;
+    if (for_user && m->tier == EBB_TIER_GPU) /* the stream waits; the ticket stays */
+        return ebb_ticket_stream_wait(&m->buf[busy].pending, run->opt.stream);
+    return rt_settle(run, m, busy);
+}
+
+ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
+{
+    ebb_status st = pick(run, m, for_user, out);
+    if (st == EBB_OK && *out < 0 && run->active_chains > 0 && m->tier == EBB_TIER_HOST) {
         /* every free host buffer waits in a gpu -> host -> disk chain */
-        int chained = 0;
-        for (int32_t b = 0; b < m->count; b++)
-            chained |= m->buf[b].chained;
-        if (chained) {
-            ebb_status st = rt_progress(run, 1);
-            if (st != EBB_OK)
-                return st;
-            goto again;
-        }
+        if ((st = rt_progress(run, 1)) != EBB_OK)
+            return st;
+        st = pick(run, m, for_user, out);
     }
-    if (busy < 0)
+    if (st != EBB_OK)
+        return st;
+    if (*out < 0)
         return ebb_fail(EBB_ERR_INTERNAL,
                         "the runtime ran out of %s buffers (%d); please report this with the "
                         "strategy and slot counts",
                         ebb_tier_name(m->tier), m->count);
-    if (for_user && m->tier == EBB_TIER_GPU) {
-        /* The user's stream waits on the GPU; the ticket stays to be tested. */
-        ebb_status st = ebb_ticket_stream_wait(&m->buf[busy].pending, run->opt.stream);
-        if (st != EBB_OK)
-            return st;
-        *out = busy;
-        return EBB_OK;
-    }
-    *out = busy;
-    return rt_settle(run, m, busy);
+    if (m->tier == EBB_TIER_HOST && run->disk_cache)
+        rt_forget(run, m, *out); /* the taker writes it */
+    return EBB_OK;
 }
 
 ebb_status rt_progress(ebb_run *run, int force)

@@ -81,6 +81,8 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     ebb_status st = rt_disk_settle(run, slot);
     if (st != EBB_OK)
         return st;
+    if (run->disk_cache[slot] >= 0) /* the slot's old state is gone */
+        rt_forget(run, &run->host, run->disk_cache[slot]);
     if (src->tier == EBB_TIER_GPU) {
         /* gpu -> host now, host -> disk once that copy completed */
         int32_t q;
@@ -102,27 +104,41 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     if (st != EBB_OK)
         return st;
     run->disk_pending[slot] = t;
+    rt_remember(run, b, slot);
     return rt_mark(run, src, b, t, EBB_TIER_DISK, 0);
 }
 
 /* Reads disk slot `slot` into a buffer of `dst` (through a host buffer for a
  * gpu); waits for the data when `wait` or when it must cross to the gpu. */
-static ebb_status read_disk(ebb_run *run, int32_t slot, rt_mem *dst, int wait, int32_t *out)
+static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *dst, int wait,
+                            int32_t *out)
 {
-    ebb_status st = rt_disk_settle(run, slot);
-    int32_t q;
-    if (st == EBB_OK)
-        st = rt_take(run, &run->host, 0, &q);
-    ebb_ticket t;
-    if (st == EBB_OK)
-        st = ebb_move(run->host.pool, q, run->disk, slot, &t);
-    if (st != EBB_OK)
-        return st;
-    run->disk_pending[slot] = t;
-    st = rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1);
-    if (st == EBB_OK && (wait || dst->tier == EBB_TIER_GPU)) {
+    ebb_status st = EBB_OK;
+    int32_t q = rt_take_prefetched(run, slot, step);
+    if (q < 0 && run->disk_cache[slot] >= 0) {
+        q = run->disk_cache[slot]; /* still in the buffer it was written from or read into */
+        run->stats.cache_hits++;
+    } else if (q < 0) {
+        ebb_ticket t;
+        st = rt_disk_settle(run, slot);
+        if (st == EBB_OK)
+            st = rt_take(run, &run->host, 0, &q);
+        if (st == EBB_OK)
+            st = ebb_move(run->host.pool, q, run->disk, slot, &t);
+        if (st != EBB_OK)
+            return st;
+        run->disk_pending[slot] = t;
+        st = rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1);
+        rt_remember(run, q, slot);
+    }
+    if (st == EBB_OK && (wait || dst->tier == EBB_TIER_GPU) && run->host.buf[q].fills) {
+        /* the data is still arriving (a transfer that only reads q, such as
+         * the write it came from, need not be waited for) */
+        int done = 0;
         st = rt_settle(run, &run->host, q);
-        run->disk_pending[slot].pool = NULL;
+        ebb_ticket *w = &run->disk_pending[slot];
+        if (st == EBB_OK && w->pool && ebb_ticket_test(w, &done) == EBB_OK && done)
+            w->pool = NULL;
     }
     if (st != EBB_OK || dst->tier == EBB_TIER_HOST) {
         *out = q;
@@ -193,7 +209,7 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
     if (a->tier == (int)m->tier) {
         b = m->map[a->slot];
     } else if (a->tier == EBB_TIER_DISK) {
-        st = read_disk(run, a->slot, m, 1, &b);
+        st = read_disk(run, a->slot, a->step, m, 1, &b);
     } else {
         rt_mem *src = mem_of(run, a->tier);
         st = rt_take(run, m, 0, &b);
@@ -233,7 +249,7 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
     } else if (src) {
         st = write_disk(run, a->slot_to, src, src->map[a->slot]);
     } else if (dst) {
-        st = read_disk(run, a->slot, dst, 0, &b);
+        st = read_disk(run, a->slot, a->step, dst, 0, &b);
         if (st == EBB_OK)
             hold(run, dst, a->slot_to, b);
     } else {
@@ -260,6 +276,8 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
     run->stats.reverse_callback_s += rt_now() - t0;
     if (rc != EBB_STEP_OK)
         return callback_failed("reverse", a->step, rc, 0);
+    /* the reverse step may have changed the buffer; a disk slot it caches
+     * holds x_i too, which no later action reads (until rewritten) */
     run->stats.reverse_steps++;
     run->live = -1;
     return EBB_OK;
@@ -335,6 +353,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
             run->stats.copies++;
             run->stats.copy_s += rt_now() - t0;
         }
+        if (run->disk_cache && m->tier == EBB_TIER_HOST)
+            rt_forget(run, m, out); /* changed in place */
         ebb_clear_error();
         double t0 = rt_now();
         rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(m, out));

@@ -139,7 +139,7 @@ ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storag
     run->opt = *o;
     if (fault)
         run->disk_fault = *fault;
-    run->live = run->prev = run->xn = run->scratch = -1;
+    run->live = run->prev = run->xn = run->scratch = run->ahead_buf = -1;
     run->computed = -1;
     run->last_step_at = -1;
     run->info.steps = o->steps;
@@ -186,6 +186,7 @@ void ebb_run_destroy(ebb_run *run)
     rt_mem_free(&run->gpu);
     free(run->disk_pending);
     free(run->chains);
+    free(run->disk_cache);
     rt_audit_free(run);
     ebb_schedule_destroy(run->schedule);
     free(run);
@@ -211,6 +212,8 @@ static ebb_status peek(ebb_run *run, const ebb_action **a)
             return ebb_fail(EBB_ERR_INTERNAL, "the schedule produced no action");
         run->batch_len = got;
         run->batch_pos = 0;
+        run->scan_pos = 0;
+        run->batch_ended = run->batch[got - 1].kind == EBB_ACT_END;
     }
     *a = &run->batch[run->batch_pos];
     return EBB_OK;
@@ -372,6 +375,8 @@ ebb_status ebb_run_reverse(ebb_run *run)
             return stop(run, st);
         if (act.kind == EBB_ACT_END)
             break;
+        if ((st = rt_lookahead(run)) != EBB_OK)
+            return stop(run, st);
         if (act.kind == EBB_ACT_ADVANCE) {
             int64_t ran;
             run->advance_at = act.step;

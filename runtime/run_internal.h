@@ -5,6 +5,7 @@
  *   run_setup.c  resolving the strategy, the tiers and the slot counts;
  *   execute.c    one action at a time over the pools;
  *   buffers.c    the physical buffers behind the schedule's slots;
+ *   prefetch.c   reading the next disk RESTORE ahead in the reverse sweep;
  *   audit.c      the validator replay and the state hashes.
  */
 #ifndef EBB_RUNTIME_RUN_INTERNAL_H
@@ -25,6 +26,7 @@ typedef struct rt_buf {
     int pending_tier;   /* the other end of that transfer, for stall accounting */
     int fills;          /* 1: the pending transfer writes this buffer */
     int chained;        /* 1: waits for a gpu -> host copy before its disk write */
+    int32_t cached;     /* host: disk slot + 1 whose data this buffer still holds, 0: none */
 } rt_buf;
 
 /* A memory tier (host or gpu): its pool, its buffers, the schedule's map. */
@@ -63,6 +65,11 @@ struct ebb_run {
     ebb_schedule *schedule;
     ebb_action batch[256];
     size_t batch_len, batch_pos;
+    int batch_ended;       /* the batch holds END */
+    size_t scan_pos;       /* prefetch.c: batch index scanned up to */
+    int32_t ahead_buf;     /* host buffer a disk read ahead fills, -1 if none */
+    int32_t ahead_slot;    /* ... from this disk slot */
+    int64_t ahead_step;    /* ... for the RESTORE of this state */
     int64_t advance_at;    /* within the current ADVANCE: the next step to run */
     int64_t last_step_at;  /* n unknown: the forward said x_{this} is the last, else -1 */
     int steps_told;        /* online with n known: ebb_schedule_set_steps called */
@@ -74,6 +81,7 @@ struct ebb_run {
     ebb_ticket *disk_pending; /* per disk slot: the last transfer touching it */
     rt_chain *chains;         /* per disk slot: a gpu -> host -> disk store in progress */
     int32_t active_chains;    /* entries of chains in use */
+    int32_t *disk_cache;      /* per disk slot: a host buffer still holding its data, -1 */
     int32_t live;          /* buffer of the live state in *state, -1 when undefined */
     int64_t live_step;
     int32_t prev;          /* buffer of x_{to-1} right after an ADVANCE, else -1 */
@@ -122,8 +130,18 @@ ebb_status rt_wait(ebb_run *run, const ebb_ticket *t, int tier);
 /* Records a transfer that touches buffer b. */
 ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, ebb_ticket t, int other_tier, int fills);
 ebb_status rt_disk_settle(ebb_run *run, int32_t slot);
+/* The host buffer b holds what disk slot `slot` holds (it was written from
+ * it or read into it); rt_forget: b is about to change. A RESTORE from the
+ * slot then uses b instead of reading the disk. */
+void rt_remember(ebb_run *run, int32_t b, int32_t slot);
+void rt_forget(ebb_run *run, rt_mem *m, int32_t b);
 ebb_status rt_progress(ebb_run *run, int force);
 ebb_status rt_drain(ebb_run *run);
+
+/* prefetch.c: starts the next RESTORE's disk read early (reverse sweep) */
+ebb_status rt_lookahead(ebb_run *run);
+/* The host buffer a read ahead fills for (slot, step), or -1. */
+int32_t rt_take_prefetched(ebb_run *run, int32_t slot, int64_t step);
 
 /* audit.c */
 ebb_status rt_audit_init(ebb_run *run);

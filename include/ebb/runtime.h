@@ -187,6 +187,9 @@ typedef struct ebb_run_stats {
     int64_t stores[EBB_TIER_COUNT];   /* STORE actions per tier */
     int64_t restores[EBB_TIER_COUNT]; /* RESTORE actions per tier */
     int64_t copies;               /* state copies on the compute thread (in-place form) */
+    int64_t prefetches;           /* disk reads started ahead of their RESTORE */
+    int64_t cache_hits;           /* disk RESTOREs served from a host buffer that still
+                                     held the state (no read) */
     uint64_t bytes_written[EBB_TIER_COUNT]; /* bytes stored into each tier's slots by a
                                                transfer (a store in the state's own
                                                memory moves nothing) */

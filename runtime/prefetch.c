@@ -1,0 +1,133 @@
+/*
+ * Reading ahead in the reverse sweep: the next RESTORE from disk in the
+ * action stream is started as soon as a host buffer is free and nothing
+ * before it writes that disk slot, so the read runs while the steps before
+ * it compute, and the RESTORE finds its data (or most of it) already there.
+ *
+ * One read ahead at a time, into a host buffer held for it (never the last
+ * free one, so the steps keep a buffer to write). Only in the reverse sweep:
+ * during the forward sweep an online schedule must not be asked for actions
+ * ahead of time (it learns n after the ADVANCE that made x_n).
+ */
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/run_internal.h"
+
+/* Keeps at least `keep` actions after batch_pos in the batch, by moving the
+ * rest to the front and asking the schedule for more. */
+static ebb_status refill(ebb_run *run, size_t keep)
+{
+    size_t cap = sizeof run->batch / sizeof *run->batch;
+    size_t rem = run->batch_len - run->batch_pos;
+    if (rem >= keep || run->batch_ended)
+        return EBB_OK;
+    memmove(run->batch, run->batch + run->batch_pos, rem * sizeof *run->batch);
+    run->scan_pos -= run->batch_pos;
+    run->batch_pos = 0;
+    run->batch_len = rem;
+    size_t got = 0;
+    ebb_status st = ebb_schedule_next_batch(run->schedule, run->batch + rem, cap - rem, &got);
+    if (st != EBB_OK)
+        return st;
+    run->batch_len += got;
+    if (got && run->batch[run->batch_len - 1].kind == EBB_ACT_END)
+        run->batch_ended = 1;
+    return EBB_OK;
+}
+
+static int writes_disk_slot(const ebb_action *a, int32_t slot)
+{
+    if (a->kind == EBB_ACT_STORE)
+        return a->tier == EBB_TIER_DISK && a->slot == slot;
+    if (a->kind == EBB_ACT_PREFETCH || a->kind == EBB_ACT_EVICT)
+        return a->tier_to == EBB_TIER_DISK && a->slot_to == slot;
+    return 0;
+}
+
+/* A host buffer free now, without waiting, if another one stays free. */
+static int32_t spare_host_buffer(ebb_run *run)
+{
+    rt_mem *m = &run->host;
+    int32_t found = -1, free_count = 0;
+    for (int32_t b = 0; b < m->count && free_count < 2; b++) {
+        rt_buf *x = &m->buf[b];
+        if (x->holders > 0 || x->chained || b == run->scratch ||
+            (m == run->state && (b == run->live || b == run->prev || b == run->xn)))
+            continue;
+        if (x->pending.pool) {
+            int done = 0;
+            if (ebb_ticket_test(&x->pending, &done) != EBB_OK || !done)
+                continue; /* a failure is reported by whoever waits for it */
+            x->pending.pool = NULL;
+            x->fills = 0;
+        }
+        free_count++;
+        if (found < 0)
+            found = b;
+    }
+    return free_count >= 2 ? found : -1;
+}
+
+ebb_status rt_lookahead(ebb_run *run)
+{
+    if (!run->disk || run->ahead_buf >= 0)
+        return EBB_OK;
+    ebb_status st = refill(run, 64);
+    if (st != EBB_OK)
+        return st;
+    if (run->scan_pos < run->batch_pos)
+        run->scan_pos = run->batch_pos;
+    while (run->scan_pos < run->batch_len) {
+        const ebb_action *a = &run->batch[run->scan_pos];
+        if (a->kind == EBB_ACT_RESTORE && a->tier == EBB_TIER_DISK)
+            break;
+        run->scan_pos++;
+    }
+    if (run->scan_pos >= run->batch_len)
+        return EBB_OK;
+    const ebb_action *a = &run->batch[run->scan_pos];
+    int32_t s = a->slot;
+    for (size_t i = run->batch_pos; i < run->scan_pos; i++)
+        if (writes_disk_slot(&run->batch[i], s))
+            return EBB_OK; /* the slot changes first: try again later */
+    if ((run->chains && run->chains[s].host_buf >= 0) || run->disk_cache[s] >= 0)
+        return EBB_OK; /* in flight from the gpu, or still in a host buffer */
+    ebb_ticket *w = &run->disk_pending[s];
+    if (w->pool) {
+        int done = 0;
+        st = ebb_ticket_test(w, &done);
+        if (!done)
+            return EBB_OK; /* still being written */
+        w->pool = NULL;
+        if (st != EBB_OK)
+            return st;
+    }
+    int32_t q = spare_host_buffer(run);
+    if (q < 0)
+        return EBB_OK;
+    ebb_ticket t;
+    if ((st = ebb_move(run->host.pool, q, run->disk, s, &t)) != EBB_OK)
+        return st;
+    *w = t;
+    rt_remember(run, q, s);
+    run->host.buf[q].pending = t;
+    run->host.buf[q].pending_tier = EBB_TIER_DISK;
+    run->host.buf[q].fills = 1;
+    run->host.buf[q].holders++;
+    run->ahead_buf = q;
+    run->ahead_slot = s;
+    run->ahead_step = a->step;
+    run->stats.prefetches++;
+    return EBB_OK;
+}
+
+int32_t rt_take_prefetched(ebb_run *run, int32_t slot, int64_t step)
+{
+    if (run->ahead_buf < 0 || run->ahead_slot != slot || run->ahead_step != step)
+        return -1;
+    int32_t q = run->ahead_buf;
+    run->host.buf[q].holders--;
+    run->ahead_buf = -1;
+    return q;
+}
