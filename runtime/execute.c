@@ -386,7 +386,9 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
         /* x_{n-1} must survive the step that makes x_n (the turn follows) */
         int keep = k + 1 == to && run->phase == RT_FORWARD && (n == 0 || to == n);
         int last = 0;
-        ebb_status st = forward_step(run, k, keep, &last);
+        ebb_status st = rt_progress(run, 0); /* gpu -> host -> disk chains move on */
+        if (st == EBB_OK)
+            st = forward_step(run, k, keep, &last);
         if (st != EBB_OK)
             return st;
         run->advance_at++;

@@ -69,6 +69,17 @@ EBB_API const char *ebb_action_kind_name(int32_t kind);
  * it cannot fail, and truncation is visible from the return value). */
 EBB_API int ebb_action_format(const ebb_action *a, char *buf, size_t len);
 
+/* Parses one action in the text form ebb_action_format writes: "advance 0 ->
+ * 4", "store 0 host[0]", "restore 2 host[1]", "free 6 disk[1]", "prefetch 3
+ * disk[1] -> host[0]", "evict 3 host[0] -> disk[1]", "turn 8", "reverse 7",
+ * "end". Spaces and tabs may separate the tokens; a trailing newline (and
+ * carriage return) is allowed. *out is zeroed first, so the fields a kind
+ * does not use are zero, and format -> parse gives back the same action.
+ * Steps are read as signed 64-bit numbers and not range checked (the
+ * validator refuses those outside 0 .. n). EBB_ERR_INVALID_ARG when the line
+ * is not one action; the message says what is wrong (not repeating the line). */
+EBB_API ebb_status ebb_action_parse(const char *line, ebb_action *out);
+
 typedef enum ebb_strategy {
     EBB_STRATEGY_STORE_ALL = 0,   /* keep every state: n-1 slots, no recomputation */
     EBB_STRATEGY_PERIODIC = 1,    /* keep every k-th state, recompute each interval once */
@@ -178,7 +189,8 @@ EBB_API void ebb_validator_destroy(ebb_validator *validator);
 
 /* Replays `count` actions. EBB_ERR_SCHEDULE at the first that breaks a rule;
  * the message names the action, its index and the rule. The validator then
- * refuses further actions. */
+ * refuses further actions. Every action's step must be in 0 .. n (>= 0 while
+ * n is unknown); docs/schedules.md lists every rule. */
 EBB_API ebb_status ebb_validator_check(ebb_validator *validator, const ebb_action *actions,
                                        size_t count);
 
