@@ -32,7 +32,7 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
     int ran = 0, refused = 0;
     for (int c = 0; c < cases; c++) {
         size_t size = (size_t)pick(&r, 1, 600);
-        int64_t n = pick(&r, 1, (c % 5 == 0) ? 1500 : 120);
+        int64_t n = pick(&r, 1, (c % 10 == 0) ? 3000 : (c % 5 == 0) ? 800 : 120);
         ebb_config_strategy s = strategies[pick(&r, 0, 6)];
         ebb_run_options o;
         ebb_run_options_init(&o);
@@ -52,6 +52,14 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         }
         if (s == EBB_CONFIG_STRATEGY_STORE_ALL)
             o.slots = (int32_t)(n > 1 ? n - 1 : 1);
+        if (c % 4 == 3) {
+            /* slot counts from the budgets, as a configuration gives them:
+             * host slots are page-rounded, disk slots 4 KiB-rounded */
+            cfg.host.budget = (uint64_t)o.slots * 4096;
+            cfg.disk.budget = (uint64_t)o.slow_slots * 4096;
+            o.slots = 0;
+            o.slow_slots = 0;
+        }
         wl w;
         wl_init(&w, size);
         w.steps_known = n;
