@@ -362,6 +362,11 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
     }
     if (rc == EBB_STEP_LAST && run->opt.steps == 0 && !recomputed && run->phase == RT_FORWARD)
         *last = 1;
+    else if (rc == EBB_STEP_LAST && run->opt.steps > 0)
+        return ebb_fail(EBB_ERR_CALLBACK,
+                        "forward step %lld returned EBB_STEP_LAST, but the run was created with "
+                        "steps = %lld (create it with steps = 0 when n is not known)",
+                        (long long)k, (long long)run->opt.steps);
     else if (rc != EBB_STEP_OK)
         return callback_failed("forward", k, rc, recomputed);
     run->stats.forward_steps++;
