@@ -389,6 +389,8 @@ static void print_json(const bench_args *a, const bench_params *p, const bench_r
             json_int(&w, "threads", r->threads);
             json_bool(&w, "direct", r->direct);
             json_bool(&w, "registered_buffers", r->registered_buffers);
+            json_int(&w, "registered_bytes", (int64_t)r->registered_bytes);
+            json_int(&w, "staging_bytes", (int64_t)r->staging_bytes);
             json_bool(&w, "registered_files", r->registered_files);
             json_bool(&w, "checksum", r->checksum);
             json_int(&w, "alignment", (int64_t)r->alignment);
@@ -511,13 +513,20 @@ static void print_table(const bench_args *a, const bench_params *p, const bench_
             printf(" %9s %9s %9s  %s moved each way, %d slots, %s\n", "-", "-", "-",
                    size_str(r->moved, s1, sizeof s1), (int)r->slots,
                    r->pinned ? "pinned" : "not pinned");
-        else
-            printf(" %9s %9s %9s  %s moved each way, %d slots, %d in flight, %s, %s buffers, "
+        else {
+            char reg[96], s3[32];
+            if (!r->registered_buffers)
+                snprintf(reg, sizeof reg, "unregistered buffers");
+            else
+                snprintf(reg, sizeof reg, "registered buffers (%s of %s)",
+                         size_str(r->registered_bytes, s2, sizeof s2),
+                         size_str(r->staging_bytes, s3, sizeof s3));
+            printf(" %9s %9s %9s  %s moved each way, %d slots, %d in flight, %s, %s, "
                    "%d thread%s%s\n",
                    "-", "-", "-", size_str(r->moved, s1, sizeof s1), (int)r->slots,
-                   (int)r->in_flight, r->direct ? "O_DIRECT" : "buffered (page cache!)",
-                   r->registered_buffers ? "registered" : "unregistered", (int)r->threads,
-                   r->threads == 1 ? "" : "s", r->checksum ? ", checksums" : "");
+                   (int)r->in_flight, r->direct ? "O_DIRECT" : "buffered (page cache!)", reg,
+                   (int)r->threads, r->threads == 1 ? "" : "s", r->checksum ? ", checksums" : "");
+        }
     }
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         if (res[t].ran && res[t].warnings[0])

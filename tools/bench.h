@@ -39,6 +39,8 @@ typedef struct bench_result {
     size_t slot_stride;           /* bytes a slot occupies */
     char backend[32];             /* "memory", "cuda", "io_uring", "threads" */
     int direct, registered_buffers, registered_files, pinned, numa_node, checksum, device;
+    uint64_t registered_bytes;    /* disk: staging bytes registered as io_uring fixed buffers */
+    uint64_t staging_bytes;       /* disk: bytes of the staging host pool */
     int32_t depth, threads, path_count;
     size_t block, alignment;
     uint64_t requests, retries;   /* disk requests / gpu chunks, resubmissions (last phase) */

@@ -294,6 +294,8 @@ int bench_disk(const ebb_config *cfg, const bench_params *p, bench_result *r)
     r->direct = di.direct;
     r->registered_buffers = di.registered_buffers;
     r->registered_files = di.registered_files;
+    r->registered_bytes = di.registered_bytes;
+    r->staging_bytes = hi.bytes;
     r->pinned = hi.pinned;
     r->numa_node = di.numa_node;
     r->checksum = di.checksum;

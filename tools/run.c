@@ -1,12 +1,427 @@
-/* `ebb run`: placeholder until it lands. */
+/*
+ * `ebb run`: runs a synthetic workload (tools/workload.c) through the
+ * runtime under one strategy or all of them, and prints what checkpointing
+ * cost: forward steps recomputed, wall time against the ideal (every step
+ * once, nothing stored), time stalled on transfers, slots used. The gradient
+ * (the final adjoint) must be the same under every strategy.
+ */
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "ebb/ebb.h"
 #include "tools/cli.h"
+#include "tools/json.h"
+#include "tools/workload.h"
+
+static const char run_help[] =
+    "usage: ebb run [options]\n"
+    "\n"
+    "Runs a synthetic workload forward and in reverse under a checkpointing\n"
+    "strategy, over the tiers the configuration describes, and measures what\n"
+    "checkpointing costs: recomputed steps, wall time against the ideal (each\n"
+    "step once), stalls on transfers, slots used.\n"
+    "\n"
+    "  --config F         configuration file (default: the embedded default)\n"
+    "  --strategy S       auto | store-all | periodic | revolve | online |\n"
+    "                     multistage | disk-revolve | all (default: run.strategy);\n"
+    "                     all runs every strategy that fits and compares them\n"
+    "  --steps N          steps (n >= 1, default 100)\n"
+    "  --slots C          slots in the fast tier (default: as its budget holds)\n"
+    "  --disk-slots D     slots in the slow tier (default: as its budget holds)\n"
+    "  --period K         periodic: store every K-th state; disk-revolve: the period\n"
+    "  --io-ratio R       disk-revolve: (write + read time of a state) / step time\n"
+    "  --state-size B     bytes of a state, units allowed: 16MiB (default 16 MiB)\n"
+    "  --forward-ms F     compute time of a forward step (default 0: one pass over\n"
+    "                     the state)\n"
+    "  --reverse-ms B     compute time of a reverse step (default 0: a hash of it)\n"
+    "  --audit            check every action and hash every state (run.audit = hash)\n"
+    "  --inplace          use the in-place forward form\n"
+    "  --json             print one JSON object on stdout ({\"runs\": [...]} with all)\n"
+    "\n"
+    "A strategy the fast tier is too small for (its budget, or --slots C) is retried\n"
+    "with its slots on disk. The gradient is a hash of every state the reverse steps\n"
+    "saw, in order: equal gradients mean every strategy gave each reverse step its\n"
+    "exact state.\n"
+    "A progress line goes to stderr.\n";
+
+typedef struct run_args {
+    const char *config;
+    int strategy; /* -1: the configuration's */
+    int all;
+    int64_t steps;
+    int32_t slots, disk_slots;
+    int64_t period;
+    double io_ratio;
+    uint64_t state_size;
+    double forward_ms, reverse_ms;
+    int audit, inplace, json;
+} run_args;
+
+static int parse(int argc, char **argv, run_args *a)
+{
+    enum { O_CONFIG = 256, O_STRATEGY, O_STEPS, O_SLOTS, O_DISK, O_PERIOD, O_RATIO, O_SIZE,
+           O_FORWARD, O_REVERSE, O_AUDIT, O_INPLACE, O_JSON, O_HELP };
+    static const struct option longopts[] = {
+        {"config", required_argument, 0, O_CONFIG},       {"strategy", required_argument, 0, O_STRATEGY},
+        {"steps", required_argument, 0, O_STEPS},         {"slots", required_argument, 0, O_SLOTS},
+        {"disk-slots", required_argument, 0, O_DISK},     {"period", required_argument, 0, O_PERIOD},
+        {"io-ratio", required_argument, 0, O_RATIO},      {"state-size", required_argument, 0, O_SIZE},
+        {"forward-ms", required_argument, 0, O_FORWARD},  {"reverse-ms", required_argument, 0, O_REVERSE},
+        {"audit", no_argument, 0, O_AUDIT},               {"inplace", no_argument, 0, O_INPLACE},
+        {"json", no_argument, 0, O_JSON},                 {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    int c;
+    int64_t v;
+    ebb_config_strategy s;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_CONFIG: a->config = optarg; break;
+        case O_STRATEGY:
+            if (strcmp(optarg, "all") == 0) {
+                a->all = 1;
+                break;
+            }
+            if (ebb_config_strategy_from_name(optarg, &s) != EBB_OK) {
+                fprintf(stderr, "ebb run: --strategy: %s (or \"all\" for every one)\n", ebb_last_error());
+                return 2;
+            }
+            a->strategy = (int)s;
+            a->all = 0;
+            break;
+        case O_STEPS:
+            if (cli_parse_int("run", "--steps", optarg, 1, INT64_MAX / 4, &v))
+                return 2;
+            a->steps = v;
+            break;
+        case O_SLOTS:
+            if (cli_parse_int("run", "--slots", optarg, 1, INT32_MAX, &v))
+                return 2;
+            a->slots = (int32_t)v;
+            break;
+        case O_DISK:
+            if (cli_parse_int("run", "--disk-slots", optarg, 1, INT32_MAX, &v))
+                return 2;
+            a->disk_slots = (int32_t)v;
+            break;
+        case O_PERIOD:
+            if (cli_parse_int("run", "--period", optarg, 1, INT64_MAX / 4, &v))
+                return 2;
+            a->period = v;
+            break;
+        case O_RATIO:
+            if (cli_parse_double("run", "--io-ratio", optarg, 0.0, &a->io_ratio))
+                return 2;
+            break;
+        case O_SIZE:
+            if (ebb_parse_size(optarg, &a->state_size) != EBB_OK) {
+                fprintf(stderr, "ebb run: --state-size: %s\n", ebb_last_error());
+                return 2;
+            }
+            if (a->state_size == 0 || a->state_size > SIZE_MAX / 2) {
+                fprintf(stderr, "ebb run: --state-size must be at least 1 byte, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_FORWARD:
+            if (cli_parse_double("run", "--forward-ms", optarg, 0.0, &a->forward_ms))
+                return 2;
+            break;
+        case O_REVERSE:
+            if (cli_parse_double("run", "--reverse-ms", optarg, 0.0, &a->reverse_ms))
+                return 2;
+            break;
+        case O_AUDIT: a->audit = EBB_AUDIT_HASH; break;
+        case O_INPLACE: a->inplace = 1; break;
+        case O_JSON: a->json = 1; break;
+        case O_HELP: fputs(run_help, stdout); return 1;
+        default:
+            fprintf(stderr, "ebb run: unknown or incomplete option '%s' (see 'ebb run --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ebb run: unexpected argument '%s' (see 'ebb run --help')\n", argv[optind]);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- figures ------------------------------------------------------------------- */
+
+/* steps x (mean forward step + mean reverse step), as measured in the run. */
+static double ideal_s(const workload_result *r)
+{
+    const ebb_run_stats *st = &r->stats;
+    double f = st->forward_steps > 0 ? st->forward_callback_s / (double)st->forward_steps : NAN;
+    double b = st->reverse_steps > 0 ? st->reverse_callback_s / (double)st->reverse_steps : NAN;
+    return (double)st->steps * (f + b);
+}
+
+static double ratio(double a, double b) { return b > 0 ? a / b : NAN; }
+
+static const char *tier_str(int t) { return t >= 0 && t < EBB_TIER_COUNT ? ebb_tier_name((ebb_tier)t) : "none"; }
+
+static char *hex64(uint64_t v, char buf[17])
+{
+    snprintf(buf, 17, "%016llx", (unsigned long long)v);
+    return buf;
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static void json_tiers_i32(json_writer *w, const char *key, const int32_t *v)
+{
+    json_object(w, key);
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_int(w, ebb_tier_name((ebb_tier)t), v[t]);
+    json_close(w);
+}
+
+static void json_tiers_u64(json_writer *w, const char *key, const uint64_t *v)
+{
+    json_object(w, key);
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_int(w, ebb_tier_name((ebb_tier)t), (int64_t)v[t]);
+    json_close(w);
+}
+
+/* The members of one run's object. */
+static void json_run(json_writer *w, const workload_plan *p, const workload_result *r)
+{
+    json_string(w, "strategy", r->strategy);
+    if (!r->ran) {
+        json_string(w, "skipped", r->error);
+        return;
+    }
+    const ebb_run_stats *st = &r->stats;
+    const ebb_run_info *in = &r->info;
+    char hex[17];
+    json_int(w, "steps", st->steps);
+    json_int(w, "state_size", (int64_t)p->size);
+    json_int(w, "forward_steps", st->forward_steps);
+    json_int(w, "recomputed_steps", st->recomputed_steps);
+    json_int(w, "reverse_steps", st->reverse_steps);
+    json_double(w, "wall_s", st->wall_s);
+    json_double(w, "forward_sweep_s", st->forward_sweep_s);
+    json_double(w, "reverse_sweep_s", st->reverse_sweep_s);
+    json_double(w, "forward_callback_s", st->forward_callback_s);
+    json_double(w, "reverse_callback_s", st->reverse_callback_s);
+    json_double(w, "first_sweep_callback_s", r->first_sweep_callback_s);
+    json_int(w, "first_sweep_forward_steps", r->first_sweep_steps);
+    json_double(w, "forward_sweep_over_callbacks",
+                ratio(st->forward_sweep_s, r->first_sweep_callback_s));
+    json_double(w, "ideal_s", ideal_s(r));
+    json_double(w, "overhead", ratio(st->wall_s, ideal_s(r)));
+    json_double(w, "stall_s", st->stall_total_s);
+    json_object(w, "stall_tier_s");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_double(w, ebb_tier_name((ebb_tier)t), st->stall_s[t]);
+    json_close(w);
+    json_int(w, "copies", st->copies);
+    json_double(w, "copy_s", st->copy_s);
+    json_string(w, "gradient", hex64(r->gradient, hex));
+    json_string(w, "fast_tier", tier_str(in->fast_tier));
+    json_string(w, "slow_tier", tier_str(in->slow_tier));
+    json_bool(w, "fast_tier_on_disk_retry", r->on_disk);
+    json_tiers_i32(w, "slots", in->slots);
+    json_tiers_i32(w, "buffers", in->buffers);
+    json_tiers_u64(w, "bytes_reserved", in->bytes);
+    json_tiers_i32(w, "peak_slots", st->peak_slots);
+    json_object(w, "stores");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_int(w, ebb_tier_name((ebb_tier)t), st->stores[t]);
+    json_close(w);
+    json_object(w, "restores");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_int(w, ebb_tier_name((ebb_tier)t), st->restores[t]);
+    json_close(w);
+    json_tiers_u64(w, "bytes_written", st->bytes_written);
+    json_tiers_u64(w, "bytes_read", st->bytes_read);
+    json_string(w, "audit", ebb_audit_name(in->audit));
+    json_bool(w, "inplace", in->inplace);
+    json_int(w, "forward_passes", p->forward_passes);
+    json_int(w, "reverse_passes", p->reverse_passes);
+    json_double(w, "pass_s", p->pass_s);
+    json_string(w, "warnings", r->warnings);
+}
+
+static void print_json(const run_args *a, const workload_plan *p, const workload_result *res,
+                       int count, int equal)
+{
+    json_writer w;
+    if (!a->all) {
+        json_begin(&w, stdout);
+        json_run(&w, p, &res[0]);
+        json_end(&w);
+        return;
+    }
+    /* json.h has no arrays: the array's brackets and commas are written here. */
+    fputs("{\"runs\": [", stdout);
+    for (int i = 0; i < count; i++) {
+        if (i)
+            fputs(", ", stdout);
+        json_begin(&w, stdout);
+        json_run(&w, p, &res[i]);
+        fputc('}', stdout);
+    }
+    printf("], \"gradients_equal\": %s}\n", equal ? "true" : "false");
+}
+
+static void print_table(const run_args *a, const workload_plan *p, const workload_result *res,
+                        int count, int ran, int equal)
+{
+    char size[32], hex[17];
+    ebb_format_size(p->size, size, sizeof size);
+    const workload_result *any = NULL;
+    for (int i = 0; i < count && !any; i++)
+        any = res[i].ran ? &res[i] : NULL;
+    if (strspn(size, "0123456789") == strlen(size))
+        snprintf(size + strlen(size), sizeof size - strlen(size), " bytes");
+    printf("ebb run: %lld steps, state %s; forward %d pass%s, reverse %d pass%s of %.3g ms; "
+           "audit %s%s\n\n",
+           (long long)p->steps, size, (int)p->forward_passes, p->forward_passes == 1 ? "" : "es",
+           (int)p->reverse_passes, p->reverse_passes == 1 ? "" : "es", p->pass_s * 1e3,
+           any ? ebb_audit_name(any->info.audit) : "?", a->inplace ? "; in-place forward" : "");
+    printf("%-12s %-9s %8s %10s %9s %8s %8s %7s %5s %5s %5s  %s\n", "strategy", "tiers",
+           "forward", "recomputed", "wall s", "overhead", "stall s", "fwd/cb", "gpu", "host",
+           "disk", "gradient");
+    for (int i = 0; i < count; i++) {
+        const workload_result *r = &res[i];
+        if (!r->ran) {
+            printf("%-12s skipped: %s\n", r->strategy, r->error);
+            continue;
+        }
+        const ebb_run_stats *st = &r->stats;
+        char tiers[32];
+        int slow = r->info.slow_tier >= 0 && r->info.slow_tier < EBB_TIER_COUNT &&
+                   r->info.slow_tier != r->info.fast_tier;
+        snprintf(tiers, sizeof tiers, "%s%s%s", tier_str(r->info.fast_tier), slow ? "/" : "",
+                 slow ? tier_str(r->info.slow_tier) : "");
+        printf("%-12s %-9s %8lld %10lld %9.3f %8.3f %8.3f %7.3f %5d %5d %5d  %s\n", r->strategy,
+               tiers, (long long)st->forward_steps, (long long)st->recomputed_steps, st->wall_s,
+               ratio(st->wall_s, ideal_s(r)), st->stall_total_s,
+               ratio(st->forward_sweep_s, r->first_sweep_callback_s),
+               (int)st->peak_slots[EBB_TIER_GPU], (int)st->peak_slots[EBB_TIER_HOST],
+               (int)st->peak_slots[EBB_TIER_DISK], hex64(r->gradient, hex));
+    }
+    printf("\noverhead: wall time / (steps x (mean forward + mean reverse step)); fwd/cb: forward\n"
+           "sweep / its forward steps' compute; gpu, host, disk: peak slots in use.\n");
+    for (int i = 0; i < count; i++)
+        if (res[i].ran && res[i].on_disk)
+            printf("%s: the fast tier (its budget, or --slots) was too small for it: slots on "
+                   "disk\n", res[i].strategy);
+    /* The pools' warnings, once for the runs that share them. */
+    for (int i = 0; i < count; i++) {
+        if (!res[i].ran || !res[i].warnings[0])
+            continue;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = res[j].ran && strcmp(res[j].warnings, res[i].warnings) == 0;
+        if (seen)
+            continue;
+        printf("warnings (");
+        for (int j = i, k = 0; j < count; j++)
+            if (res[j].ran && strcmp(res[j].warnings, res[i].warnings) == 0)
+                printf("%s%s", k++ ? ", " : "", res[j].strategy);
+        printf("): %s\n", res[i].warnings);
+    }
+    if (a->all && ran > 1)
+        printf("gradients: %s\n", equal ? "all equal" : "DIFFER");
+}
+
+/* ---- the command --------------------------------------------------------------- */
+
+static const int every_strategy[] = {
+    EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
+    EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE};
+enum { MAX_RUNS = sizeof every_strategy / sizeof *every_strategy };
 
 int ebb_cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "ebb run: not built yet\n");
-    return 2;
+    run_args a;
+    memset(&a, 0, sizeof a);
+    a.strategy = -1;
+    a.steps = 100;
+    a.state_size = UINT64_C(16) << 20;
+    a.audit = -1;
+    int rc = parse(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+
+    ebb_config cfg;
+    if (ebb_config_init_default(&cfg) != EBB_OK) {
+        fprintf(stderr, "ebb run: %s\n", ebb_last_error());
+        return 1;
+    }
+    if (a.config && ebb_config_load_file(a.config, &cfg) != EBB_OK) {
+        fprintf(stderr, "ebb run: %s\n", ebb_last_error());
+        ebb_config_dispose(&cfg);
+        return 1;
+    }
+    workload_plan plan;
+    char err[256];
+    if (workload_calibrate((size_t)a.state_size, a.steps, a.forward_ms, a.reverse_ms, &plan, err,
+                           sizeof err) != 0) {
+        fprintf(stderr, "ebb run: %s\n", err);
+        ebb_config_dispose(&cfg);
+        return 1;
+    }
+    workload_request req = {
+        .config = &cfg, .strategy = a.strategy, .slots = a.slots, .slow_slots = a.disk_slots,
+        .period = a.period, .io_ratio = a.io_ratio, .audit = a.audit, .inplace = a.inplace,
+        .progress = isatty(STDERR_FILENO) ? 1 : 2};
+
+    workload_result res[MAX_RUNS];
+    int count = a.all ? MAX_RUNS : 1, ran = 0, failed = 0;
+    for (int i = 0; i < count; i++) {
+        if (a.all)
+            req.strategy = every_strategy[i];
+        int out = workload_run(&plan, &req, &res[i]);
+        if (out == WORKLOAD_OK) {
+            ran++;
+            continue;
+        }
+        fprintf(stderr, "ebb run: %s: %s%s\n", res[i].strategy,
+                out == WORKLOAD_SKIPPED && a.all ? "skipped: " : "", res[i].error);
+        if (out == WORKLOAD_FAILED || !a.all) {
+            failed = 1;
+            break;
+        }
+    }
+    ebb_config_dispose(&cfg);
+    if (failed)
+        return 1;
+    if (ran == 0) {
+        fprintf(stderr, "ebb run: no strategy fits: give more slots (--slots, --disk-slots) or "
+                        "larger budgets in the configuration\n");
+        return 1;
+    }
+    int equal = 1;
+    const workload_result *first = NULL;
+    for (int i = 0; i < count; i++) {
+        if (!res[i].ran)
+            continue;
+        if (first && res[i].gradient != first->gradient)
+            equal = 0;
+        if (!first)
+            first = &res[i];
+    }
+    if (a.json)
+        print_json(&a, &plan, res, count, equal);
+    else
+        print_table(&a, &plan, res, count, ran, equal);
+    if (!equal) {
+        fprintf(stderr, "ebb run: the gradients differ between strategies: some reverse step was "
+                        "given a wrong state (an engine bug; rerun with --audit to find it)\n");
+        return 1;
+    }
+    return 0;
 }

@@ -1,0 +1,356 @@
+/*
+ * `ebb run`: the synthetic workload and the driver of one run.
+ *
+ * A pass turns a state into another of the same size: word j of the output
+ * is mix64(in[j] ^ rotl(in[j+1], 7) ^ key) (the last word takes word 0 as its
+ * neighbour; the tail bytes of a size that is not a multiple of 8 are mixed
+ * with word 0), so every input byte changes the output. A pass may run in
+ * place with the same result. A forward step is P passes (P fixed at
+ * calibration), the first from `in` to `out`, the others on `out`; the
+ * in-place form runs the same P passes on the state, so both forms compute
+ * the same states. A reverse step runs Q passes on a scratch buffer (its
+ * compute time) and folds the state into the adjoint:
+ *     adjoint = XXH3_64bits_withSeed(x_i, size, adjoint ^ i)
+ * starting from the hash of x_n, so the final adjoint (the "gradient")
+ * depends on every state and on their order.
+ */
+#include "tools/workload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "ebb/ebb.h"
+#include "tools/cli.h"
+
+enum { X0_SEED = 0x0ebb5eed, LOSS_SEED = 0x10551055 };
+
+static inline uint64_t mix64(uint64_t z)
+{
+    z ^= z >> 30;
+    z *= UINT64_C(0xbf58476d1ce4e5b9);
+    z ^= z >> 27;
+    z *= UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl7(uint64_t x) { return x << 7 | x >> 57; }
+
+static inline uint64_t load64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store64(unsigned char *p, uint64_t v) { memcpy(p, &v, sizeof v); }
+
+/* One pass from `in` to `out` (which may be `in`). Word j is read before
+ * word j is written and word j+1 before word j+1 is, and word 0 and the tail
+ * are read first, so in place gives the same bytes as out of place. */
+static void pass(const unsigned char *in, unsigned char *out, size_t size, uint64_t key)
+{
+    size_t m = size / 8, tail = size % 8;
+    uint64_t first = m ? load64(in) : key;
+    unsigned char t[8];
+    memcpy(t, in + 8 * m, tail);
+    for (size_t j = 0; j + 1 < m; j++)
+        store64(out + 8 * j, mix64(load64(in + 8 * j) ^ rotl7(load64(in + 8 * (j + 1))) ^ key));
+    if (m)
+        store64(out + 8 * (m - 1), mix64(load64(in + 8 * (m - 1)) ^ rotl7(first) ^ key));
+    for (size_t k = 0; k < tail; k++)
+        out[8 * m + k] = (unsigned char)mix64(first ^ key ^ ((uint64_t)t[k] << 8 * k) ^ k);
+}
+
+static uint64_t pass_key(int64_t step, int64_t p)
+{
+    return mix64((uint64_t)step * UINT64_C(0x9e3779b97f4a7c15) + (uint64_t)p + 1);
+}
+
+/* x_0: pseudo-random bytes from a fixed seed. */
+static void fill_x0(unsigned char *x, size_t size)
+{
+    uint64_t s = X0_SEED;
+    for (size_t i = 0; i < size; i += 8) {
+        uint64_t v = mix64(s += UINT64_C(0x9e3779b97f4a7c15));
+        memcpy(x + i, &v, size - i < 8 ? size - i : 8);
+    }
+}
+
+int workload_calibrate(size_t size, int64_t steps, double forward_ms, double reverse_ms,
+                       workload_plan *plan, char *err, size_t errlen)
+{
+    unsigned char *a = malloc(size), *b = malloc(size);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        snprintf(err, errlen, "cannot allocate two buffers of %zu bytes to calibrate the steps",
+                 size);
+        return -1;
+    }
+    fill_x0(a, size);
+    pass(a, b, size, 1); /* faults b in */
+    /* Passes as a forward step makes them (from a to b, then on b in place),
+     * in batches of at least 0.5 ms (small states time well); the fastest of
+     * 3 to 15 batches (0.3 s of them unless 15 are in) is the pass time with
+     * the core to itself: other processes' bursts do not count. */
+    int64_t batch = 1, k = 0;
+    double t0, el;
+    for (;;) {
+        t0 = cli_now();
+        for (int64_t i = 0; i < batch; i++, k++)
+            pass(k % 2 ? b : a, b, size, (uint64_t)k); /* as a forward step */
+        el = cli_now() - t0;
+        if (el >= 5e-4 || batch >= (INT64_C(1) << 40))
+            break;
+        batch *= 2;
+    }
+    double best = 0, start = cli_now();
+    int n = 0;
+    do {
+        t0 = cli_now();
+        for (int64_t i = 0; i < batch; i++, k++)
+            pass(k % 2 ? b : a, b, size, (uint64_t)k);
+        double t = (cli_now() - t0) / (double)batch;
+        best = n++ == 0 || t < best ? t : best;
+    } while (n < 15 && (n < 3 || cli_now() - start < 0.3));
+    free(a);
+    free(b);
+    plan->size = size;
+    plan->steps = steps;
+    plan->pass_s = best > 0 ? best : 1e-9;
+    double p = forward_ms / 1e3 / plan->pass_s, q = reverse_ms / 1e3 / plan->pass_s;
+    plan->forward_passes = p < 1.5 ? 1 : (int64_t)(p + 0.5);
+    plan->reverse_passes = reverse_ms <= 0 ? 0 : q < 1.5 ? 1 : (int64_t)(q + 0.5);
+    return 0;
+}
+
+/* ---- the callbacks ------------------------------------------------------------ */
+
+typedef struct workload_ctx {
+    const workload_plan *plan;
+    unsigned char *scratch;
+    uint64_t adjoint;
+    int unknown_n;        /* 1: the forward says when the first sweep ends */
+    int first_sweep;      /* 1 inside ebb_run_forward */
+    int64_t next_reverse; /* the reverse step expected next */
+    double forward_s, reverse_s, first_s;
+    int64_t first_steps, recomputed;
+    /* progress */
+    int progress;
+    const char *name;
+    double last_print;
+} workload_ctx;
+
+static void progress(workload_ctx *c, const char *phase, int64_t done, double now)
+{
+    if (!c->progress || now - c->last_print < (c->progress == 1 ? 0.1 : 1.0))
+        return;
+    c->last_print = now;
+    fprintf(stderr, "\rebb run: %-12s %-7s step %lld of %lld", c->name, phase, (long long)done,
+            (long long)c->plan->steps);
+    if (c->recomputed)
+        fprintf(stderr, ", %lld recomputed", (long long)c->recomputed);
+    fputc(' ', stderr);
+    fflush(stderr);
+}
+
+static void progress_end(workload_ctx *c)
+{
+    if (c->progress && c->last_print > 0) {
+        fprintf(stderr, "\r%-79s\r", "");
+        fflush(stderr);
+    }
+}
+
+static int forward_done(workload_ctx *c, int64_t step, double t0)
+{
+    double now = cli_now();
+    c->forward_s += now - t0;
+    if (c->first_sweep) {
+        c->first_s += now - t0;
+        c->first_steps++;
+        progress(c, "forward", step + 1, now);
+    } else {
+        c->recomputed++;
+    }
+    if (c->unknown_n && c->first_sweep && step == c->plan->steps - 1)
+        return EBB_STEP_LAST;
+    return EBB_STEP_OK;
+}
+
+static int forward_step(void *user, int64_t step, const void *in, void *out)
+{
+    workload_ctx *c = user;
+    if (step < 0 || step >= c->plan->steps)
+        return ebb_callback_fail("forward step %lld called, outside 0 .. %lld", (long long)step,
+                                 (long long)c->plan->steps - 1);
+    double t0 = cli_now();
+    size_t size = c->plan->size;
+    pass(in, out, size, pass_key(step, 0));
+    for (int64_t p = 1; p < c->plan->forward_passes; p++)
+        pass(out, out, size, pass_key(step, p));
+    return forward_done(c, step, t0);
+}
+
+static int forward_inplace_step(void *user, int64_t step, void *state)
+{
+    workload_ctx *c = user;
+    if (step < 0 || step >= c->plan->steps)
+        return ebb_callback_fail("forward step %lld called, outside 0 .. %lld", (long long)step,
+                                 (long long)c->plan->steps - 1);
+    double t0 = cli_now();
+    for (int64_t p = 0; p < c->plan->forward_passes; p++)
+        pass(state, state, c->plan->size, pass_key(step, p));
+    return forward_done(c, step, t0);
+}
+
+static int reverse_step(void *user, int64_t step, void *state)
+{
+    workload_ctx *c = user;
+    if (step != c->next_reverse)
+        return ebb_callback_fail("reverse step %lld called where %lld was expected (n-1 .. 0 in "
+                                 "order)",
+                                 (long long)step, (long long)c->next_reverse);
+    double t0 = cli_now();
+    size_t size = c->plan->size;
+    for (int64_t p = 0; p < c->plan->reverse_passes; p++)
+        pass(p ? c->scratch : state, c->scratch, size, pass_key(step, p));
+    c->adjoint = XXH3_64bits_withSeed(state, size, c->adjoint ^ (uint64_t)step);
+    double now = cli_now();
+    c->reverse_s += now - t0;
+    c->next_reverse--;
+    progress(c, "reverse", c->plan->steps - step, now);
+    return EBB_STEP_OK;
+}
+
+/* ---- one run -------------------------------------------------------------------- */
+
+static void set_error(workload_result *r, const char *what)
+{
+    snprintf(r->error, sizeof r->error, "%s", what);
+}
+
+/* ebb_run_create, and once more with the fast tier on disk when the fast
+ * tier is too small for the strategy: its budget (EBB_ERR_NO_MEMORY), or
+ * the slot count given with --slots, which stands for a budget of that many
+ * states (the engine refuses too few slots with EBB_ERR_INVALID_ARG). */
+static ebb_status create(ebb_run_options *o, const workload_request *req, workload_result *r,
+                         ebb_run **run)
+{
+    ebb_status s = ebb_run_create(o, run);
+    if (s != EBB_ERR_NO_MEMORY && !(s == EBB_ERR_INVALID_ARG && req->slots > 0)) {
+        if (s != EBB_OK)
+            set_error(r, ebb_last_error());
+        return s;
+    }
+    char first[512];
+    snprintf(first, sizeof first, "%s", ebb_last_error());
+    o->fast_tier = EBB_TIER_DISK;
+    o->slots = req->slow_slots; /* 0: as many as the disk budget holds */
+    o->slow_slots = 0;
+    s = ebb_run_create(o, run);
+    if (s == EBB_OK)
+        r->on_disk = 1;
+    else
+        snprintf(r->error, sizeof r->error, "%s; with the fast tier on disk: %s", first,
+                 ebb_last_error());
+    return s;
+}
+
+int workload_run(const workload_plan *plan, const workload_request *req, workload_result *r)
+{
+    memset(r, 0, sizeof *r);
+    int strategy = req->strategy >= 0 ? req->strategy : (int)req->config->strategy;
+    snprintf(r->strategy, sizeof r->strategy, "%s",
+             ebb_config_strategy_name((ebb_config_strategy)strategy));
+    workload_ctx c;
+    memset(&c, 0, sizeof c);
+    c.plan = plan;
+    c.unknown_n = strategy == EBB_CONFIG_STRATEGY_ONLINE;
+    c.next_reverse = plan->steps - 1;
+    c.progress = req->progress;
+    c.name = r->strategy;
+
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = plan->size;
+    o.state_tier = EBB_TIER_HOST;
+    if (req->inplace)
+        o.forward_inplace = forward_inplace_step;
+    else
+        o.forward = forward_step;
+    o.reverse = reverse_step;
+    o.user = &c;
+    o.steps = c.unknown_n ? 0 : plan->steps;
+    o.config = req->config;
+    o.strategy = req->strategy;
+    o.slots = req->slots;
+    o.slow_slots = req->slow_slots;
+    o.period = req->period;
+    o.io_ratio = req->io_ratio;
+    o.audit = req->audit;
+
+    ebb_run *run = NULL;
+    if (create(&o, req, r, &run) != EBB_OK)
+        return WORKLOAD_SKIPPED;
+    ebb_run_info resolved; /* "auto" becomes what it picked, for the progress line */
+    if (ebb_run_info_get(run, &resolved) == EBB_OK && resolved.strategy_name)
+        snprintf(r->strategy, sizeof r->strategy, "%s", resolved.strategy_name);
+
+    int rc = WORKLOAD_FAILED;
+    unsigned char *x0 = malloc(plan->size);
+    c.scratch = plan->reverse_passes > 0 ? malloc(plan->size) : NULL;
+    if (!x0 || (plan->reverse_passes > 0 && !c.scratch)) {
+        snprintf(r->error, sizeof r->error, "cannot allocate %zu bytes for x_0 and a scratch state",
+                 plan->size);
+        goto out;
+    }
+    fill_x0(x0, plan->size);
+    void *xn = NULL;
+    c.first_sweep = 1;
+    ebb_status s = ebb_run_forward(run, x0, &xn);
+    c.first_sweep = 0;
+    free(x0);
+    x0 = NULL;
+    if (s != EBB_OK) {
+        progress_end(&c);
+        snprintf(r->error, sizeof r->error, "forward sweep: %s", ebb_last_error());
+        goto out;
+    }
+    c.adjoint = XXH3_64bits_withSeed(xn, plan->size, LOSS_SEED); /* the "loss" */
+    s = ebb_run_reverse(run);
+    progress_end(&c);
+    if (s != EBB_OK) {
+        snprintf(r->error, sizeof r->error, "reverse sweep: %s", ebb_last_error());
+        goto out;
+    }
+    if (c.next_reverse != -1) {
+        snprintf(r->error, sizeof r->error,
+                 "the reverse sweep returned without calling reverse steps %lld .. 0",
+                 (long long)c.next_reverse);
+        goto out;
+    }
+    if (ebb_run_stats_get(run, &r->stats) != EBB_OK || ebb_run_info_get(run, &r->info) != EBB_OK) {
+        snprintf(r->error, sizeof r->error, "statistics: %s", ebb_last_error());
+        goto out;
+    }
+    if (r->info.strategy_name)
+        snprintf(r->strategy, sizeof r->strategy, "%s", r->info.strategy_name);
+    snprintf(r->warnings, sizeof r->warnings, "%s", r->info.warnings ? r->info.warnings : "");
+    r->info.strategy_name = r->strategy;
+    r->info.warnings = r->warnings;
+    r->gradient = c.adjoint;
+    r->first_sweep_callback_s = c.first_s;
+    r->first_sweep_steps = c.first_steps;
+    r->forward_callback_own_s = c.forward_s;
+    r->reverse_callback_own_s = c.reverse_s;
+    r->ran = 1;
+    rc = WORKLOAD_OK;
+out:
+    free(x0);
+    free(c.scratch);
+    ebb_run_destroy(run);
+    return rc;
+}
