@@ -23,7 +23,7 @@ static ebb_status refill(ebb_run *run, size_t keep)
     if (rem >= keep || run->batch_ended)
         return EBB_OK;
     memmove(run->batch, run->batch + run->batch_pos, rem * sizeof *run->batch);
-    run->scan_pos -= run->batch_pos;
+    run->scan_pos = run->scan_pos > run->batch_pos ? run->scan_pos - run->batch_pos : 0;
     run->batch_pos = 0;
     run->batch_len = rem;
     size_t got = 0;

@@ -1,0 +1,45 @@
+/* The reverse sweep reads the next disk RESTORE ahead: with reverse steps
+ * longer than a read, nearly every disk restore finds its state already read
+ * (or still in a host buffer), across many refills of the action batch. */
+#include <time.h>
+
+#include "workload.h"
+
+static int slow_reverse(void *user, int64_t k, void *state)
+{
+    struct timespec ts = {0, 300 * 1000}; /* longer than a 64 KiB read */
+    nanosleep(&ts, NULL);
+    return wl_reverse_cb(user, k, state);
+}
+
+Test(prefetch, disk_restores_are_read_ahead)
+{
+    char dir[256];
+    ebb_config cfg;
+    wl_config(&cfg, dir, sizeof dir);
+    cfg.disk.budget = 512ull << 20;
+    wl w;
+    wl_init(&w, 64 << 10);
+    w.steps_known = 600;
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = w.size;
+    o.steps = 600;
+    o.config = &cfg;
+    o.strategy = EBB_CONFIG_STRATEGY_MULTISTAGE;
+    o.slots = 4;
+    o.slow_slots = 595;
+    o.forward = wl_forward_cb;
+    o.reverse = slow_reverse;
+    o.user = &w;
+    ebb_run_stats st;
+    cr_assert_eq(wl_run(&o, NULL, &w, 3, &st), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(w.adjoint, wl_reference(w.size, 600, 3));
+    int64_t disk = st.restores[EBB_TIER_DISK];
+    cr_assert_gt(disk, 500);
+    cr_assert_geq(st.prefetches + st.cache_hits, disk * 9 / 10,
+                  "%lld of %lld disk restores read ahead or cached",
+                  (long long)(st.prefetches + st.cache_hits), (long long)disk);
+    rmdir(dir);
+    ebb_config_dispose(&cfg);
+}
