@@ -17,6 +17,7 @@ enum { BL_ALIGN = 4096 };
 
 typedef struct bl_req {
     uint64_t offset; /* file offset of the request's first byte not yet done */
+    size_t len;      /* bytes of the whole request */
     size_t left;     /* bytes not yet done */
     size_t done;     /* bytes done (offset into the buffer) */
 } bl_req;
@@ -108,6 +109,7 @@ static int bl_phase(const bl_uring_options *o, bl_uring_result *r, struct io_uri
             bl_req *q = &reqs[i];
             q->offset = next;
             q->left = bytes - next < o->block ? (size_t)(bytes - next) : o->block;
+            q->len = q->left;
             q->done = 0;
             next += q->left;
             struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
@@ -149,7 +151,7 @@ static int bl_phase(const bl_uring_options *o, bl_uring_result *r, struct io_uri
                                  res == 0 ? "unexpected end of file" : strerror(-res));
                 continue;
             }
-            done += q->left;
+            done += q->len; /* the whole request, not only its last piece */
             inflight--;
             free_list[nfree++] = i;
         }

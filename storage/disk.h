@@ -1,4 +1,5 @@
-/* Disk tier internals shared by disk.c and its two engines. */
+/* Disk tier internals shared by disk.c (operations), disk_create.c (files,
+ * layout, space), disk_hash.c (checksum thread) and the two engines. */
 #ifndef EBB_STORAGE_DISK_H
 #define EBB_STORAGE_DISK_H
 
@@ -14,6 +15,12 @@
 #define EBB_DISK_MAX_IO ((size_t)0x7ffff000)
 /* io_uring fixed buffers are registered in pieces of at most 1 GiB. */
 #define EBB_DISK_REG_CHUNK ((size_t)1 << 30)
+/* A request that completes with -EAGAIN or -EINTR is sent again at most this
+ * many times (EAGAIN after a pause that doubles from EBB_DISK_RETRY_US up to
+ * EBB_DISK_RETRY_MAX_US), then its operation fails. */
+#define EBB_DISK_RETRIES 10
+#define EBB_DISK_RETRY_US 100
+#define EBB_DISK_RETRY_MAX_US 50000
 
 struct ebb_uring;
 
@@ -27,7 +34,8 @@ typedef struct ebb_disk {
     size_t align;           /* offsets and lengths are multiples of this */
     size_t block;           /* bytes per request */
     uint32_t bps;           /* blocks per slot */
-    size_t dstride;         /* single file: bytes between slots */
+    size_t dstride;         /* bytes a slot occupies on disk (its size rounded up to align) */
+    int32_t slots;
     int checksum;
     uint64_t *sums;         /* slots * bps block checksums */
     _Atomic unsigned char *valid; /* per slot: holds a completed write */
@@ -37,19 +45,39 @@ typedef struct ebb_disk {
     int nthreads;
     int node;               /* NUMA node near the first drive, -1 unknown */
 
-    struct ebb_pool *staging;
+    struct ebb_pool *staging; /* retained (ebb_pool_retain) until the disk pool goes */
     int fixed_buffers;
     int fixed_files;
+    int32_t fixed_slots;    /* staging slots [0, fixed_slots) lie in registered memory */
+    uint64_t registered_bytes;
 
     /* caller -> engine queue of operation indices, and completion signalling */
     pthread_mutex_t lock;
     pthread_cond_t done_cv;
-    pthread_cond_t work_cv; /* threads engine: work arrived or stop */
+    pthread_cond_t work_cv; /* threads engine, or a stopped io_uring engine: work or stop */
     int32_t *queue;
     uint32_t qhead, qcount, qcap;
     int stop;
 
+    /* checksum thread (io_uring engine with checksums): hashes writes before
+     * they are queued for the engine, verifies reads after their I/O */
+    pthread_t hasher;
+    int hasher_started;
+    pthread_mutex_t hlock;
+    pthread_cond_t hcv;
+    int32_t *hqueue;        /* operation indices, one per slot at most */
+    uint32_t hhead, hcount;
+    int hstop;
+    uint32_t hash_writes;   /* writes handed to the hasher, not yet queued (under lock) */
+
     _Atomic uint64_t io_seq; /* requests issued (fault injection numbering) */
+
+    /* what the engine did (ebb_disk_debug_get) */
+    _Atomic uint32_t inflight_now, inflight_max;
+    _Atomic uint64_t fixed_reqs, plain_reqs, enter_calls;
+    _Atomic int hold;       /* ebb_disk_debug_hold */
+    pthread_cond_t hold_cv;
+    int sync_init;          /* the mutexes and condition variables exist */
 
     pthread_t *threads;
     int threads_started;
@@ -65,27 +93,62 @@ typedef struct ebb_disk_loc {
     size_t buf_offset; /* offset of the block within the slot */
 } ebb_disk_loc;
 
+/* The layout over n files (one per directory). Slots are taken n at a time
+ * (a round); in a full round, block k of slot s goes to file (s + k) mod n,
+ * so consecutive blocks of a slot land on different drives, and each file
+ * receives one block of each index k: exactly one slot's bytes (dstride),
+ * laid out by k. In the last round, of m < n slots, its blocks (slot by
+ * slot, block by block) are dealt round-robin over the files and packed.
+ * Nothing is padded beyond the alignment: the pool takes slots * dstride
+ * bytes; a file holds full rounds * dstride plus at most
+ * ceil(m * blocks per slot / n) blocks, never more than with whole blocks
+ * dealt round-robin. One file is the same with n = 1. */
 void ebb_disk_locate(const ebb_disk *d, size_t slot_size, int32_t slot, uint32_t block,
                      ebb_disk_loc *loc);
+/* The bytes file `file` holds in that layout. */
+uint64_t ebb_disk_file_bytes(const ebb_disk *d, int file);
 
 /* Pops the next queued operation index, or -1 (caller holds d->lock). */
 int32_t ebb_disk_queue_front(ebb_disk *d);
 void ebb_disk_queue_pop(ebb_disk *d);
+/* Appends an operation to the engine's queue and wakes the engine; hashed:
+ * it comes from the checksum thread (one write fewer in hash_writes). */
+void ebb_disk_enqueue(struct ebb_pool *pool, int32_t slot, int hashed);
 
-/* Block hooks for the engines: before a write is issued (checksum), after a
- * read completed (verification). Return 0, or fail the op and return -1. */
+/* Checksums: of every block of a write (into d->sums), and verification of
+ * every block of a read (fails the op on a mismatch). */
+void ebb_disk_hash_write(struct ebb_pool *pool, ebb_op *op);
+void ebb_disk_verify_read(struct ebb_pool *pool, ebb_op *op);
+/* One block each (the thread engine hashes block by block). */
 void ebb_disk_before_write(struct ebb_pool *pool, ebb_op *op, uint32_t block);
 int ebb_disk_after_read(struct ebb_pool *pool, ebb_op *op, uint32_t block);
+
+/* The checksum thread. start: 0 or an errno. push: hands it an operation
+ * (a write to hash, then queue; a read to verify, then complete). stop:
+ * finishes what it was given, then joins it. */
+int ebb_hasher_start(struct ebb_pool *pool);
+void ebb_hasher_push(struct ebb_pool *pool, ebb_op *op);
+void ebb_hasher_stop(struct ebb_pool *pool);
 
 /* Fails `op` with the errno of a request. */
 void ebb_disk_fail_io(struct ebb_pool *pool, ebb_op *op, uint32_t block, int err,
                       const char *what);
+/* Fails `op` after a request kept completing with -err (EAGAIN, EINTR). */
+void ebb_disk_fail_retries(struct ebb_pool *pool, ebb_op *op, uint32_t block, int err,
+                           int attempts, double seconds);
+/* Microseconds to wait before retry number `attempt` (1-based) of EAGAIN. */
+uint32_t ebb_disk_retry_pause_us(int attempt);
 
 /* Fault injection: the result a request with sequence `seq` reports instead of
  * `res` (a byte count or -errno). */
 long ebb_disk_fault(struct ebb_pool *pool, uint64_t seq, long res, size_t len);
 
-/* All blocks of op are done: publish the result and wake waiters. */
+/* Records that `n` more (or, negative, fewer) requests are in flight. */
+void ebb_disk_inflight(ebb_disk *d, int n);
+
+/* All blocks of op are done: verify (reads with checksums, on the checksum
+ * thread when there is one), then publish the result and wake waiters. */
+void ebb_disk_blocks_done(struct ebb_pool *pool, ebb_op *op);
 void ebb_disk_complete(struct ebb_pool *pool, ebb_op *op);
 
 /* Engines. start: 0 or -errno (message in why). */
@@ -95,5 +158,11 @@ void ebb_uring_stop(struct ebb_pool *pool);
 int ebb_threads_start(struct ebb_pool *pool, char *why, size_t why_len);
 void ebb_threads_kick(struct ebb_pool *pool);
 void ebb_threads_stop(struct ebb_pool *pool);
+
+/* io_uring setup (disk_uring_setup.c): the ring, fixed files, fixed buffers
+ * (as much of the staging pool as RLIMIT_MEMLOCK allows). 0 or -errno. */
+struct io_uring;
+int ebb_uring_setup_ring(struct ebb_pool *pool, struct io_uring *ring, char *why, size_t why_len);
+void ebb_uring_register(struct ebb_pool *pool, struct io_uring *ring, unsigned char **reg_base);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/error_internal.h"
@@ -21,6 +22,8 @@ static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
     int fd = d->fds[loc.file];
     unsigned char *buf = op->buf + loc.buf_offset;
     size_t done = 0;
+    int attempts = 0; /* EAGAIN/EINTR in a row */
+    struct timespec first;
     if (op->write)
         ebb_disk_before_write(pool, op, b);
     while (done < loc.io_len) {
@@ -29,14 +32,31 @@ static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
             n = EBB_DISK_MAX_IO;
         uint64_t seq = atomic_fetch_add(&d->io_seq, 1) + 1;
         atomic_fetch_add(&pool->st_requests, 1);
+        atomic_fetch_add(&d->plain_reqs, 1);
         ssize_t r = op->write ? pwrite(fd, buf + done, n, (off_t)(loc.offset + done))
                               : pread(fd, buf + done, n, (off_t)(loc.offset + done));
         long res = r < 0 ? -(long)errno : (long)r;
         res = ebb_disk_fault(pool, seq, res, n);
         if (res == -EINTR || res == -EAGAIN) {
+            if (attempts == 0)
+                clock_gettime(CLOCK_MONOTONIC, &first);
+            if (++attempts > EBB_DISK_RETRIES) {
+                struct timespec now;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                ebb_disk_fail_retries(pool, op, b, (int)-res, attempts,
+                                      (double)(now.tv_sec - first.tv_sec) +
+                                          1e-9 * (double)(now.tv_nsec - first.tv_nsec));
+                return -1;
+            }
             atomic_fetch_add(&pool->st_retries, 1);
+            if (res == -EAGAIN) { /* busy: give it a growing pause */
+                uint32_t us = ebb_disk_retry_pause_us(attempts);
+                struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+                nanosleep(&ts, NULL);
+            }
             continue;
         }
+        attempts = 0;
         if (res < 0) {
             ebb_disk_fail_io(pool, op, b, (int)-res, NULL);
             return -1;
@@ -84,8 +104,11 @@ static void *worker(void *arg)
             ebb_disk_queue_pop(d);
         pthread_mutex_unlock(&d->lock);
 
-        if (claimed == 1 && !atomic_load(&op->failed))
+        if (claimed == 1 && !atomic_load(&op->failed)) {
+            ebb_disk_inflight(d, 1);
             do_block(pool, op, b);
+            ebb_disk_inflight(d, -1);
+        }
         if (atomic_fetch_sub(&op->remaining, claimed) == claimed)
             ebb_disk_complete(pool, op);
     }
@@ -126,6 +149,8 @@ void ebb_threads_stop(struct ebb_pool *pool)
     ebb_disk *d = pool->disk;
     pthread_mutex_lock(&d->lock);
     d->stop = 1;
+    atomic_store(&d->hold, 0);
+    pthread_cond_broadcast(&d->hold_cv);
     pthread_cond_broadcast(&d->work_cv);
     pthread_mutex_unlock(&d->lock);
     for (int i = 0; i < d->threads_started; i++)

@@ -14,12 +14,22 @@
 typedef struct ebb_storage_fault {
     uint64_t io_nth;        /* the io_nth-th request completes with -io_errno (0 = off) */
     int io_errno;           /* e.g. EIO; EAGAIN exercises the retry path */
+    uint64_t io_count;      /* requests io_nth .. io_nth + io_count - 1 fail so (0 or 1: one;
+                               resubmissions count as requests) */
     uint64_t short_nth;     /* the short_nth-th request completes short (half, aligned) */
     int fallocate_errno;    /* fallocate fails with this errno (e.g. ENOSPC) */
     int odirect_open;       /* 1: open(O_DIRECT) fails with EINVAL, as some file systems do */
     int odirect_write;      /* 1: the first O_DIRECT write fails with EINVAL (probe at creation) */
     int uring_errno;        /* io_uring setup fails with this errno (ENOSYS, EPERM) */
     int register_errno;     /* io_uring buffer registration fails with this errno (ENOMEM) */
+    int register_files_errno; /* io_uring file registration fails with this errno */
+    /* io_uring engine: its enter_nth-th io_uring_enter (submit-and-wait) call,
+     * 1-based, and the enter_count - 1 after it (enter_count 0: every later
+     * one) fail with -enter_errno without reaching the kernel (0 = off) */
+    uint64_t enter_nth;
+    int enter_errno;
+    uint64_t enter_count;
+    int prefault_errno;     /* host: MADV_POPULATE_WRITE fails with this errno (ENOMEM, EINVAL) */
     int no_tmpfile;         /* 1: behave as if O_TMPFILE were unsupported (EOPNOTSUPP) */
     uint32_t delay_us_max;  /* each operation's completion is held back 0 .. this many
                                microseconds (pseudo-random from delay_seed), so a missing
@@ -30,6 +40,22 @@ typedef struct ebb_storage_fault {
 /* ebb_pool_create with faults to inject (NULL = none). */
 ebb_status ebb_pool_create_with_faults(const ebb_pool_options *options,
                                        const ebb_storage_fault *fault, ebb_pool **out);
+
+/* Tests: what the disk engine did since the pool was created. */
+typedef struct ebb_disk_debug {
+    uint32_t max_in_flight;   /* most block requests in flight at once (issued to the
+                                 kernel and not yet completed) */
+    uint64_t fixed_requests;  /* requests issued on registered (fixed) buffers */
+    uint64_t plain_requests;  /* requests issued on unregistered buffers */
+    uint64_t enter_calls;     /* io_uring engine: submit-and-wait calls made */
+} ebb_disk_debug;
+
+ebb_status ebb_disk_debug_get(const ebb_pool *pool, ebb_disk_debug *out);
+
+/* Tests: hold = 1 makes the disk engine hold back every operation's
+ * completion (its I/O is done, its ticket stays pending) until hold = 0;
+ * destroying the pool releases it. */
+ebb_status ebb_disk_debug_hold(ebb_pool *pool, int hold);
 
 /* Tests: the descriptor, offset and name of the file that holds `block` of
  * disk `slot` (the file is unlinked, so this is the only way to reach it). */

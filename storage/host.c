@@ -22,13 +22,32 @@ static size_t page_size(void)
     return p >= 4096 ? (size_t)p : 4096;
 }
 
-static void prefault(unsigned char *base, size_t bytes, size_t page)
+/* Faults every page in, so that a shortage shows now. MADV_POPULATE_WRITE
+ * reports a shortage as an error (ENOMEM; EFAULT or EHWPOISON for memory
+ * that cannot be had): that is the pool's failure. Only where the kernel
+ * lacks the advice (EINVAL, before 5.14) is every page touched instead,
+ * since touching memory that is not there is an OOM kill or a SIGBUS.
+ * Returns 0 or an errno. */
+static int prefault(const struct ebb_pool *pool, unsigned char *base, size_t bytes, size_t page)
 {
-    if (madvise(base, bytes, MADV_POPULATE_WRITE) == 0)
-        return;
-    /* Kernels before 5.14: touch one byte per page. */
+    for (int attempt = 0;; attempt++) {
+        int r = madvise(base, bytes, MADV_POPULATE_WRITE);
+        int e = errno;
+        if (pool->fault.prefault_errno) {
+            r = -1;
+            e = pool->fault.prefault_errno;
+        }
+        if (r == 0)
+            return 0;
+        if ((e == EINTR || e == EAGAIN) && attempt < 16)
+            continue; /* a signal, or a page briefly locked: the kernel asks to retry */
+        if (e != EINVAL)
+            return e;
+        break;
+    }
     for (size_t off = 0; off < bytes; off += page)
         ((volatile unsigned char *)base)[off] = 0;
+    return 0;
 }
 
 /* One CUDA event per slot on `device`, so that ebb_host_slot_check sees the
@@ -57,11 +76,16 @@ static void gpu_tracking_create(struct ebb_pool *pool, int device)
 ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     pool->gpu_events_device = -1;
+    pthread_mutex_init(&pool->drain_mu, NULL);
+    pthread_cond_init(&pool->drain_cv, NULL);
+    pool->drain_init = 1;
     size_t page = page_size();
     pool->stride = (o->slot_size + page - 1) / page * page;
-    if (pool->stride / page > SIZE_MAX / page / (size_t)o->slots)
+    if (pool->stride / page > SIZE_MAX / page / (size_t)o->slots) {
+        ebb_host_destroy(pool);
         return ebb_fail(EBB_ERR_INVALID_ARG, "host pool: %d slots of %zu bytes overflow", (int)o->slots,
                         o->slot_size);
+    }
     size_t bytes = pool->stride * (size_t)o->slots;
     pool->bytes = bytes;
     pool->map_bytes = bytes;
@@ -72,11 +96,13 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
         ebb_topology_gpu_node(o->device, &node);
 
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED)
+    if (mem == MAP_FAILED) {
+        ebb_host_destroy(pool);
         return ebb_fail_errno(EBB_ERR_NO_MEMORY, errno,
                               "host pool: cannot map %zu bytes (%d slots of %zu bytes); lower the "
                               "host budget",
                               bytes, (int)o->slots, o->slot_size);
+    }
     pool->base = mem;
     /* Transparent huge pages cut TLB misses and pinning cost; advice only. */
     (void)madvise(mem, bytes, MADV_HUGEPAGE);
@@ -86,8 +112,7 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
         if (b == 1) {
             pool->numa_node = node;
         } else if (b == -1 && !node_auto) {
-            munmap(mem, bytes);
-            pool->base = NULL;
+            ebb_host_destroy(pool);
             return ebb_fail(EBB_ERR_INVALID_ARG,
                             "host pool: NUMA node %d does not exist on this machine; use -1 (auto) "
                             "or a node that lstopo lists",
@@ -105,8 +130,16 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
         return ebb_fail(EBB_ERR_NO_MEMORY, "host pool: cannot allocate slot bookkeeping");
     }
 
-    if (o->prefault)
-        prefault(pool->base, bytes, page);
+    int e = o->prefault ? prefault(pool, pool->base, bytes, page) : 0;
+    if (e) {
+        ebb_host_destroy(pool);
+        return ebb_fail_errno(EBB_ERR_NO_MEMORY, e,
+                              "host pool: cannot fault in %zu bytes (%d slots of %zu bytes)%s; "
+                              "lower the host budget (tier.host.budget), free memory, or check "
+                              "the memory limits of this process (NUMA binding, cgroup)",
+                              bytes, (int)o->slots, o->slot_size,
+                              pool->numa_node >= 0 ? " on its NUMA node" : "");
+    }
 
     if (o->pin) {
         if (ebb_gpu_count() > 0) {
@@ -124,8 +157,32 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
     return EBB_OK;
 }
 
+void ebb_host_disk_op_begin(struct ebb_pool *host)
+{
+    pthread_mutex_lock(&host->drain_mu);
+    host->disk_ops++;
+    pthread_mutex_unlock(&host->drain_mu);
+}
+
+void ebb_host_disk_op_end(struct ebb_pool *host)
+{
+    pthread_mutex_lock(&host->drain_mu);
+    if (--host->disk_ops == 0)
+        pthread_cond_broadcast(&host->drain_cv);
+    pthread_mutex_unlock(&host->drain_mu);
+}
+
 void ebb_host_destroy(struct ebb_pool *pool)
 {
+    if (pool->drain_init) {
+        /* Disk operations still reading or filling a slot (their disk pool
+         * not destroyed first, or still running) must finish before the
+         * memory and the slot counters they touch go. */
+        pthread_mutex_lock(&pool->drain_mu);
+        while (pool->disk_ops > 0)
+            pthread_cond_wait(&pool->drain_cv, &pool->drain_mu);
+        pthread_mutex_unlock(&pool->drain_mu);
+    }
     if (pool->gpu_events) {
         /* A tracked gpu copy still in flight (its gpu pool not destroyed
          * first) must finish before the memory is unpinned and unmapped. */
@@ -148,6 +205,11 @@ void ebb_host_destroy(struct ebb_pool *pool)
     free((void *)pool->readers);
     free((void *)pool->writers);
     pool->readers = pool->writers = NULL;
+    if (pool->drain_init) {
+        pthread_mutex_destroy(&pool->drain_mu);
+        pthread_cond_destroy(&pool->drain_cv);
+        pool->drain_init = 0;
+    }
 }
 
 ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int writing)

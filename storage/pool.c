@@ -122,6 +122,7 @@ ebb_status ebb_pool_create_with_faults(const ebb_pool_options *o, const ebb_stor
     if (!pool)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a pool");
     pool->tier = o->tier;
+    atomic_store(&pool->refs, 1);
     pool->slot_size = o->slot_size;
     pool->slots = o->slots;
     pool->numa_node = -1;
@@ -156,7 +157,19 @@ void ebb_pool_destroy(ebb_pool *pool)
     case EBB_TIER_GPU: ebb_device_destroy(pool); break;
     default: break;
     }
-    free(pool);
+    pool->destroyed = 1;
+    ebb_pool_release(pool);
+}
+
+void ebb_pool_retain(struct ebb_pool *pool)
+{
+    atomic_fetch_add(&pool->refs, 1);
+}
+
+void ebb_pool_release(struct ebb_pool *pool)
+{
+    if (atomic_fetch_sub(&pool->refs, 1) == 1)
+        free(pool);
 }
 
 ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info)
@@ -271,6 +284,9 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
     if (!dst || !src || !ticket)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_move: NULL argument");
     *ticket = done_ticket;
+    if (dst->destroyed || src->destroyed)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_move: the %s pool was destroyed",
+                        ebb_tier_name(dst->destroyed ? dst->tier : src->tier));
     ebb_status s = check_slot(dst, dst_slot, "ebb_move (destination)");
     if (s == EBB_OK)
         s = check_slot(src, src_slot, "ebb_move (source)");

@@ -50,6 +50,12 @@ struct ebb_device;
 
 struct ebb_pool {
     ebb_tier tier;
+    /* References: the caller's (dropped by ebb_pool_destroy) and one per disk
+     * pool that stages through this host pool, so that its handle (whose
+     * address names the registered memory) outlives them. ebb_pool_destroy
+     * frees the memory at once and the handle with the last reference. */
+    _Atomic int32_t refs;
+    int destroyed;
     size_t slot_size;
     size_t stride;               /* bytes between slots in memory (host, gpu) */
     int32_t slots;
@@ -63,6 +69,12 @@ struct ebb_pool {
     int hwloc_alloc;             /* host: memory came from hwloc_alloc_membind */
     _Atomic int32_t *readers;    /* host: disk operations reading each slot */
     _Atomic int32_t *writers;    /* host: disk operations writing each slot */
+    /* host: disk operations in flight on any slot (from their start to the
+     * end of their completion); ebb_pool_destroy waits until none is left */
+    int32_t disk_ops;
+    pthread_mutex_t drain_mu;
+    pthread_cond_t drain_cv;
+    int drain_init;
     /* host, pinned with a GPU present: gpu copies touching each slot. One
      * cudaEvent_t per slot, created at creation on gpu_events_device and
      * recorded (by ebb_device_copy, on the copy's stream) after every
@@ -87,6 +99,10 @@ struct ebb_pool {
     _Atomic uint64_t fault_delays;   /* completions delayed so far (fault.delay_us_max) */
 };
 
+/* Reference counting of pool handles (see struct ebb_pool). */
+void ebb_pool_retain(struct ebb_pool *pool);
+void ebb_pool_release(struct ebb_pool *pool);
+
 /* Appends "; "-separated text to pool->warnings (truncates quietly). */
 void ebb_pool_warn(struct ebb_pool *pool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -107,6 +123,10 @@ void ebb_host_destroy(struct ebb_pool *pool);
  * copy in flight forbids it (a writer forbids any use, a reader forbids
  * writing). Never blocks: a gpu copy is one cudaEventQuery. */
 ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int writing);
+/* A disk operation on one of the host pool's slots starts / has completed
+ * (end is its last touch of the host pool). */
+void ebb_host_disk_op_begin(struct ebb_pool *host);
+void ebb_host_disk_op_end(struct ebb_pool *host);
 
 /* Disk tier. */
 ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o);

@@ -29,8 +29,11 @@
  * record is created with the pool (docs/storage.md says how this is checked).
  *
  * Threads: a pool may be called from one thread at a time (the runtime's).
- * Its internal I/O threads are private. Destroy disk and gpu pools before the
- * host pool they stage through.
+ * Its internal I/O threads are private. Pools may be destroyed in any order:
+ * a host pool destroyed while disk operations still read or fill its slots
+ * waits for them; a disk pool keeps the handle of its staging pool until it
+ * is destroyed itself (the memory goes with the host pool). Destroying disk
+ * and gpu pools first is still the natural order.
  *
  * Rules for slots:
  * - a slot takes one operation at a time: starting a second one on a slot of
@@ -107,7 +110,10 @@ typedef struct ebb_pool_options {
 
     /* disk */
     const char *const *paths; /* directories, one per drive; slots are striped
-                                 across them block by block. Required. */
+                                 across them block by block (consecutive blocks
+                                 of a slot on different drives), each slot
+                                 taking its size rounded up to the alignment,
+                                 as with one directory. Required. */
     int32_t path_count;       /* entries in paths, >= 1 */
     ebb_disk_backend backend; /* default EBB_DISK_BACKEND_AUTO */
     int32_t queue_depth;      /* requests in flight, default 16, 1 .. 4096 */
@@ -115,10 +121,14 @@ typedef struct ebb_pool_options {
     int direct;               /* 1 (default): O_DIRECT, buffered with a warning where
                                  the file system refuses it; 0: buffered */
     int checksum;             /* 1: XXH3-64 per block, verified on every read;
-                                 default 0 */
+                                 default 0. With io_uring, hashed on a thread of
+                                 its own, never on the ring's or the caller's */
     ebb_pool *staging;        /* optional host pool whose memory the io_uring
-                                 backend registers (fixed buffers); moves from
-                                 other host pools use unregistered I/O */
+                                 backend registers (fixed buffers), as much of it
+                                 as RLIMIT_MEMLOCK allows (the soft limit is
+                                 raised to the hard one if that helps); moves
+                                 from other host pools, or from its slots beyond
+                                 the limit, use unregistered I/O */
 
     /* disk and gpu */
     size_t block;             /* bytes per request (disk) or per copy chunk (gpu);
@@ -142,12 +152,15 @@ EBB_API void ebb_pool_options_init(ebb_pool_options *options, ebb_tier tier);
  *   EBB_ERR_UNSUPPORTED  gpu tier without CUDA or without a device; disk tier
  *                        with EBB_DISK_BACKEND_URING where io_uring is refused.
  * Fallbacks that are not errors (unpinned host memory, threads instead of
- * io_uring under AUTO, buffered instead of O_DIRECT, unregistered buffers) are
- * recorded in ebb_pool_info.warnings. */
+ * io_uring under AUTO, buffered instead of O_DIRECT, unregistered or partly
+ * registered buffers, unregistered files, a raised RLIMIT_MEMLOCK soft limit)
+ * are recorded in ebb_pool_info.warnings. */
 EBB_API ebb_status ebb_pool_create(const ebb_pool_options *options, ebb_pool **out);
 
 /* Waits for every operation in flight, then frees the pool (closing, and so
- * deleting, its files). NULL is allowed. Returns nothing: it cannot fail. */
+ * deleting, its files). A host pool also waits for the disk operations of
+ * any disk pool still using its slots. NULL is allowed. Returns nothing: it
+ * cannot fail. */
 EBB_API void ebb_pool_destroy(ebb_pool *pool);
 
 /* What a pool is and which fallbacks it took. Strings stay valid until the
@@ -165,15 +178,20 @@ typedef struct ebb_pool_info {
     int pinned;                /* host: page-locked for CUDA DMA */
     int device;                /* gpu: device ordinal; otherwise -1 */
     int direct;                /* disk: O_DIRECT in use */
-    int registered_buffers;    /* disk: io_uring fixed buffers in use */
+    int registered_buffers;    /* disk: io_uring fixed buffers in use (for all of the
+                                  staging pool or part: registered_bytes) */
     int registered_files;      /* disk: io_uring fixed files in use */
     int32_t queue_depth;       /* disk */
-    int32_t threads;           /* disk: I/O threads (1 for io_uring) */
+    int32_t threads;           /* disk: I/O threads (1 for io_uring, whose checksum
+                                  thread, when checksums are on, is not counted) */
     size_t block;              /* disk, gpu: bytes per request or chunk */
     size_t alignment;          /* disk: direct-I/O alignment of offsets and lengths */
     int checksum;              /* disk: per-block checksums on */
     int32_t path_count;        /* disk: files (drives) */
     const char *warnings;      /* fallbacks taken and why, "; "-separated; "" if none */
+    uint64_t registered_bytes; /* disk: bytes of the staging pool registered as io_uring
+                                  fixed buffers (the whole pool, the slots RLIMIT_MEMLOCK
+                                  lets through, or 0) */
 } ebb_pool_info;
 
 EBB_API ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info);

@@ -1,6 +1,8 @@
 /* The disk tier's file is private: invisible in the directory (O_TMPFILE, or
- * unlinked at once where O_TMPFILE is missing), mode 0600, and preallocated
- * for the whole budget at creation. */
+ * unlinked at once where O_TMPFILE is missing), mode 0600, preallocated
+ * for the whole budget at creation, and it can never be given a name
+ * (O_TMPFILE with O_EXCL: linkat through /proc/self/fd is refused). */
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "storage/helpers.h"
@@ -24,6 +26,16 @@ static void check(const ebb_storage_fault *f, const char *name_has)
     cr_assert_eq(st.st_nlink, 0, "the file has a name in the directory");
     cr_assert_geq((uint64_t)st.st_size, 8 * (uint64_t)MiB);
     cr_assert_geq((uint64_t)st.st_blocks * 512, 8 * (uint64_t)MiB, "not preallocated");
+    /* No one (not even this process) can link the file into the directory. */
+    char proc[64], target[512];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    snprintf(target, sizeof target, "%s/linked", dir);
+    int linked = linkat(AT_FDCWD, proc, AT_FDCWD, target, AT_SYMLINK_FOLLOW) == 0;
+    int err = errno;
+    if (linked)
+        unlink(target);
+    cr_assert(!linked, "the private file could be linked into '%s'", dir);
+    cr_assert(err == ENOENT || err == EXDEV || err == EPERM, "linkat: %s", strerror(err));
     ebb_pool_destroy(d);
     rm_tmpdir(dir); /* fails if anything is left in the directory */
 }

@@ -1,0 +1,535 @@
+/* Disk tier creation: private preallocated O_DIRECT files, one per directory
+ * (drive), the striped layout, the space check, the engine; and destruction. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "common/error_internal.h"
+#include "storage/disk.h"
+#include "storage/topology.h"
+
+#define GIB(x) ((double)(x) / (double)(1ull << 30))
+
+static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+/* ---- layout (see disk.h) ----------------------------------------------------- */
+
+/* Last round, of m < n slots (j = 0 .. m-1): its blocks p = j * bps + k are
+ * dealt round-robin, p to file p mod n, and packed. Bytes that the blocks
+ * before p (in p's file) free by being short. */
+static uint64_t shrink_before(const ebb_disk *d, uint64_t m, uint64_t p)
+{
+    uint64_t n = (uint64_t)d->nfiles, last = d->bps - 1, c = 0;
+    for (uint64_t j = 0; j < m; j++) {
+        uint64_t q = j * d->bps + last;
+        if (q < p && q % n == p % n)
+            c++;
+    }
+    return c * (d->block - (d->dstride - last * d->block));
+}
+
+void ebb_disk_locate(const ebb_disk *d, size_t slot_size, int32_t slot, uint32_t block,
+                     ebb_disk_loc *loc)
+{
+    uint64_t n = (uint64_t)d->nfiles;
+    size_t start = (size_t)block * d->block;
+    loc->buf_offset = start;
+    loc->data_len = slot_size - start < d->block ? slot_size - start : d->block;
+    loc->io_len = round_up(loc->data_len, d->align);
+    uint64_t round = (uint64_t)slot / n, full = (uint64_t)d->slots / n;
+    if (round < full) {
+        loc->file = (int)(((uint64_t)slot + block) % n);
+        loc->offset = round * d->dstride + (uint64_t)block * d->block;
+        return;
+    }
+    uint64_t p = ((uint64_t)slot - full * n) * d->bps + block;
+    loc->file = (int)(p % n);
+    loc->offset = full * d->dstride + p / n * d->block -
+                  shrink_before(d, (uint64_t)d->slots % n, p);
+}
+
+uint64_t ebb_disk_file_bytes(const ebb_disk *d, int file)
+{
+    uint64_t n = (uint64_t)d->nfiles, f = (uint64_t)file;
+    uint64_t full = (uint64_t)d->slots / n, m = (uint64_t)d->slots % n;
+    uint64_t blocks = m * d->bps; /* of the last round */
+    uint64_t mine = blocks > f ? (blocks - f + n - 1) / n : 0;
+    /* The end of its last block: where block p = f + (mine - 1) n would start
+     * next, less what short blocks saved. */
+    uint64_t end = mine ? f + mine * n : 0;
+    return full * d->dstride + mine * d->block - (mine ? shrink_before(d, m, end) : 0);
+}
+
+/* ---- files ------------------------------------------------------------------- */
+
+static ebb_status check_dir(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        int e = errno;
+        if (e == ENOENT)
+            return ebb_fail(EBB_ERR_IO,
+                            "disk directory '%s' does not exist; create it or set another "
+                            "tier.disk.path",
+                            dir);
+        return ebb_fail_errno(EBB_ERR_IO, e, "cannot stat disk directory '%s'", dir);
+    }
+    if (!S_ISDIR(st.st_mode))
+        return ebb_fail(EBB_ERR_IO, "disk path '%s' is not a directory; give a directory for "
+                                    "the disk tier's file",
+                        dir);
+    if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+        return ebb_fail_errno(EBB_ERR_IO, errno,
+                              "disk directory '%s' is not writable; fix its permissions or set "
+                              "another tier.disk.path",
+                              dir);
+    return EBB_OK;
+}
+
+/* One attempt at a private file in dir: O_TMPFILE with O_EXCL (it can never
+ * be linked into the directory), or (where the file system lacks O_TMPFILE)
+ * a named file unlinked at once. Returns fd, or -1 with errno. */
+static int open_one(struct ebb_pool *pool, const char *dir, int direct, int *tmpfile_ok,
+                    char **name)
+{
+    if (direct && pool->fault.odirect_open) {
+        errno = EINVAL;
+        return -1;
+    }
+    int flags = O_RDWR | O_CLOEXEC | (direct ? O_DIRECT : 0);
+    size_t n = strlen(dir) + 32;
+    if (*tmpfile_ok) {
+        int fd = open(dir, flags | O_TMPFILE | O_EXCL, 0600);
+        if (fd >= 0) {
+            *name = malloc(n);
+            if (*name)
+                snprintf(*name, n, "%s/<unnamed O_TMPFILE>", dir);
+            return fd;
+        }
+        if (errno != EOPNOTSUPP && errno != EISDIR && errno != ENOENT)
+            return -1;
+        *tmpfile_ok = 0;
+    }
+    char *tmpl = malloc(n);
+    if (!tmpl) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(tmpl, n, "%s/.ebb-disk-XXXXXX", dir);
+    int fd = mkostemp(tmpl, O_CLOEXEC | (direct ? O_DIRECT : 0));
+    if (fd < 0) {
+        int e = errno;
+        free(tmpl);
+        errno = e;
+        return -1;
+    }
+    unlink(tmpl); /* private: nothing outlives the process */
+    (void)fchmod(fd, 0600);
+    size_t m = strlen(tmpl) + 16;
+    *name = malloc(m);
+    if (*name)
+        snprintf(*name, m, "%s (deleted)", tmpl);
+    free(tmpl);
+    return fd;
+}
+
+/* Opens the pool's file in dir. *direct in: want O_DIRECT; out: got it.
+ * Returns fd, or -1 with the message set. */
+static int open_private(struct ebb_pool *pool, const char *dir, int *direct, char **name)
+{
+    int tmpfile_ok = !pool->fault.no_tmpfile;
+    if (*direct) {
+        int fd = open_one(pool, dir, 1, &tmpfile_ok, name);
+        if (fd >= 0)
+            return fd;
+        if (errno != EINVAL)
+            return ebb_fail_errno(EBB_ERR_IO, errno, "cannot create a file in disk directory '%s'",
+                                  dir),
+                   -1;
+        *direct = 0; /* O_DIRECT refused at open: buffered */
+    }
+    int fd = open_one(pool, dir, 0, &tmpfile_ok, name);
+    if (fd < 0)
+        return ebb_fail_errno(EBB_ERR_IO, errno, "cannot create a file in disk directory '%s'",
+                              dir),
+               -1;
+    return fd;
+}
+
+static size_t dio_alignment(int fd)
+{
+#ifdef STATX_DIOALIGN
+    struct statx stx;
+    memset(&stx, 0, sizeof stx);
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN) &&
+        stx.stx_dio_offset_align > 0) {
+        size_t a = stx.stx_dio_offset_align;
+        if (stx.stx_dio_mem_align > a)
+            a = stx.stx_dio_mem_align;
+        return a;
+    }
+#else
+    (void)fd;
+#endif
+    return 4096;
+}
+
+/* A first O_DIRECT write: some file systems accept O_DIRECT at open() and
+ * refuse it at write() with EINVAL. Returns 1 when direct I/O works. */
+static int probe_direct(struct ebb_pool *pool, int fd, size_t align, int *err)
+{
+    *err = 0;
+    if (pool->fault.odirect_write) {
+        *err = EINVAL;
+        return 0;
+    }
+    void *buf = NULL;
+    if (posix_memalign(&buf, align < 4096 ? 4096 : align, align) != 0) {
+        *err = ENOMEM;
+        return 0;
+    }
+    memset(buf, 0, align);
+    ssize_t w = pwrite(fd, buf, align, 0);
+    if (w < 0)
+        *err = errno;
+    ssize_t r = w == (ssize_t)align ? pread(fd, buf, align, 0) : -1;
+    if (w == (ssize_t)align && r < 0)
+        *err = errno;
+    free(buf);
+    return w == (ssize_t)align && r == (ssize_t)align;
+}
+
+/* ---- space ------------------------------------------------------------------- */
+
+/* Before anything is allocated: every file system holds what all of the
+ * pool's files on it need (directories on one file system share its free
+ * space; each file is counted once). */
+static ebb_status check_space(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    ebb_disk *d = pool->disk;
+    dev_t *dev = calloc((size_t)d->nfiles, sizeof *dev);
+    if (!dev)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");
+    for (int i = 0; i < d->nfiles; i++) {
+        struct stat st;
+        dev[i] = fstat(d->fds[i], &st) == 0 ? st.st_dev : (dev_t)-1 - (dev_t)i;
+    }
+    ebb_status s = EBB_OK;
+    for (int i = 0; i < d->nfiles && s == EBB_OK; i++) {
+        int first = 1, others = 0;
+        uint64_t need = 0;
+        for (int j = 0; j < d->nfiles; j++) {
+            if (dev[j] != dev[i])
+                continue;
+            if (j < i)
+                first = 0; /* checked with directory j */
+            need += d->file_bytes[j];
+            others += j != i;
+        }
+        struct statvfs vfs;
+        if (!first || fstatvfs(d->fds[i], &vfs) != 0)
+            continue;
+        uint64_t avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+        if (need <= avail)
+            continue;
+        char dirs[768];
+        int len = snprintf(dirs, sizeof dirs, "'%s'", o->paths[i]);
+        for (int j = i + 1, named = 1; j < d->nfiles && len < (int)sizeof dirs; j++) {
+            if (dev[j] != dev[i])
+                continue;
+            if (named++ < 4)
+                len += snprintf(dirs + len, sizeof dirs - (size_t)len, ", '%s'", o->paths[j]);
+            else if (named == 5)
+                len += snprintf(dirs + len, sizeof dirs - (size_t)len, " and more");
+        }
+        s = ebb_fail(EBB_ERR_NO_SPACE,
+                     "disk director%s %s%s %s %" PRIu64 " bytes (%.2f GiB) free but the disk "
+                     "tier needs %" PRIu64 " bytes (%.2f GiB) there for %d slots of %zu bytes; "
+                     "free space, add directories on other drives or lower tier.disk.budget",
+                     others ? "ies" : "y", dirs, others ? " (one file system)" : "",
+                     others ? "have" : "has", avail, GIB(avail), need, GIB(need),
+                     (int)pool->slots, pool->slot_size);
+    }
+    free(dev);
+    return s;
+}
+
+static ebb_status preallocate(struct ebb_pool *pool, int i, const char *dir, uint64_t bytes)
+{
+    ebb_disk *d = pool->disk;
+    int r = 0, e = 0;
+    if (pool->fault.fallocate_errno) {
+        r = -1;
+        e = pool->fault.fallocate_errno;
+    } else {
+        r = fallocate(d->fds[i], 0, 0, (off_t)bytes);
+        e = errno;
+    }
+    if (r == 0)
+        return EBB_OK;
+    if (e == ENOSPC || e == EDQUOT) {
+        struct statvfs vfs;
+        uint64_t avail = 0;
+        if (fstatvfs(d->fds[i], &vfs) == 0)
+            avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+        return ebb_fail_errno(EBB_ERR_NO_SPACE, e,
+                              "cannot preallocate %" PRIu64 " bytes (%.2f GiB) for the disk tier in "
+                              "'%s' (%" PRIu64 " bytes, %.2f GiB, free); free space, add "
+                              "directories or lower tier.disk.budget",
+                              bytes, GIB(bytes), dir, avail, GIB(avail));
+    }
+    if (e == EOPNOTSUPP) {
+        if (ftruncate(d->fds[i], (off_t)bytes) != 0)
+            return ebb_fail_errno(EBB_ERR_IO, errno, "cannot size the disk tier's file in '%s'",
+                                  dir);
+        ebb_pool_warn(pool, "'%s' cannot preallocate (fallocate unsupported): space is not "
+                            "reserved and may run out mid-run",
+                      dir);
+        return EBB_OK;
+    }
+    return ebb_fail_errno(EBB_ERR_IO, e, "cannot preallocate %" PRIu64 " bytes in '%s'", bytes,
+                          dir);
+}
+
+/* ---- creation ---------------------------------------------------------------- */
+
+static ebb_status disk_check_options(const ebb_pool_options *o)
+{
+    if (!o->paths || o->path_count < 1)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "disk pool: no directory given (paths/path_count); set tier.disk.path");
+    if (o->path_count > 1024)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: %d directories is too many (at most 1024)",
+                        (int)o->path_count);
+    for (int i = 0; i < o->path_count; i++)
+        if (!o->paths[i] || !o->paths[i][0])
+            return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: directory %d is empty or NULL", i);
+    if (o->queue_depth < 1 || o->queue_depth > 4096)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: queue_depth %d is out of range 1 .. 4096",
+                        (int)o->queue_depth);
+    if (o->threads < 0 || o->threads > 1024)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: threads %d is out of range 0 .. 1024",
+                        (int)o->threads);
+    if (o->block == 0 || o->block > EBB_DISK_REG_CHUNK)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "disk pool: block %zu bytes is out of range (1 byte .. 1 GiB; 8 MiB is "
+                        "a good size)",
+                        o->block);
+    if (o->staging && o->staging->tier != EBB_TIER_HOST)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: the staging pool is a %s pool; it must "
+                                             "be a host pool",
+                        ebb_tier_name(o->staging->tier));
+    return EBB_OK;
+}
+
+/* Opens every file and finds the alignment, the block and the layout. */
+static ebb_status open_files(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    ebb_disk *d = pool->disk;
+    d->align = 512;
+    for (int i = 0; i < d->nfiles; i++) {
+        int direct = o->direct ? 1 : 0;
+        d->fds[i] = open_private(pool, o->paths[i], &direct, &d->names[i]);
+        if (d->fds[i] < 0)
+            return EBB_ERR_IO;
+        if (o->direct && !direct)
+            ebb_pool_warn(pool, "O_DIRECT refused by the file system of '%s' at open; using "
+                                "buffered I/O (page cache)",
+                          o->paths[i]);
+        d->file_direct[i] = direct;
+        size_t a = direct ? dio_alignment(d->fds[i]) : 4096;
+        if (a < 4096)
+            a = 4096; /* page-sized units also suit every drive and the page cache */
+        if (a > d->align)
+            d->align = a;
+    }
+    if (d->align > 65536 || (d->align & (d->align - 1)))
+        return ebb_fail(EBB_ERR_UNSUPPORTED, "disk pool: direct-I/O alignment %zu of '%s' is not "
+                                             "supported (at most 65536, a power of two)",
+                        d->align, o->paths[0]);
+    if (o->block % d->align)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "disk pool: block %zu bytes is not a multiple of the direct-I/O alignment "
+                        "%zu of '%s'",
+                        o->block, d->align, o->paths[0]);
+    d->block = o->block;
+    d->bps = (uint32_t)((pool->slot_size + d->block - 1) / d->block);
+    d->dstride = round_up(pool->slot_size, d->align);
+    pool->stride = d->dstride;
+    for (int i = 0; i < d->nfiles; i++) {
+        d->file_bytes[i] = ebb_disk_file_bytes(d, i);
+        pool->bytes += d->file_bytes[i];
+    }
+    return EBB_OK;
+}
+
+/* Preallocates every file (the space was checked) and probes O_DIRECT. */
+static ebb_status prepare_files(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    ebb_disk *d = pool->disk;
+    ebb_status s;
+    for (int i = 0; i < d->nfiles; i++) {
+        if ((s = preallocate(pool, i, o->paths[i], d->file_bytes[i])) != EBB_OK)
+            return s;
+        int err;
+        if (!d->file_direct[i] || probe_direct(pool, d->fds[i], d->align, &err))
+            continue;
+        if (err != EINVAL)
+            return ebb_fail_errno(EBB_ERR_IO, err, "disk pool: first write to '%s' failed",
+                                  d->names[i] ? d->names[i] : o->paths[i]);
+        int fl = fcntl(d->fds[i], F_GETFL);
+        if (fl < 0 || fcntl(d->fds[i], F_SETFL, fl & ~O_DIRECT) != 0)
+            return ebb_fail_errno(EBB_ERR_IO, errno, "cannot turn O_DIRECT off on '%s'",
+                                  o->paths[i]);
+        d->file_direct[i] = 0;
+        ebb_pool_warn(pool, "O_DIRECT refused by the file system of '%s' at write (%s); "
+                            "using buffered I/O (page cache)",
+                      o->paths[i], strerror(err));
+    }
+    d->direct = 1;
+    for (int i = 0; i < d->nfiles; i++)
+        d->direct &= d->file_direct[i];
+    return EBB_OK;
+}
+
+static ebb_status start_engine(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    ebb_disk *d = pool->disk;
+    char why[512] = "";
+    int started = -1;
+    if (o->backend != EBB_DISK_BACKEND_THREADS) {
+        started = ebb_uring_start(pool, why, sizeof why);
+        if (started != 0 && o->backend == EBB_DISK_BACKEND_URING)
+            return ebb_fail(EBB_ERR_UNSUPPORTED,
+                            "disk pool: io_uring cannot be used here (%s); choose the threads "
+                            "backend",
+                            why);
+        if (started != 0)
+            ebb_pool_warn(pool, "io_uring unavailable (%s); using the thread-pool backend", why);
+    }
+    if (started == 0) {
+        /* The ring thread never hashes: a checksum thread does. */
+        if (d->checksum && ebb_hasher_start(pool) != 0)
+            return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool: cannot start the checksum thread");
+        return EBB_OK;
+    }
+    d->nthreads = o->threads > 0 ? o->threads : o->queue_depth;
+    if (ebb_threads_start(pool, why, sizeof why) != 0)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool: cannot start I/O threads: %s", why);
+    return EBB_OK;
+}
+
+ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    ebb_status s = disk_check_options(o);
+    if (s != EBB_OK)
+        return s;
+    for (int i = 0; i < o->path_count; i++)
+        if ((s = check_dir(o->paths[i])) != EBB_OK)
+            return s;
+
+    ebb_disk *d = calloc(1, sizeof *d);
+    if (!d)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier");
+    pool->disk = d;
+    d->node = -1;
+    d->nfiles = o->path_count;
+    d->slots = pool->slots;
+    d->depth = o->queue_depth;
+    d->checksum = o->checksum ? 1 : 0;
+    if (o->staging) {
+        d->staging = o->staging;
+        ebb_pool_retain(o->staging);
+    }
+    d->fds = malloc(sizeof(int) * (size_t)d->nfiles);
+    for (int i = 0; d->fds && i < d->nfiles; i++)
+        d->fds[i] = -1;
+    d->names = calloc((size_t)d->nfiles, sizeof(char *));
+    d->file_direct = calloc((size_t)d->nfiles, sizeof(int));
+    d->file_bytes = calloc((size_t)d->nfiles, sizeof(uint64_t));
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_cond_init(&d->done_cv, NULL);
+    pthread_cond_init(&d->work_cv, NULL);
+    pthread_cond_init(&d->hold_cv, NULL);
+    pthread_mutex_init(&d->hlock, NULL);
+    pthread_cond_init(&d->hcv, NULL);
+    d->sync_init = 1;
+    if (!d->fds || !d->names || !d->file_direct || !d->file_bytes) {
+        s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier");
+        goto fail;
+    }
+    if ((s = open_files(pool, o)) != EBB_OK || (s = check_space(pool, o)) != EBB_OK ||
+        (s = prepare_files(pool, o)) != EBB_OK)
+        goto fail;
+
+    uint64_t total_blocks = (uint64_t)pool->slots * d->bps;
+    d->sums = calloc((size_t)total_blocks, sizeof *d->sums);
+    d->valid = calloc((size_t)pool->slots, sizeof *d->valid);
+    d->queue = calloc((size_t)pool->slots, sizeof *d->queue);
+    d->hqueue = calloc((size_t)pool->slots, sizeof *d->hqueue);
+    d->qcap = (uint32_t)pool->slots;
+    pool->ops = calloc((size_t)pool->slots, sizeof *pool->ops);
+    if (!d->sums || !d->valid || !d->queue || !d->hqueue || !pool->ops) {
+        s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");
+        goto fail;
+    }
+    d->node = ebb_topo_path_node(o->paths[0]);
+    if (d->node < 0)
+        d->node = -1;
+    pool->numa_node = d->node;
+    if ((s = start_engine(pool, o)) != EBB_OK)
+        goto fail;
+    return EBB_OK;
+
+fail:
+    ebb_disk_destroy(pool);
+    return s;
+}
+
+void ebb_disk_destroy(struct ebb_pool *pool)
+{
+    ebb_disk *d = pool->disk;
+    if (!d)
+        return;
+    /* Order: the engine drains (it waits for the writes the checksum
+     * thread still hashes), then the checksum thread finishes the reads it
+     * verifies. */
+    if (d->uring)
+        ebb_uring_stop(pool);
+    if (d->threads)
+        ebb_threads_stop(pool);
+    ebb_hasher_stop(pool);
+    for (int i = 0; d->fds && i < d->nfiles; i++)
+        if (d->fds[i] >= 0)
+            close(d->fds[i]);
+    for (int i = 0; d->names && i < d->nfiles; i++)
+        free(d->names[i]);
+    free(d->fds);
+    free(d->names);
+    free(d->file_direct);
+    free(d->file_bytes);
+    free(d->sums);
+    free((void *)d->valid);
+    free(d->queue);
+    free(d->hqueue);
+    free(pool->ops);
+    pool->ops = NULL;
+    if (d->sync_init) {
+        pthread_mutex_destroy(&d->lock);
+        pthread_cond_destroy(&d->done_cv);
+        pthread_cond_destroy(&d->work_cv);
+        pthread_cond_destroy(&d->hold_cv);
+        pthread_mutex_destroy(&d->hlock);
+        pthread_cond_destroy(&d->hcv);
+    }
+    if (d->staging)
+        ebb_pool_release(d->staging); /* frees it if its owner destroyed it already */
+    free(d);
+    pool->disk = NULL;
+}

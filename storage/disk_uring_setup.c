@@ -1,0 +1,192 @@
+/* io_uring engine set-up, on the ring thread (IORING_SETUP_SINGLE_ISSUER
+ * wants registrations from the submitting task): the ring, the fixed files,
+ * and the staging pool's memory as fixed buffers, as much of it as
+ * RLIMIT_MEMLOCK lets through. */
+#include <errno.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+
+#include "storage/disk.h"
+
+int ebb_uring_setup_ring(struct ebb_pool *pool, struct io_uring *ring, char *why, size_t why_len)
+{
+    ebb_disk *d = pool->disk;
+    if (pool->fault.uring_errno) {
+        snprintf(why, why_len, "io_uring_setup: %s (injected)", strerror(pool->fault.uring_errno));
+        return -pool->fault.uring_errno;
+    }
+    unsigned entries = 1;
+    while (entries < (unsigned)d->depth + 2)
+        entries <<= 1;
+    /* Newest flags first; older kernels refuse them with EINVAL. */
+    static const unsigned flag_sets[] = {
+        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+        IORING_SETUP_COOP_TASKRUN,
+        0,
+    };
+    int r = -EINVAL;
+    for (size_t i = 0; i < sizeof flag_sets / sizeof flag_sets[0]; i++) {
+        struct io_uring_params p;
+        memset(&p, 0, sizeof p);
+        p.flags = flag_sets[i];
+        r = io_uring_queue_init_params(entries, ring, &p);
+        if (r != -EINVAL)
+            break;
+    }
+    if (r < 0)
+        snprintf(why, why_len, "io_uring_setup: %s%s", strerror(-r),
+                 r == -EPERM ? " (seccomp or kernel.io_uring_disabled)" : "");
+    return r;
+}
+
+static void human(uint64_t bytes, char *buf, size_t len)
+{
+    if (bytes >= ((uint64_t)1 << 30) && bytes % ((uint64_t)1 << 20) == 0)
+        snprintf(buf, len, "%.2f GiB", (double)bytes / (double)((uint64_t)1 << 30));
+    else if (bytes >= ((uint64_t)1 << 20))
+        snprintf(buf, len, "%.2f MiB", (double)bytes / (double)((uint64_t)1 << 20));
+    else
+        snprintf(buf, len, "%" PRIu64 " KiB", bytes >> 10);
+}
+
+static void limit_text(rlim_t v, char *buf, size_t len)
+{
+    if (v == RLIM_INFINITY)
+        snprintf(buf, len, "unlimited");
+    else
+        human((uint64_t)v, buf, len);
+}
+
+/* Registers the first `slots` slots of the staging pool, in <= 1 GiB
+ * pieces. 0 or -errno. */
+static int register_slots(struct ebb_pool *pool, struct io_uring *ring, int32_t slots)
+{
+    struct ebb_pool *h = pool->disk->staging;
+    size_t bytes = (size_t)slots * h->stride;
+    size_t n = (bytes + EBB_DISK_REG_CHUNK - 1) / EBB_DISK_REG_CHUNK;
+    if (n > 16384)
+        return -ENOMEM;
+    if (pool->fault.register_errno)
+        return -pool->fault.register_errno;
+    struct iovec *iov = calloc(n, sizeof *iov);
+    if (!iov)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        iov[i].iov_base = h->base + i * EBB_DISK_REG_CHUNK;
+        size_t left = bytes - i * EBB_DISK_REG_CHUNK;
+        iov[i].iov_len = left < EBB_DISK_REG_CHUNK ? left : EBB_DISK_REG_CHUNK;
+    }
+    int r = io_uring_register_buffers(ring, iov, (unsigned)n);
+    free(iov);
+    return r;
+}
+
+/* Fixed buffers: all of the staging pool; where RLIMIT_MEMLOCK refuses
+ * that (ENOMEM), the soft limit raised to the hard one and, if that is
+ * still too little, the most slots that fit (found by halving). */
+static void register_buffers(struct ebb_pool *pool, struct io_uring *ring,
+                             unsigned char **reg_base)
+{
+    ebb_disk *d = pool->disk;
+    struct ebb_pool *h = d->staging;
+    int32_t got = 0;
+    int rr = register_slots(pool, ring, h->slots);
+    struct rlimit rl = {0, 0};
+    int have_rl = getrlimit(RLIMIT_MEMLOCK, &rl) == 0, raised = 0;
+    struct rlimit was = rl;
+    if (rr == 0) {
+        got = h->slots;
+    } else if (rr == -ENOMEM) {
+        if (have_rl && rl.rlim_cur != RLIM_INFINITY &&
+            (rl.rlim_max == RLIM_INFINITY || rl.rlim_cur < rl.rlim_max)) {
+            struct rlimit up = {rl.rlim_max, rl.rlim_max};
+            if (setrlimit(RLIMIT_MEMLOCK, &up) == 0) {
+                raised = 1;
+                rl = up;
+                rr = register_slots(pool, ring, h->slots);
+                if (rr == 0)
+                    got = h->slots;
+            }
+        }
+        if (rr == -ENOMEM) {
+            /* The most slots that fit: at most what the limit holds (the
+             * kernel also counts the ring's pages, and a huge page whole),
+             * then a bisection of at most 8 tries. */
+            int32_t lo = 0, hi = h->slots, k = h->slots - 1; /* lo fits, hi does not */
+            if (have_rl && rl.rlim_cur != RLIM_INFINITY &&
+                (uint64_t)rl.rlim_cur / h->stride < (uint64_t)k)
+                k = (int32_t)((uint64_t)rl.rlim_cur / h->stride);
+            int held = 0; /* lo slots are registered now */
+            for (int tries = 0; tries < 8 && k > lo && k < hi; tries++) {
+                if (held)
+                    io_uring_unregister_buffers(ring);
+                held = register_slots(pool, ring, k) == 0;
+                if (held)
+                    lo = k;
+                else
+                    hi = k;
+                k = lo + (hi - lo) / 2;
+            }
+            if (lo > 0 && !held)
+                held = register_slots(pool, ring, lo) == 0;
+            if (held)
+                got = lo;
+            else
+                rr = -ENOMEM;
+        }
+    }
+    char lim[64], old[64], reg[64], all[64];
+    limit_text(rl.rlim_cur, lim, sizeof lim);
+    limit_text(was.rlim_cur, old, sizeof old);
+    if (raised)
+        ebb_pool_warn(pool,
+                      "raised this process's RLIMIT_MEMLOCK soft limit from %s to its hard limit "
+                      "%s for io_uring fixed buffers",
+                      old, lim);
+    if (got == 0) {
+        ebb_pool_warn(pool,
+                      "io_uring buffer registration failed (%s; RLIMIT_MEMLOCK is %s, raise "
+                      "it with ulimit -l or LimitMEMLOCK= for fixed buffers); using unregistered "
+                      "I/O",
+                      strerror(-rr), have_rl ? lim : "unknown");
+        return;
+    }
+    d->fixed_buffers = 1;
+    d->fixed_slots = got;
+    d->registered_bytes = (uint64_t)got * h->stride;
+    *reg_base = h->base;
+    if (got < h->slots) {
+        human(d->registered_bytes, reg, sizeof reg);
+        human((uint64_t)h->slots * h->stride, all, sizeof all);
+        ebb_pool_warn(pool,
+                      "io_uring fixed buffers cover %d of the staging pool's %d slots (%" PRIu64
+                      " of %" PRIu64 " bytes, %s of %s): RLIMIT_MEMLOCK is %s; moves from the "
+                      "other slots use unregistered I/O (raise the limit with ulimit -l or "
+                      "LimitMEMLOCK= to register them all)",
+                      (int)got, (int)h->slots, d->registered_bytes,
+                      (uint64_t)h->slots * h->stride, reg, all, lim);
+    }
+}
+
+void ebb_uring_register(struct ebb_pool *pool, struct io_uring *ring, unsigned char **reg_base)
+{
+    ebb_disk *d = pool->disk;
+    /* Fixed files: fewer file-table look-ups per request. Optional. */
+    int rf = pool->fault.register_files_errno
+                 ? -pool->fault.register_files_errno
+                 : io_uring_register_files(ring, d->fds, (unsigned)d->nfiles);
+    if (rf == 0)
+        d->fixed_files = 1;
+    else
+        ebb_pool_warn(pool,
+                      "io_uring file registration failed (%s); requests name the files by "
+                      "descriptor (a little more work per request)",
+                      strerror(-rf));
+    if (d->staging)
+        register_buffers(pool, ring, reg_base);
+}
