@@ -42,23 +42,19 @@ static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state
 {
     why[0] = '\0';
     if (tier == EBB_TIER_DISK && cfg->disk.path_count > 1) {
-        /* Striped (storage/disk.c): a slot is ceil(state / block) blocks dealt
-         * round-robin over the n paths' files, each file holds whole blocks,
-         * and each path has an equal share of the budget. With s slots the
-         * fullest file holds ceil(s * blocks / n) blocks, so s fits when
-         * s * blocks <= n * (whole blocks in one share). */
-        uint64_t n = cfg->disk.path_count, block = cfg->disk.block_size;
-        uint64_t blocks = state / block + (state % block != 0);
-        uint64_t per_path = budget / n / block;
-        unsigned __int128 one = (unsigned __int128)((blocks - 1) / n + 1) * block * n;
+        /* Striped (storage/disk_create.c): slots go n at a time over the n
+         * paths' files, block k of a slot to the next file, so a file holds
+         * its share of the slots, each a state rounded up to 4 KiB; each path
+         * has an equal share of the budget. */
+        uint64_t n = cfg->disk.path_count;
+        uint64_t stride = round_up(state, EBB_CONFIG_DIO_ALIGN);
+        unsigned __int128 one = (unsigned __int128)stride * n;
         *need = one > UINT64_MAX ? UINT64_MAX : (uint64_t)one;
-        char b[64];
-        ebb_size_human(block, b, sizeof b);
         snprintf(why, why_len,
-                 ": a slot is striped over the %llu paths in whole blocks of %s "
-                 "(tier.disk.block_size) and each path holds an equal share of the budget",
-                 (unsigned long long)n, b);
-        return per_path * n / blocks;
+                 ": a slot is a state rounded up to 4 KiB (the direct-I/O alignment) and each of "
+                 "the %llu paths holds an equal share of the budget",
+                 (unsigned long long)n);
+        return n * ((budget / n) / stride);
     }
     uint64_t align = tier == EBB_TIER_GPU ? EBB_CONFIG_GPU_ALIGN
                    : tier == EBB_TIER_HOST ? host_page() : EBB_CONFIG_DIO_ALIGN;
@@ -121,11 +117,10 @@ ebb_status ebb_config_pool_options(const ebb_config *cfg, ebb_tier tier, size_t 
         else
             snprintf(bud, sizeof bud, "%s", b);
         ebb_config_where(cfg, budget_key[tier], "", at, sizeof at);
-        int striped = tier == EBB_TIER_DISK && cfg->disk.path_count > 1;
         return ebb_fail(EBB_ERR_CONFIG,
                         "%s: %s holds no state of %s%s; expected a budget of at least %s (raise "
-                        "it%s, or disable the tier)",
-                        at, bud, st, why, nd, striped ? ", lower tier.disk.block_size" : "");
+                        "it, or disable the tier)",
+                        at, bud, st, why, nd);
     }
 
     ebb_pool_options o;

@@ -185,10 +185,9 @@ EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint6
  *   slots        how many slots the tier's budget holds (ebb_config_budget,
  *                "auto" resolved now), each slot rounded up as the pool
  *                rounds it: host to the page size (at least 4 KiB), gpu to
- *                256 bytes, disk to 4 KiB with one path and to whole blocks
- *                with several (slots are striped block by block, and each
- *                path takes an equal share of the budget); capped at
- *                INT32_MAX
+ *                256 bytes, disk to 4 KiB (with several paths each path
+ *                takes an equal share of the budget and of the slots);
+ *                capped at INT32_MAX
  *   numa_node, pin, prefault                  tier.host.numa, .pin, .prefault
  *   device                                    tier.gpu.device
  *   paths, path_count, backend, queue_depth, threads, direct, checksum

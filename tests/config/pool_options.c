@@ -212,17 +212,18 @@ Test(pool_options, disk_striped_slot_counts)
     cr_assert_eq(ebb_config_set_disk_paths(&cfg, dirs, 2), EBB_OK);
     cfg.disk.block_size = 64 << 10;
     cfg.disk.direct = 0;
-    cfg.disk.budget = 1 << 20; /* 512 KiB a path: 8 blocks each */
-    /* 100 KiB = 2 blocks a slot: 16 blocks hold 8 slots (not 1 MiB / 100 KiB = 10). */
-    cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, 100 << 10), 8);
-    /* 64 KiB = 1 block: exact fit, 16 slots; one byte short of the budget
-     * leaves a share of 7 whole blocks: 14 slots. */
+    cfg.disk.budget = 1 << 20; /* 512 KiB a path */
+    /* Striping does not inflate a slot: 100 KiB states, 5 a path, 10 in all,
+     * as with one path (a block larger than a slot costs nothing). */
+    cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, 100 << 10), 10);
+    /* 64 KiB: exact fit, 16 slots; one byte short of the budget leaves each
+     * path 7: 14 slots. */
     cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, 64 << 10), 16);
     cfg.disk.budget = (1 << 20) - 1;
     cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, 64 << 10), 14);
-    /* 3 blocks a slot over 2 paths: 16 blocks hold 5 slots. */
+    /* 128 KiB + 1 rounds up to 132 KiB: 3 a path, 6 in all. */
     cfg.disk.budget = 1 << 20;
-    cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, (128 << 10) + 1), 5);
+    cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, (128 << 10) + 1), 6);
 
     ebb_pool_options o;
     cr_assert_eq(ebb_config_pool_options(&cfg, EBB_TIER_DISK, 100 << 10, &o), EBB_OK, "%s",
@@ -232,19 +233,18 @@ Test(pool_options, disk_striped_slot_counts)
     cr_assert_eq(ebb_pool_create(&o, &pool), EBB_OK, "%s", ebb_last_error());
     ebb_pool_info info;
     cr_assert_eq(ebb_pool_info_get(pool, &info), EBB_OK);
-    cr_expect_eq(info.slots, 8);
+    cr_expect_eq(info.slots, 10);
     cr_expect_leq(info.bytes, cfg.disk.budget);
     ebb_pool_destroy(pool);
 
-    /* A share smaller than a block holds nothing, however small the state. */
-    cfg.disk.budget = 64 << 10;
+    /* A share smaller than a (rounded) state holds nothing. */
+    cfg.disk.budget = 20 << 10;
     expect_error(&cfg, EBB_TIER_DISK, 10000, EBB_ERR_CONFIG,
-                 "key 'tier.disk.budget' (default or set by the program): 64 KiB holds no state of "
-                 "10 kB: a slot is striped over the 2 paths in whole blocks of 64 KiB "
-                 "(tier.disk.block_size) and each path holds an equal share of the budget; expected "
-                 "a budget of at least 128 KiB (raise it, lower tier.disk.block_size, or disable "
-                 "the tier)", NULL);
-    cfg.disk.budget = 128 << 10;
+                 "key 'tier.disk.budget' (default or set by the program): 20 KiB holds no state of "
+                 "10 kB: a slot is a state rounded up to 4 KiB (the direct-I/O alignment) and each "
+                 "of the 2 paths holds an equal share of the budget; expected a budget of at least "
+                 "24 KiB (raise it, or disable the tier)", NULL);
+    cfg.disk.budget = 24 << 10;
     cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, 10000), 2);
     ebb_config_dispose(&cfg);
 }
