@@ -42,14 +42,17 @@ static ebb_status callback_failed(const char *what, int64_t step, int rc, int re
 static ebb_status copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb)
 {
     ebb_status st = rt_settle(run, dst, db);
-    if (st == EBB_OK)
-        st = rt_settle(run, src, sb);
     if (st != EBB_OK)
         return st;
     if (dst->tier == EBB_TIER_HOST && src->tier == EBB_TIER_HOST) {
+        /* a transfer that only reads the source (its disk write) may go on */
+        if (src->buf[sb].fills && (st = rt_settle(run, src, sb)) != EBB_OK)
+            return st;
         memcpy(rt_buf_ptr(dst, db), rt_buf_ptr(src, sb), run->opt.state_size);
         return EBB_OK;
     }
+    if ((st = rt_settle(run, src, sb)) != EBB_OK)
+        return st;
     /* the copy must not start before the user's stream produced (or stopped
      * reading) what it touches */
     st = ebb_pool_order_after(run->gpu.pool, run->opt.stream);
