@@ -42,12 +42,12 @@ static inline char *cli_slurp(const char *path)
     return buf;
 }
 
-/* Runs `ebb ARGS...`, args NULL-terminated (at most 62). */
-static inline cli_result cli_runv(const char *const *args)
+/* Runs `PROGRAM ARGS...`, args NULL-terminated (at most 62). */
+static inline cli_result cli_runv_program(const char *program, const char *const *args)
 {
     const char *argv[64];
     int n = 0;
-    argv[n++] = EBB_CLI_PATH;
+    argv[n++] = program;
     for (; *args && n < 63; args++)
         argv[n++] = *args;
     argv[n] = NULL;
@@ -62,9 +62,9 @@ static inline cli_result cli_runv(const char *const *args)
     posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     pid_t pid;
-    int rc = posix_spawn(&pid, EBB_CLI_PATH, &fa, NULL, (char *const *)argv, environ);
+    int rc = posix_spawn(&pid, program, &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    cr_assert_eq(rc, 0, "cannot run %s: %s", EBB_CLI_PATH, strerror(rc));
+    cr_assert_eq(rc, 0, "cannot run %s: %s", program, strerror(rc));
     int ws = 0;
     cr_assert_eq(waitpid(pid, &ws, 0), pid);
     cli_result r;
@@ -75,6 +75,12 @@ static inline cli_result cli_runv(const char *const *args)
     unlink(err_path);
     rmdir(dir);
     return r;
+}
+
+/* Runs `ebb ARGS...`, args NULL-terminated (at most 62). */
+static inline cli_result cli_runv(const char *const *args)
+{
+    return cli_runv_program(EBB_CLI_PATH, args);
 }
 
 
