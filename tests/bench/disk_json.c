@@ -9,30 +9,13 @@ static char config[128];
 
 static void setup(void)
 {
-    cr_assert(mkdtemp(dir));
-    snprintf(config, sizeof config, "%s.toml", dir);
-    FILE *f = fopen(config, "w");
-    cr_assert(f);
-    fprintf(f, "[tier.disk]\npath = \"%s\"\nbudget = \"64 MiB\"\nqueue_depth = 8\n", dir);
-    fclose(f);
+    cli_disk_config(dir, config, sizeof config, "queue_depth = 8\n");
 }
 
 static void teardown(void)
 {
     unlink(config);
     rmdir(dir);
-}
-
-static int dir_entries(const char *path)
-{
-    DIR *d = opendir(path);
-    cr_assert(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
 }
 
 static void check_disk(const cli_result *r, const char *backend)
@@ -58,7 +41,7 @@ static void check_disk(const cli_result *r, const char *backend)
     cr_assert(json_find(r->out, "tiers", "disk", "registered_buffers", NULL), "%s", r->out);
     const char *path = json_find(r->out, "tiers", "disk", "path", NULL);
     cr_assert(path && strncmp(path + 1, dir, strlen(dir)) == 0, "%s", r->out);
-    cr_assert_eq(dir_entries(dir), 0, "files left in %s", dir);
+    cr_assert_eq(cli_dir_entries(dir), 0, "files left in %s", dir);
 }
 
 Test(bench, disk_uring, .init = setup, .fini = teardown)

@@ -5,6 +5,7 @@
 #define EBB_TESTS_SUPPORT_CLI_RUN_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -109,6 +110,32 @@ static inline cli_result cli_run_line(const char *line)
         args[n++] = t;
     args[n] = NULL;
     return cli_runv(args);
+}
+
+/* Makes the directory `dir` (a mkdtemp template, changed in place) and writes
+ * beside it `dir`.toml, a configuration whose disk tier lives in it with a
+ * 64 MiB budget, plus `extra` lines (may be ""); its path goes to config. */
+static inline void cli_disk_config(char *dir, char *config, size_t len, const char *extra)
+{
+    cr_assert(mkdtemp(dir), "mkdtemp %s", dir);
+    snprintf(config, len, "%s.toml", dir);
+    FILE *f = fopen(config, "w");
+    cr_assert(f, "cannot write %s", config);
+    fprintf(f, "[tier.disk]\npath = \"%s\"\nbudget = \"64 MiB\"\n%s", dir, extra);
+    fclose(f);
+}
+
+/* Entries of a directory other than . and .. */
+static inline int cli_dir_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    cr_assert(d, "opendir %s", path);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
 }
 
 static inline void cli_free(cli_result *r)

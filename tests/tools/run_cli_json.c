@@ -11,30 +11,13 @@ static char config[128];
 
 static void setup(void)
 {
-    cr_assert(mkdtemp(dir));
-    snprintf(config, sizeof config, "%s.toml", dir);
-    FILE *f = fopen(config, "w");
-    cr_assert(f);
-    fprintf(f, "[tier.disk]\npath = \"%s\"\nbudget = \"64 MiB\"\n", dir);
-    fclose(f);
+    cli_disk_config(dir, config, sizeof config, "");
 }
 
 static void teardown(void)
 {
     unlink(config);
     rmdir(dir);
-}
-
-static int dir_entries(const char *path)
-{
-    DIR *d = opendir(path);
-    cr_assert(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
 }
 
 static int64_t int_of(const char *obj, const char *key)
@@ -124,7 +107,7 @@ Test(run_cli, json_all_strategies, .init = setup, .fini = teardown)
             memcpy(first, g, sizeof g);
         cr_assert_str_eq(g, first, "gradients differ: %s", r.out);
     }
-    cr_assert_eq(dir_entries(dir), 0, "files left in %s", dir);
+    cr_assert_eq(cli_dir_entries(dir), 0, "files left in %s", dir);
     cli_free(&r);
 }
 

@@ -13,13 +13,8 @@ static char config[128], errfile[160];
 
 static void setup(void)
 {
-    cr_assert(mkdtemp(dir));
-    snprintf(config, sizeof config, "%s.toml", dir);
+    cli_disk_config(dir, config, sizeof config, "");
     snprintf(errfile, sizeof errfile, "%s.err", dir);
-    FILE *f = fopen(config, "w");
-    cr_assert(f);
-    fprintf(f, "[tier.disk]\npath = \"%s\"\nbudget = \"64 MiB\"\n", dir);
-    fclose(f);
 }
 
 static void teardown(void)
@@ -27,18 +22,6 @@ static void teardown(void)
     unlink(config);
     unlink(errfile);
     rmdir(dir);
-}
-
-static int dir_entries(const char *path)
-{
-    DIR *d = opendir(path);
-    cr_assert(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
 }
 
 /* Open files of `pid` that live (or lived: "(deleted)") in `path`. */
@@ -99,7 +82,7 @@ Test(run_cli, killed_leaves_no_file, .init = setup, .fini = teardown, .timeout =
     }
     cr_assert(started, "no progress line in 30 s");
     sleep_ms(300);
-    int while_running = dir_entries(dir), open_there = open_files_in(pid, dir);
+    int while_running = cli_dir_entries(dir), open_there = open_files_in(pid, dir);
     cr_assert_eq(kill(pid, SIGKILL), 0);
     cr_assert_eq(waitpid(pid, &ws, 0), pid);
     cr_assert(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL,
@@ -107,5 +90,5 @@ Test(run_cli, killed_leaves_no_file, .init = setup, .fini = teardown, .timeout =
     cr_assert_gt(open_there, 0, "the run had no file open in %s: its disk tier is elsewhere",
                  dir);
     cr_assert_eq(while_running, 0, "%d files in %s while ebb ran", while_running, dir);
-    cr_assert_eq(dir_entries(dir), 0, "files left in %s after SIGKILL", dir);
+    cr_assert_eq(cli_dir_entries(dir), 0, "files left in %s after SIGKILL", dir);
 }
