@@ -7,8 +7,9 @@
  * completed (buffers.c). Only a RESTORE waits, for the data it needs. For a
  * GPU state every copy is ordered after the work queued on the user's stream
  * (ebb_pool_order_after) and the stream waits for every copy that fills a
- * buffer it will read (ebb_ticket_stream_wait): the host thread never
- * synchronises the device for a gpu <-> gpu or gpu <-> host transfer.
+ * buffer it will read (ebb_ticket_stream_wait), so the host thread waits
+ * for a gpu transfer only where a buffer's one ticket must be freed for a
+ * second transfer (buffers.c), and for data read back from disk.
  */
 #include <stdio.h>
 #include <string.h>
