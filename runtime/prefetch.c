@@ -1,8 +1,9 @@
 /*
- * Reading ahead in the reverse sweep: the next RESTORE from disk in the
- * action stream is started as soon as a host buffer is free and nothing
- * before it writes that disk slot, so the read runs while the steps before
- * it compute, and the RESTORE finds its data (or most of it) already there.
+ * Reading ahead in the reverse sweep: the next read of a disk slot in the
+ * action stream (a RESTORE, or a PREFETCH into memory) is started as soon as
+ * a host buffer is free and nothing before it writes that disk slot, so the
+ * read runs while the steps before it compute, and the action finds its data
+ * (or most of it) already there.
  *
  * One read ahead at a time, into a host buffer held for it (never the last
  * free one, so the steps keep a buffer to write). Only in the reverse sweep:
@@ -45,6 +46,17 @@ static int writes_disk_slot(const ebb_action *a, int32_t slot)
     return 0;
 }
 
+/* RESTORE from disk, or PREFETCH/EVICT from disk into memory: both read a
+ * disk slot into a host buffer (read_disk in execute.c). */
+static int reads_disk(const ebb_action *a)
+{
+    if (a->kind == EBB_ACT_RESTORE)
+        return a->tier == EBB_TIER_DISK;
+    if (a->kind == EBB_ACT_PREFETCH || a->kind == EBB_ACT_EVICT)
+        return a->tier == EBB_TIER_DISK && a->tier_to != EBB_TIER_DISK;
+    return 0;
+}
+
 /* A host buffer free now, without waiting, if another one stays free. */
 static int32_t spare_host_buffer(ebb_run *run)
 {
@@ -80,7 +92,7 @@ ebb_status rt_lookahead(ebb_run *run)
         run->scan_pos = run->batch_pos;
     while (run->scan_pos < run->batch_len) {
         const ebb_action *a = &run->batch[run->scan_pos];
-        if (a->kind == EBB_ACT_RESTORE && a->tier == EBB_TIER_DISK)
+        if (reads_disk(a))
             break;
         run->scan_pos++;
     }
