@@ -95,7 +95,7 @@ ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, ebb_ticket t, int other_t
     return EBB_OK;
 }
 
-static int reserved(const ebb_run *run, const rt_mem *m, int32_t b)
+int rt_reserved(const ebb_run *run, const rt_mem *m, int32_t b)
 {
     const rt_buf *x = &m->buf[b];
     if (x->holders > 0 || x->chained)
@@ -123,8 +123,7 @@ void rt_remember(ebb_run *run, int32_t b, int32_t slot)
     run->host.buf[b].cached = slot + 1;
 }
 
-/* Whether buffer b's transfer is over (a failure is returned in *st). */
-static int idle(rt_buf *x, ebb_status *st)
+int rt_idle(rt_buf *x, ebb_status *st)
 {
     *st = EBB_OK;
     if (!x->pending.pool)
@@ -145,10 +144,10 @@ static ebb_status pick(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
 {
     int32_t busy = -1, cached = -1;
     for (int32_t b = 0; b < m->count; b++) {
-        if (reserved(run, m, b))
+        if (rt_reserved(run, m, b))
             continue;
         ebb_status st;
-        if (!idle(&m->buf[b], &st)) {
+        if (!rt_idle(&m->buf[b], &st)) {
             if (busy < 0)
                 busy = b;
             continue;

@@ -57,28 +57,26 @@ static int reads_disk(const ebb_action *a)
     return 0;
 }
 
-/* A host buffer free now, without waiting, if another one stays free. */
-static int32_t spare_host_buffer(ebb_run *run)
+/* A host buffer free now, without waiting, if another one stays free (*q:
+ * -1 if none). */
+static ebb_status spare_host_buffer(ebb_run *run, int32_t *q)
 {
     rt_mem *m = &run->host;
-    int32_t found = -1, free_count = 0;
+    int32_t free_count = 0;
+    *q = -1;
     for (int32_t b = 0; b < m->count && free_count < 2; b++) {
-        rt_buf *x = &m->buf[b];
-        if (x->holders > 0 || x->chained || b == run->scratch ||
-            (m == run->state && (b == run->live || b == run->prev || b == run->xn)))
+        ebb_status st;
+        if (rt_reserved(run, m, b) || !rt_idle(&m->buf[b], &st))
             continue;
-        if (x->pending.pool) {
-            int done = 0;
-            if (ebb_ticket_test(&x->pending, &done) != EBB_OK || !done)
-                continue; /* a failure is reported by whoever waits for it */
-            x->pending.pool = NULL;
-            x->fills = 0;
-        }
+        if (st != EBB_OK)
+            return st;
         free_count++;
-        if (found < 0)
-            found = b;
+        if (*q < 0)
+            *q = b;
     }
-    return free_count >= 2 ? found : -1;
+    if (free_count < 2)
+        *q = -1;
+    return EBB_OK;
 }
 
 ebb_status rt_lookahead(ebb_run *run)
@@ -115,9 +113,9 @@ ebb_status rt_lookahead(ebb_run *run)
         if (st != EBB_OK)
             return st;
     }
-    int32_t q = spare_host_buffer(run);
-    if (q < 0)
-        return EBB_OK;
+    int32_t q;
+    if ((st = spare_host_buffer(run, &q)) != EBB_OK || q < 0)
+        return st;
     ebb_ticket t;
     if ((st = ebb_move(run->host.pool, q, run->disk, s, &t)) != EBB_OK)
         return st;

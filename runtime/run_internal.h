@@ -124,6 +124,11 @@ void *rt_buf_ptr(const rt_mem *m, int32_t b);
  * transfer in flight (waited for; `for_user` on a gpu: the stream waits
  * instead). -1 and an error if none can be had. */
 ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out);
+/* Whether buffer b holds something (a slot's state, the live state, x_{n-1},
+ * x_n, a chain's data, the audit scratch): never handed out. */
+int rt_reserved(const ebb_run *run, const rt_mem *m, int32_t b);
+/* Whether x's transfer is over, without waiting (its failure in *st). */
+int rt_idle(rt_buf *x, ebb_status *st);
 /* Waits for buffer b's transfer, if any. */
 ebb_status rt_settle(ebb_run *run, rt_mem *m, int32_t b);
 ebb_status rt_wait(ebb_run *run, const ebb_ticket *t, int tier);
