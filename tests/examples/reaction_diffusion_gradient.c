@@ -18,31 +18,7 @@
  * a sign error in the adjoint gives O(1). */
 static const double bound = 1e-6, eps = 1e-6;
 
-static char dir[256];
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void make_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/ebb-example-test-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
-    cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
-}
-
-static void remove_dir(void)
-{
-    if (dir[0])
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    dir[0] = '\0';
-}
-
-TestSuite(reaction_diffusion, .init = make_dir, .fini = remove_dir);
+#include "tmpdir.h"
 
 static double rel(double a, double b) { return fabs(a - b) / fmax(fabs(a), fabs(b)); }
 

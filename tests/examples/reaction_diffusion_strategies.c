@@ -13,31 +13,7 @@
 
 enum { POINTS = 100, PAIRS = 20, MAX_STEPS = 300, BUDGET_STATES = 512 };
 
-static char dir[256];
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void make_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/ebb-example-test-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
-    cr_assert_not_null(mkdtemp(dir), "mkdtemp failed");
-}
-
-static void remove_dir(void)
-{
-    if (dir[0])
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    dir[0] = '\0';
-}
-
-TestSuite(reaction_diffusion, .init = make_dir, .fini = remove_dir);
+#include "tmpdir.h"
 
 /* The adjoint with every state in memory: the reference, no ebb. */
 typedef struct reference {
