@@ -43,8 +43,10 @@ static inline char *cli_slurp(const char *path)
     return buf;
 }
 
-/* Runs `PROGRAM ARGS...`, args NULL-terminated (at most 62). */
-static inline cli_result cli_runv_program(const char *program, const char *const *args)
+/* Runs `PROGRAM ARGS...` (args NULL-terminated, at most 62) with standard
+ * input from the file `in_path` (NULL: inherited). */
+static inline cli_result cli_runv_stdin(const char *program, const char *const *args,
+                                        const char *in_path)
 {
     const char *argv[64];
     int n = 0;
@@ -60,6 +62,8 @@ static inline cli_result cli_runv_program(const char *program, const char *const
     snprintf(err_path, sizeof err_path, "%s/err", dir);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
+    if (in_path)
+        posix_spawn_file_actions_addopen(&fa, 0, in_path, O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     pid_t pid;
@@ -76,6 +80,12 @@ static inline cli_result cli_runv_program(const char *program, const char *const
     unlink(err_path);
     rmdir(dir);
     return r;
+}
+
+/* Runs `PROGRAM ARGS...`, args NULL-terminated (at most 62). */
+static inline cli_result cli_runv_program(const char *program, const char *const *args)
+{
+    return cli_runv_stdin(program, args, NULL);
 }
 
 /* Runs `ebb ARGS...`, args NULL-terminated (at most 62). */

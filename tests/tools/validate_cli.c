@@ -35,39 +35,19 @@ static void validate_text(const char *args, const char *stream)
     unlink(path);
 }
 
-/* `ebb validate ARGS` with `stream` on standard input (cli_run.h has no stdin). */
+/* `ebb validate ARGS` with `stream` on standard input. */
 static void validate_stdin(const char *const *args, const char *stream)
 {
-    char in_path[64], out_path[64], err_path[64];
+    char in_path[64];
     write_temp(stream, in_path, sizeof in_path);
-    write_temp("", out_path, sizeof out_path);
-    write_temp("", err_path, sizeof err_path);
     const char *argv[16];
     int n = 0;
-    argv[n++] = EBB_CLI_PATH;
     argv[n++] = "validate";
     for (; *args && n < 15; args++)
         argv[n++] = *args;
     argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, in_path, O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_TRUNC, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_TRUNC, 0);
-    pid_t pid;
-    int rc = posix_spawn(&pid, EBB_CLI_PATH, &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    cr_assert_eq(rc, 0, "cannot run %s: %s", EBB_CLI_PATH, strerror(rc));
-    int ws = 0;
-    cr_assert_eq(waitpid(pid, &ws, 0), pid);
-    cli_result res;
-    res.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    res.out = cli_slurp(out_path);
-    res.err = cli_slurp(err_path);
-    keep(res);
+    keep(cli_runv_stdin(EBB_CLI_PATH, argv, in_path));
     unlink(in_path);
-    unlink(out_path);
-    unlink(err_path);
 }
 
 static long long json_number(const char *json, const char *key, const char *key2)
