@@ -16,10 +16,8 @@ ebb_status rt_audit_init(ebb_run *run)
 {
     if (run->info.audit == EBB_AUDIT_OFF)
         return EBB_OK;
-    int32_t slots[EBB_TIER_COUNT];
-    ebb_status st = ebb_schedule_tier_slots(run->schedule, slots);
-    if (st == EBB_OK)
-        st = ebb_validator_create(run->opt.steps, slots, &run->validator);
+    /* the slots the strategy may use (run_setup.c) */
+    ebb_status st = ebb_validator_create(run->opt.steps, run->info.slots, &run->validator);
     if (st != EBB_OK || run->info.audit != EBB_AUDIT_HASH)
         return st;
     run->hash_cap = run->opt.steps > 0 ? run->opt.steps + 1 : 1024;

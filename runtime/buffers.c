@@ -222,6 +222,7 @@ ebb_status rt_progress(ebb_run *run, int force)
         if (st != EBB_OK)
             return st;
         run->disk_pending[s] = t;
+        run->last_in[EBB_TIER_DISK] = t;
         run->host.buf[q].pending = t;
         run->host.buf[q].pending_tier = EBB_TIER_DISK;
     }

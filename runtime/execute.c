@@ -62,6 +62,7 @@ static ebb_status copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, i
         st = ebb_move(dst->pool, db, src->pool, sb, &t);
     if (st != EBB_OK)
         return st;
+    run->last_in[dst->tier] = t;
     st = rt_mark(run, dst, db, t, src->tier, 1);
     if (st == EBB_OK && (src != dst || sb != db))
         st = rt_mark(run, src, sb, t, dst->tier, 0);
@@ -108,6 +109,7 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     if (st != EBB_OK)
         return st;
     run->disk_pending[slot] = t;
+    run->last_in[EBB_TIER_DISK] = t;
     rt_remember(run, b, slot);
     return rt_mark(run, src, b, t, EBB_TIER_DISK, 0);
 }

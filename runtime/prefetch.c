@@ -28,7 +28,7 @@ static ebb_status refill(ebb_run *run, size_t keep)
     run->batch_pos = 0;
     run->batch_len = rem;
     size_t got = 0;
-    ebb_status st = ebb_schedule_next_batch(run->schedule, run->batch + rem, cap - rem, &got);
+    ebb_status st = rt_source_next(run, run->batch + rem, cap - rem, &got);
     if (st != EBB_OK)
         return st;
     run->batch_len += got;

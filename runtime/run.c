@@ -97,9 +97,11 @@ static ebb_status check_options(const ebb_run_options *o)
                         "ebb_run_options: slots, slow_slots, period, io_ratio and staging must "
                         "be >= 0 (0 = derived)");
     if (o->steps == 0 && o->strategy != EBB_RUN_FROM_CONFIG &&
-        o->strategy != EBB_CONFIG_STRATEGY_AUTO && o->strategy != EBB_CONFIG_STRATEGY_ONLINE)
+        o->strategy != EBB_CONFIG_STRATEGY_AUTO && o->strategy != EBB_CONFIG_STRATEGY_ONLINE &&
+        o->strategy != EBB_CONFIG_STRATEGY_ASYNC)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "n unknown (steps = 0) needs strategy \"online\" or \"auto\", not \"%s\"",
+                        "n unknown (steps = 0) needs strategy \"online\", \"async\" or "
+                        "\"auto\", not \"%s\"",
                         ebb_config_strategy_name((ebb_config_strategy)o->strategy));
     if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
@@ -189,6 +191,7 @@ void ebb_run_destroy(ebb_run *run)
     free(run->disk_cache);
     rt_audit_free(run);
     ebb_schedule_destroy(run->schedule);
+    rt_async_destroy(run->async);
     free(run);
 }
 
@@ -204,8 +207,8 @@ static ebb_status peek(ebb_run *run, const ebb_action **a)
 {
     if (run->batch_pos == run->batch_len) {
         size_t got = 0;
-        ebb_status st = ebb_schedule_next_batch(run->schedule, run->batch,
-                                                sizeof run->batch / sizeof *run->batch, &got);
+        ebb_status st =
+            rt_source_next(run, run->batch, sizeof run->batch / sizeof *run->batch, &got);
         if (st != EBB_OK)
             return st;
         if (got == 0)
@@ -256,7 +259,7 @@ static ebb_status tell_online_n(ebb_run *run)
         run->live_step != run->opt.steps)
         return EBB_OK;
     run->steps_told = 1;
-    return ebb_schedule_set_steps(run->schedule, run->opt.steps);
+    return rt_source_set_steps(run, run->opt.steps);
 }
 
 ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done)
@@ -312,7 +315,7 @@ ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
         if (run->live_step < 1)
             return ebb_fail(EBB_ERR_STATE,
                             "ebb_run_finish_forward: no forward step ran yet (n must be >= 1)");
-        if ((st = ebb_schedule_set_steps(run->schedule, run->live_step)) != EBB_OK)
+        if ((st = rt_source_set_steps(run, run->live_step)) != EBB_OK)
             return stop(run, st);
         run->info.steps = run->stats.steps = run->live_step;
     } else {

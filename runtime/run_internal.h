@@ -5,6 +5,8 @@
  *   run_setup.c  resolving the strategy, the tiers and the slot counts;
  *   execute.c    one action at a time over the pools;
  *   buffers.c    the physical buffers behind the schedule's slots;
+ *   source.c     where the actions come from: a schedule or async.c;
+ *   async.c      the asynchronous strategy's generator (async.h);
  *   prefetch.c   reading the next disk RESTORE ahead in the reverse sweep;
  *   audit.c      the validator replay and the state hashes.
  */
@@ -15,6 +17,7 @@
 
 #include "ebb/runtime.h"
 #include "ebb/storage.h"
+#include "runtime/async.h"
 #include "storage/fault.h"
 
 /* One physical buffer: a slot of the host or gpu pool. The schedule's slots
@@ -62,7 +65,11 @@ struct ebb_run {
     char failure[1024];    /* the error that stopped the run */
     char warnings[1024];
 
-    ebb_schedule *schedule;
+    ebb_schedule *schedule; /* NULL for async */
+    rt_async *async;        /* the asynchronous strategy, else NULL */
+    ebb_tier async_tier[3]; /* its tiers, fastest first */
+    ebb_ticket last_in[EBB_TIER_COUNT]; /* the last transfer into each tier */
+    char reason[256];       /* why this strategy (ebb_run_info.reason) */
     ebb_action batch[256];
     size_t batch_len, batch_pos;
     int batch_ended;       /* the batch holds END */
@@ -110,6 +117,10 @@ ebb_pool *ebb_run_debug_pool(ebb_run *run, ebb_tier tier);
 ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg);
 /* run_setup.c: creates the pools the schedule needs. */
 ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg);
+
+/* source.c: the next actions, and n once the forward learnt it */
+ebb_status rt_source_next(ebb_run *run, ebb_action *out, size_t cap, size_t *count);
+ebb_status rt_source_set_steps(ebb_run *run, int64_t steps);
 
 /* execute.c */
 ebb_status rt_execute(ebb_run *run, const ebb_action *a);

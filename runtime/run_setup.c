@@ -69,25 +69,94 @@ static ebb_status choose_tiers(ebb_run *run, const ebb_config *cfg, int *fast, i
     return EBB_OK;
 }
 
+/* The strategy to run; *async = 1 for the asynchronous strategy (which has
+ * no ebb_strategy: its intervals run Revolve). run->reason says why. */
 static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int32_t fast_slots,
-                                  int slow, int32_t slow_slots, ebb_strategy *out)
+                                  int slow, int32_t slow_slots, ebb_strategy *out, int *async)
 {
     int cs = run->opt.strategy >= 0 ? run->opt.strategy : (int)cfg->strategy;
-    if (cs == EBB_CONFIG_STRATEGY_ASYNC)
-        return ebb_fail(EBB_ERR_UNSUPPORTED,
-                        "strategy \"async\" is not available yet: choose auto, store-all, "
-                        "periodic, revolve, online, multistage or disk-revolve");
-    if (cs != EBB_CONFIG_STRATEGY_AUTO)
-        return ebb_config_strategy_schedule((ebb_config_strategy)cs, out);
     int64_t n = run->opt.steps;
-    if (n == 0)
+    *async = 0;
+    if (cs == EBB_CONFIG_STRATEGY_ASYNC) {
+        /* spare slots are not wasted: what fits runs the cheaper schedule */
+        if (n > 0 && fast_slots >= n - 1) {
+            *out = EBB_STRATEGY_STORE_ALL;
+            snprintf(run->reason, sizeof run->reason,
+                     "async asked; tier.%s holds all %lld states, so store-all",
+                     ebb_tier_name(run->info.fast_tier), (long long)n);
+        } else if (slow < 0 || slow_slots <= 0) {
+            *out = n > 0 ? EBB_STRATEGY_REVOLVE : EBB_STRATEGY_ONLINE;
+            snprintf(run->reason, sizeof run->reason,
+                     "async asked; no slower tier is enabled, so %s", ebb_strategy_name(*out));
+        } else {
+            *out = EBB_STRATEGY_REVOLVE;
+            *async = 1;
+            snprintf(run->reason, sizeof run->reason, "async asked");
+        }
+        return EBB_OK;
+    }
+    if (cs != EBB_CONFIG_STRATEGY_AUTO) {
+        snprintf(run->reason, sizeof run->reason, "%s asked",
+                 ebb_config_strategy_name((ebb_config_strategy)cs));
+        return ebb_config_strategy_schedule((ebb_config_strategy)cs, out);
+    }
+    if (n == 0) {
         *out = EBB_STRATEGY_ONLINE;
-    else if (fast_slots >= n - 1)
+        snprintf(run->reason, sizeof run->reason, "auto: n unknown, so online");
+    } else if (fast_slots >= n - 1) {
         *out = EBB_STRATEGY_STORE_ALL;
-    else if (slow >= 0 && slow_slots > 0)
+        snprintf(run->reason, sizeof run->reason, "auto: the fast tier holds all %lld states",
+                 (long long)n);
+    } else if (slow >= 0 && slow_slots > 0) {
         *out = EBB_STRATEGY_MULTISTAGE;
-    else
+        snprintf(run->reason, sizeof run->reason, "auto: a slower tier is enabled");
+    } else {
         *out = EBB_STRATEGY_REVOLVE;
+        snprintf(run->reason, sizeof run->reason, "auto: one tier");
+    }
+    return EBB_OK;
+}
+
+/* The asynchronous strategy's tiers and slots: the fast tier, then every
+ * enabled slower one (at most two), each with its budget's slots (n known:
+ * no more than n - 1 in all). */
+static ebb_status setup_async(ebb_run *run, const ebb_config *cfg, int fast, int32_t c)
+{
+    const ebb_run_options *o = &run->opt;
+    rt_async_options ao = {.steps = o->steps, .tiers = 1};
+    ao.tier[0] = (ebb_tier)fast;
+    ao.slots[0] = o->steps > 0 && c > o->steps ? (int32_t)o->steps : c;
+    int64_t room = o->steps > 0 ? o->steps - 1 : INT32_MAX;
+    for (int t = fast + 1; t < EBB_TIER_COUNT && ao.tiers < 3; t++) {
+        if (!tier_enabled(cfg, t) || (o->slow_tier >= 0 && t < o->slow_tier))
+            continue;
+        int32_t d = ao.tiers == 1 && o->slow_slots > 0 ? o->slow_slots : 0;
+        ebb_status st;
+        if (d <= 0 && (st = budget_slots(cfg, t, o->state_size, &d)) != EBB_OK)
+            return st;
+        if (o->steps == 0 && d > 4096)
+            d = 4096; /* n unknown: thinning keeps any n within these */
+        if (d > room)
+            d = (int32_t)room;
+        if (d <= 0)
+            break;
+        room -= d;
+        ao.tier[ao.tiers] = (ebb_tier)t;
+        ao.slots[ao.tiers++] = d;
+    }
+    if (ao.tiers < 2)
+        return ebb_fail(EBB_ERR_CONFIG, "async needs a tier slower than %s: enable tier.disk",
+                        ebb_tier_name((ebb_tier)fast));
+    ebb_status st = rt_async_create(&ao, &run->async);
+    if (st != EBB_OK)
+        return st;
+    for (int l = 0; l < ao.tiers; l++)
+        run->async_tier[l] = ao.tier[l];
+    run->info.strategy = EBB_STRATEGY_REVOLVE;
+    run->info.strategy_name = "async";
+    run->info.fast_tier = (ebb_tier)fast;
+    run->info.slow_tier = ao.tier[ao.tiers - 1];
+    rt_async_tier_slots(run->async, run->info.slots);
     return EBB_OK;
 }
 
@@ -102,9 +171,14 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
     if (c <= 0 && (st = budget_slots(cfg, fast, o->state_size, &c)) != EBB_OK)
         return st;
     ebb_strategy strategy;
+    int async = 0;
+    run->info.fast_tier = (ebb_tier)fast;
+    run->info.reason = run->reason;
     if ((st = choose_strategy(run, cfg, c, slow, o->slow_slots > 0 ? o->slow_slots : 1,
-                              &strategy)) != EBB_OK)
+                              &strategy, &async)) != EBB_OK)
         return st;
+    if (async)
+        return setup_async(run, cfg, fast, c);
     int two_tiers = strategy == EBB_STRATEGY_MULTISTAGE || strategy == EBB_STRATEGY_DISK_REVOLVE;
     if (two_tiers && slow < 0)
         return ebb_fail(EBB_ERR_CONFIG, "%s needs a slower tier than %s: enable tier.disk",

@@ -163,8 +163,9 @@ EBB_API ebb_status ebb_run_reverse(ebb_run *run);
 
 /* What the run resolved. Strings stay valid until the run is destroyed. */
 typedef struct ebb_run_info {
-    ebb_strategy strategy;        /* the schedule that runs */
-    const char *strategy_name;
+    ebb_strategy strategy;        /* the schedule that runs (async: the one each
+                                     interval runs, revolve) */
+    const char *strategy_name;    /* "async" for the asynchronous strategy */
     ebb_tier fast_tier, slow_tier;
     int32_t slots[EBB_TIER_COUNT];   /* schedule slots per tier */
     int32_t buffers[EBB_TIER_COUNT]; /* pool slots allocated per tier (slots,
@@ -174,6 +175,7 @@ typedef struct ebb_run_info {
     ebb_audit audit;
     int inplace;                  /* 1: the in-place forward form */
     const char *warnings;         /* the pools' fallbacks, "; "-separated; "" if none */
+    const char *reason;           /* why this strategy ("auto: ...", "async asked") */
 } ebb_run_info;
 
 EBB_API ebb_status ebb_run_info_get(const ebb_run *run, ebb_run_info *info);

@@ -47,7 +47,8 @@ Test(api_contract, bad_options_name_the_field)
     refused(&o, EBB_ERR_INVALID_ARG, "steps must be >= 1, or 0 when n is unknown; got -3");
     o = base(&w, &cfg, 0);
     o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
-    refused(&o, EBB_ERR_INVALID_ARG, "needs strategy \"online\" or \"auto\", not \"revolve\"");
+    refused(&o, EBB_ERR_INVALID_ARG,
+            "needs strategy \"online\", \"async\" or \"auto\", not \"revolve\"");
     o = base(&w, &cfg, 10);
     o.state_tier = EBB_TIER_DISK;
     refused(&o, EBB_ERR_INVALID_ARG, "state_tier must be EBB_TIER_HOST or EBB_TIER_GPU");
@@ -59,7 +60,8 @@ Test(api_contract, bad_options_name_the_field)
     refused(&o, EBB_ERR_INVALID_ARG, "must be >= 0");
     o = base(&w, &cfg, 10);
     o.strategy = EBB_CONFIG_STRATEGY_ASYNC;
-    refused(&o, EBB_ERR_UNSUPPORTED, "strategy \"async\" is not available yet");
+    o.slots = 1;
+    refused(&o, EBB_ERR_NO_MEMORY, "async needs at least 2 slots in tier.host");
     o = base(&w, &cfg, 10);
     o.strategy = EBB_CONFIG_STRATEGY_MULTISTAGE;
     o.fast_tier = EBB_TIER_DISK;

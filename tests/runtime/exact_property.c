@@ -21,9 +21,12 @@ static int64_t pick(rng *r, int64_t lo, int64_t hi) { return lo + (int64_t)(next
 static const ebb_config_strategy strategies[] = {
     EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
     EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE,
-    EBB_CONFIG_STRATEGY_AUTO};
+    EBB_CONFIG_STRATEGY_AUTO,      EBB_CONFIG_STRATEGY_ASYNC};
+enum { STRATEGIES = sizeof strategies / sizeof *strategies };
 
-static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint32_t delay_us)
+/* only >= 0: every case runs that strategy */
+static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint32_t delay_us,
+                      int only)
 {
     char dir[256];
     ebb_config cfg;
@@ -33,7 +36,9 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
     for (int c = 0; c < cases; c++) {
         size_t size = (size_t)pick(&r, 1, 600);
         int64_t n = pick(&r, 1, (c % 10 == 0) ? 3000 : (c % 5 == 0) ? 800 : 120);
-        ebb_config_strategy s = strategies[pick(&r, 0, 6)];
+        ebb_config_strategy s = strategies[pick(&r, 0, STRATEGIES - 1)];
+        if (only >= 0)
+            s = (ebb_config_strategy)only;
         ebb_run_options o;
         ebb_run_options_init(&o);
         o.state_size = size;
@@ -63,7 +68,7 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         wl w;
         wl_init(&w, size);
         w.steps_known = n;
-        if (s == EBB_CONFIG_STRATEGY_ONLINE && (c & 1)) {
+        if ((s == EBB_CONFIG_STRATEGY_ONLINE || s == EBB_CONFIG_STRATEGY_ASYNC) && (c & 1)) {
             o.steps = 0; /* n unknown: the forward says which step is the last */
             w.steps_known = 0;
             w.last_at = n - 1;
@@ -107,8 +112,12 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
     ebb_config_dispose(&cfg);
 }
 
-Test(exact_property, host_and_disk_out_of_place) { run_cases(1, 120, 0, 0, 0); }
-Test(exact_property, host_and_disk_in_place) { run_cases(2, 80, 0, 1, 0); }
-Test(exact_property, disk_only) { run_cases(3, 60, 1, 0, 0); }
-Test(exact_property, delayed_disk_completions) { run_cases(4, 60, 0, 0, 300); }
-Test(exact_property, delayed_disk_in_place) { run_cases(5, 40, 0, 1, 300); }
+Test(exact_property, host_and_disk_out_of_place) { run_cases(1, 120, 0, 0, 0, -1); }
+Test(exact_property, host_and_disk_in_place) { run_cases(2, 80, 0, 1, 0, -1); }
+Test(exact_property, disk_only) { run_cases(3, 60, 1, 0, 0, -1); }
+Test(exact_property, delayed_disk_completions) { run_cases(4, 60, 0, 0, 300, -1); }
+Test(exact_property, delayed_disk_in_place) { run_cases(5, 40, 0, 1, 300, -1); }
+/* async: its store decisions follow the disk's completions, so the delays
+ * give each case a different stream */
+Test(exact_property, async_delayed) { run_cases(6, 80, 0, 0, 300, EBB_CONFIG_STRATEGY_ASYNC); }
+Test(exact_property, async_in_place) { run_cases(7, 50, 0, 1, 200, EBB_CONFIG_STRATEGY_ASYNC); }

@@ -1,0 +1,393 @@
+/*
+ * The asynchronous strategy as an action generator (see async.h).
+ *
+ * Stored states are kept in a list ordered by step: entry 0 is x_0 in slot
+ * 0 of the fast tier, the others live in the slower tiers (level 1, then 2).
+ * Each interval between two entries is reversed by a Revolve schedule over
+ * the fast slots, created when the interval starts and shifted onto its
+ * steps: its slot k is fast slot k + 1 (slot 0 holds x_0), except in the
+ * first interval, whose start x_0 already sits in slot 0.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/async.h"
+
+typedef struct entry {
+    int64_t step;
+    int level; /* 0: fast slot 0 (x_0); 1, 2: a slower tier */
+    int32_t slot;
+} entry;
+
+typedef enum phase { P_FORWARD, P_TURN, P_REVERSE, P_END } phase;
+
+struct rt_async {
+    rt_async_options o;
+    int64_t n;          /* 0 while unknown */
+    phase ph;
+    int64_t live;       /* forward: the step of the live state */
+    int started;        /* forward: x_0 stored and the first step emitted */
+    int64_t gap;        /* least spacing of stored states */
+    entry *list;        /* stored states, by step */
+    int32_t count, cap;
+    entry *drops;       /* thinned out, their FREE not emitted yet */
+    int32_t ndrops;
+    uint8_t *used[3];   /* per level: slot in use */
+    int32_t used_count[3];
+
+    /* reverse */
+    int64_t top;        /* steps top .. n-1 are reversed */
+    int32_t j;          /* the interval being reversed starts at list[j] */
+    ebb_schedule *sub;  /* its Revolve schedule, NULL between intervals */
+    int64_t sub_len;
+    int32_t base;       /* fast slot of the sub-schedule's slot 0 */
+    int x0_freed;
+};
+
+static void put(ebb_action *out, size_t *k, ebb_action a)
+{
+    out[(*k)++] = a;
+}
+
+static ebb_action act(int kind, int tier, int32_t slot, int64_t step)
+{
+    ebb_action a;
+    memset(&a, 0, sizeof a);
+    a.kind = kind;
+    a.tier = (int16_t)tier;
+    a.slot = slot;
+    a.step = step;
+    return a;
+}
+
+static ebb_action advance(int64_t from, int64_t to)
+{
+    ebb_action a = act(EBB_ACT_ADVANCE, 0, 0, from);
+    a.to = to;
+    return a;
+}
+
+ebb_status rt_async_create(const rt_async_options *o, rt_async **out)
+{
+    *out = NULL;
+    if (o->tiers < 2 || o->tiers > 3)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "async needs 2 or 3 tiers, got %d", o->tiers);
+    if (o->slots[0] < 2)
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "async needs at least 2 slots in tier.%s (x_0 and one for Revolve), "
+                        "the budget gives %d",
+                        ebb_tier_name(o->tier[0]), o->slots[0]);
+    for (int l = 1; l < o->tiers; l++)
+        if (o->slots[l] < 1)
+            return ebb_fail(EBB_ERR_NO_MEMORY,
+                            "async needs at least 1 slot in tier.%s, the budget gives %d",
+                            ebb_tier_name(o->tier[l]), o->slots[l]);
+    rt_async *a = calloc(1, sizeof *a);
+    if (!a)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the async strategy");
+    a->o = *o;
+    a->n = o->steps;
+    a->cap = 1;
+    for (int l = 1; l < o->tiers; l++)
+        a->cap += o->slots[l];
+    a->list = malloc((size_t)a->cap * sizeof *a->list);
+    a->drops = malloc((size_t)a->cap * sizeof *a->drops);
+    for (int l = 0; l < o->tiers; l++)
+        a->used[l] = calloc((size_t)o->slots[l], 1);
+    if (!a->list || !a->drops || !a->used[0] || !a->used[1] || (o->tiers == 3 && !a->used[2])) {
+        rt_async_destroy(a);
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the async strategy's tables");
+    }
+    /* n known: space the states so that the slow slots reach the end */
+    int64_t slow = a->cap - 1;
+    a->gap = a->n > 1 ? (a->n - 1 + slow - 1) / slow : 1;
+    if (a->gap < 1)
+        a->gap = 1;
+    *out = a;
+    return EBB_OK;
+}
+
+void rt_async_destroy(rt_async *a)
+{
+    if (!a)
+        return;
+    ebb_schedule_destroy(a->sub);
+    free(a->list);
+    free(a->drops);
+    for (int l = 0; l < 3; l++)
+        free(a->used[l]);
+    free(a);
+}
+
+void rt_async_tier_slots(const rt_async *a, int32_t slots[EBB_TIER_COUNT])
+{
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        slots[t] = 0;
+    for (int l = 0; l < a->o.tiers; l++)
+        slots[a->o.tier[l]] += a->o.slots[l];
+}
+
+ebb_status rt_async_set_steps(rt_async *a, int64_t steps)
+{
+    if (a->n > 0)
+        return ebb_fail(EBB_ERR_STATE, "async: n was already set to %lld", (long long)a->n);
+    if (a->ph != P_FORWARD || steps != a->live || steps < 1)
+        return ebb_fail(EBB_ERR_STATE, "async: the forward is at x_%lld, not x_%lld",
+                        (long long)a->live, (long long)steps);
+    a->n = steps;
+    return EBB_OK;
+}
+
+static int32_t free_slot(const rt_async *a, int level)
+{
+    for (int32_t s = 0; s < a->o.slots[level]; s++)
+        if (!a->used[level][s])
+            return s;
+    return -1;
+}
+
+static void take_slot(rt_async *a, int level, int32_t s)
+{
+    a->used[level][s] = 1;
+    a->used_count[level]++;
+}
+
+static void drop_slot(rt_async *a, int level, int32_t s)
+{
+    a->used[level][s] = 0;
+    a->used_count[level]--;
+}
+
+/* Every slow slot is full: every other stored state (x_0 stays) is dropped
+ * and the spacing doubles. The FREEs go out in the next batches, before any
+ * store reuses a slot. */
+static void thin(rt_async *a)
+{
+    int32_t w = 1;
+    for (int32_t i = 1; i < a->count; i++) {
+        if (i % 2)
+            a->drops[a->ndrops++] = a->list[i];
+        else
+            a->list[w++] = a->list[i];
+    }
+    a->count = w;
+    a->gap *= 2;
+}
+
+/* The oldest stored state of the middle tier (level 1), or -1. */
+static int32_t oldest_middle(const rt_async *a)
+{
+    for (int32_t i = 1; i < a->count; i++)
+        if (a->list[i].level == 1)
+            return i;
+    return -1;
+}
+
+/* The store decision at x_i (1 <= i < n): emits what it decides (at most
+ * two actions). */
+static void decide(rt_async *a, int64_t i, ebb_action *out, size_t *k, rt_async_idle_fn idle,
+                   void *ctx)
+{
+    int64_t last = a->list[a->count - 1].step;
+    if (i - last < a->gap || !idle(ctx, 0))
+        return;
+    int32_t s = free_slot(a, 1);
+    if (s < 0 && a->o.tiers == 3) {
+        /* the middle tier is full: its oldest state moves down */
+        int32_t d = free_slot(a, 2);
+        if (d < 0) {
+            thin(a);
+            return;
+        }
+        if (!idle(ctx, 1))
+            return;
+        int32_t e = oldest_middle(a);
+        ebb_action ev = act(EBB_ACT_EVICT, a->o.tier[1], a->list[e].slot, a->list[e].step);
+        ev.tier_to = (int16_t)a->o.tier[2];
+        ev.slot_to = d;
+        put(out, k, ev);
+        s = a->list[e].slot;
+        drop_slot(a, 1, s);
+        take_slot(a, 2, d);
+        a->list[e].level = 2;
+        a->list[e].slot = d;
+    } else if (s < 0) {
+        thin(a);
+        return;
+    }
+    put(out, k, act(EBB_ACT_STORE, a->o.tier[1], s, i));
+    take_slot(a, 1, s);
+    a->list[a->count++] = (entry){.step = i, .level = 1, .slot = s};
+}
+
+static ebb_status forward(rt_async *a, ebb_action *out, size_t cap, size_t *k,
+                          rt_async_idle_fn idle, void *ctx)
+{
+    if (a->ndrops > 0) {
+        /* thinned states first: one batch of FREEs at a time */
+        while (a->ndrops > 0 && *k < cap) {
+            entry e = a->drops[--a->ndrops];
+            put(out, k, act(EBB_ACT_FREE, a->o.tier[e.level], e.slot, e.step));
+            drop_slot(a, e.level, e.slot);
+        }
+        return EBB_OK;
+    }
+    if (cap < 4)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "async: a batch of %zu actions is too small", cap);
+    if (!a->started) {
+        a->started = 1;
+        put(out, k, act(EBB_ACT_STORE, a->o.tier[0], 0, 0));
+        take_slot(a, 0, 0);
+        a->list[a->count++] = (entry){.step = 0, .level = 0, .slot = 0};
+    } else if (a->n > 0 && a->live == a->n) {
+        put(out, k, act(EBB_ACT_TURN, 0, 0, a->n));
+        a->ph = P_TURN;
+        return EBB_OK;
+    } else {
+        decide(a, a->live, out, k, idle, ctx);
+        if (a->ndrops > 0)
+            return forward(a, out, cap, k, idle, ctx);
+    }
+    /* steps that cannot end in a store run as one ADVANCE */
+    int64_t to = a->live + 1;
+    int64_t next_store = a->list[a->count - 1].step + a->gap;
+    if (next_store > to)
+        to = next_store;
+    if (a->n > 0 && to > a->n)
+        to = a->n;
+    if (a->n == 0)
+        to = a->live + 1; /* n unknown: every step may be the last */
+    put(out, k, advance(a->live, to));
+    a->live = to;
+    return EBB_OK;
+}
+
+/* Starts reversing the interval that begins at list[j]. */
+static ebb_status begin_interval(rt_async *a, ebb_action *out, size_t *k)
+{
+    entry e = a->list[a->j];
+    int64_t len = a->top - e.step;
+    ebb_tier t = a->o.tier[e.level];
+    if (len <= 0) {
+        put(out, k, act(EBB_ACT_FREE, t, e.slot, e.step));
+        drop_slot(a, e.level, e.slot);
+        if (e.level == 0)
+            a->x0_freed = 1;
+        return EBB_OK;
+    }
+    put(out, k, act(EBB_ACT_RESTORE, t, e.slot, e.step));
+    if (e.level > 0) {
+        put(out, k, act(EBB_ACT_FREE, t, e.slot, e.step));
+        drop_slot(a, e.level, e.slot);
+    }
+    a->base = e.level == 0 ? 0 : 1;
+    int32_t c = a->o.slots[0] - a->base;
+    ebb_schedule_options so;
+    ebb_schedule_options_init(&so);
+    so.strategy = EBB_STRATEGY_REVOLVE;
+    so.steps = len;
+    so.slots = (int64_t)c > len ? (int32_t)len : c;
+    so.fast_tier = a->o.tier[0];
+    so.slow_tier = a->o.tier[a->o.tiers - 1];
+    a->sub_len = len;
+    return ebb_schedule_create(&so, &a->sub);
+}
+
+/* The next action of the interval's Revolve, shifted onto its steps and
+ * slots; *done at its END. Its forward sweep stops at x_{len-1}, the last
+ * step it reverses (x_len is the next interval's, already reversed). */
+static ebb_status sub_next(rt_async *a, ebb_action *out, size_t *k, int *done)
+{
+    ebb_action s;
+    ebb_status st = ebb_schedule_next(a->sub, &s);
+    if (st != EBB_OK)
+        return st;
+    int64_t off = a->list[a->j].step;
+    *done = 0;
+    switch (s.kind) {
+    case EBB_ACT_END:
+        *done = 1;
+        return EBB_OK;
+    case EBB_ACT_TURN:
+        return EBB_OK;
+    case EBB_ACT_ADVANCE:
+        if (s.to == a->sub_len)
+            s.to--;
+        if (s.to > s.step)
+            put(out, k, advance(s.step + off, s.to + off));
+        return EBB_OK;
+    case EBB_ACT_STORE:
+    case EBB_ACT_RESTORE:
+    case EBB_ACT_FREE:
+        if (a->base == 0 && s.slot == 0) {
+            if (s.kind == EBB_ACT_STORE)
+                return EBB_OK; /* x_0 is in slot 0 already */
+            if (s.kind == EBB_ACT_FREE)
+                a->x0_freed = 1;
+        }
+        s.slot += a->base;
+        s.step += off;
+        put(out, k, s);
+        return EBB_OK;
+    case EBB_ACT_REVERSE:
+        s.step += off;
+        put(out, k, s);
+        return EBB_OK;
+    default:
+        return ebb_fail(EBB_ERR_INTERNAL, "async: Revolve emitted a %s",
+                        ebb_action_kind_name(s.kind));
+    }
+}
+
+static ebb_status reverse(rt_async *a, ebb_action *out, size_t cap, size_t *k)
+{
+    if (a->ph == P_TURN) {
+        put(out, k, act(EBB_ACT_REVERSE, 0, 0, a->n - 1));
+        a->top = a->n - 1;
+        a->j = a->count - 1;
+        a->ph = P_REVERSE;
+    }
+    while (*k + 3 <= cap && a->ph == P_REVERSE) {
+        if (!a->sub) {
+            if (a->j < 0) {
+                if (!a->x0_freed)
+                    put(out, k, act(EBB_ACT_FREE, a->o.tier[0], 0, 0));
+                put(out, k, act(EBB_ACT_END, 0, 0, 0));
+                a->ph = P_END;
+                break;
+            }
+            ebb_status st = begin_interval(a, out, k);
+            if (st != EBB_OK)
+                return st;
+            if (!a->sub) {
+                a->top = a->list[a->j--].step;
+                continue;
+            }
+        }
+        int done = 0;
+        ebb_status st = sub_next(a, out, k, &done);
+        if (st != EBB_OK)
+            return st;
+        if (done) {
+            ebb_schedule_destroy(a->sub);
+            a->sub = NULL;
+            a->top = a->list[a->j--].step;
+        }
+    }
+    return EBB_OK;
+}
+
+ebb_status rt_async_next_batch(rt_async *a, ebb_action *out, size_t cap, size_t *count,
+                               rt_async_idle_fn idle, void *ctx)
+{
+    *count = 0;
+    if (a->ph == P_END) {
+        out[0] = act(EBB_ACT_END, 0, 0, 0);
+        *count = 1;
+        return EBB_OK;
+    }
+    if (a->ph == P_FORWARD)
+        return forward(a, out, cap, count, idle, ctx);
+    return reverse(a, out, cap, count);
+}

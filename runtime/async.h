@@ -1,0 +1,56 @@
+/*
+ * The asynchronous strategy's action generator (async.c).
+ *
+ * Forward sweep: x_0 stays in slot 0 of the fast tier; after each step, the
+ * live state x_i is stored in the next slower tier whenever the channel to it
+ * is free (asked through `idle`), so the spacing of stored states follows the
+ * measured compute/transfer ratio. With a third tier, the middle tier keeps
+ * the most recent states and its oldest one is evicted down when the channel
+ * below is free. When every slow slot is full, every other stored state is
+ * dropped and the least spacing doubles, so any n fits.
+ *
+ * Reverse sweep: the intervals between stored states are taken from the
+ * last; each is reversed by Revolve over the fast slots (slot 0 stays x_0's
+ * until the first interval), starting from its stored state.
+ *
+ * The generator knows nothing of time: the runtime answers `idle` from its
+ * transfers' tickets, the planner from its simulated channels, so both see
+ * the same decisions for the same channel timings.
+ */
+#ifndef EBB_RUNTIME_ASYNC_H
+#define EBB_RUNTIME_ASYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/schedule.h"
+
+typedef struct rt_async rt_async;
+
+/* Whether the channel from tiers[level] to tiers[level + 1] is free for a new
+ * transfer (level 0: fast -> middle, 1: middle -> last). */
+typedef int (*rt_async_idle_fn)(void *ctx, int level);
+
+typedef struct rt_async_options {
+    int64_t steps;                 /* n, 0 = unknown (learnt from rt_async_set_steps) */
+    int tiers;                     /* 2 or 3 */
+    ebb_tier tier[3];              /* fastest first: the fast tier, then the slower ones */
+    int32_t slots[3];              /* slots per tier; slots[0] >= 2 (x_0 + Revolve) */
+} rt_async_options;
+
+ebb_status rt_async_create(const rt_async_options *o, rt_async **out);
+void rt_async_destroy(rt_async *a);
+
+/* Up to `cap` next actions. In the forward sweep a batch ends after each
+ * ADVANCE (one step), so that each store decision sees the channels as they
+ * are after that step; `idle` is called only there. */
+ebb_status rt_async_next_batch(rt_async *a, ebb_action *out, size_t cap, size_t *count,
+                               rt_async_idle_fn idle, void *ctx);
+
+/* n unknown: the forward stopped at x_n, right after the ADVANCE that made it. */
+ebb_status rt_async_set_steps(rt_async *a, int64_t steps);
+
+/* Slots the generator may use per tier (indexed by ebb_tier). */
+void rt_async_tier_slots(const rt_async *a, int32_t slots[EBB_TIER_COUNT]);
+
+#endif
