@@ -27,8 +27,9 @@ static const char run_help[] =
     "\n"
     "  --config F         configuration file (default: the embedded default)\n"
     "  --strategy S       auto | store-all | periodic | revolve | online |\n"
-    "                     multistage | disk-revolve | all (default: run.strategy);\n"
-    "                     all runs every strategy that fits and compares them\n"
+    "                     multistage | disk-revolve | async | all (default:\n"
+    "                     run.strategy); all runs every strategy that fits, then\n"
+    "                     auto, and compares them (auto>X: auto picked X)\n"
     "  --steps N          steps (n >= 1, default 100)\n"
     "  --slots C          slots in the fast tier (default: as its budget holds)\n"
     "  --disk-slots D     slots in the slow tier (default: as its budget holds)\n"
@@ -198,6 +199,7 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
 {
     json_string(w, "strategy", r->strategy);
     if (!r->ran) {
+        json_string(w, "asked", r->asked);
         json_string(w, "skipped", r->error);
         return;
     }
@@ -228,6 +230,8 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     json_int(w, "copies", st->copies);
     json_double(w, "copy_s", st->copy_s);
     json_string(w, "gradient", hex64(r->gradient, hex));
+    json_string(w, "asked", r->asked);
+    json_string(w, "reason", r->reason);
     json_string(w, "fast_tier", tier_str(in->fast_tier));
     json_string(w, "slow_tier", tier_str(in->slow_tier));
     json_bool(w, "fast_tier_on_disk_retry", r->on_disk);
@@ -290,13 +294,13 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
            (long long)p->steps, size, (int)p->forward_passes, p->forward_passes == 1 ? "" : "es",
            (int)p->reverse_passes, p->reverse_passes == 1 ? "" : "es", p->pass_s * 1e3,
            any ? ebb_audit_name(any->info.audit) : "?", a->inplace ? "; in-place forward" : "");
-    printf("%-12s %-9s %8s %10s %9s %8s %8s %7s %5s %5s %5s  %s\n", "strategy", "tiers",
+    printf("%-17s %-9s %8s %10s %9s %8s %8s %7s %5s %5s %5s  %s\n", "strategy", "tiers",
            "forward", "recomputed", "wall s", "overhead", "stall s", "fwd/cb", "gpu", "host",
            "disk", "gradient");
     for (int i = 0; i < count; i++) {
         const workload_result *r = &res[i];
         if (!r->ran) {
-            printf("%-12s skipped: %s\n", r->strategy, r->error);
+            printf("%-17s skipped: %s\n", r->strategy, r->error);
             continue;
         }
         const ebb_run_stats *st = &r->stats;
@@ -305,8 +309,10 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
                    r->info.slow_tier != r->info.fast_tier;
         snprintf(tiers, sizeof tiers, "%s%s%s", tier_str(r->info.fast_tier), slow ? "/" : "",
                  slow ? tier_str(r->info.slow_tier) : "");
-        printf("%-12s %-9s %8lld %10lld %9.3f %8.3f %8.3f %7.3f %5d %5d %5d  %s\n", r->strategy,
-               tiers, (long long)st->forward_steps, (long long)st->recomputed_steps, st->wall_s,
+        char name[64]; /* auto: what it picked */
+        snprintf(name, sizeof name, "%s%s%s", strcmp(r->asked, r->strategy) ? r->asked : "",
+                 strcmp(r->asked, r->strategy) ? ">" : "", r->strategy);
+        printf("%-17s %-9s %8lld %10lld %9.3f %8.3f %8.3f %7.3f %5d %5d %5d  %s\n", name, tiers, (long long)st->forward_steps, (long long)st->recomputed_steps, st->wall_s,
                ratio(st->wall_s, ideal_s(r)), st->stall_total_s,
                ratio(st->forward_sweep_s, r->first_sweep_callback_s),
                (int)st->peak_slots[EBB_TIER_GPU], (int)st->peak_slots[EBB_TIER_HOST],
@@ -314,6 +320,9 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
     }
     printf("\noverhead: wall time / (steps x (mean forward + mean reverse step)); fwd/cb: forward\n"
            "sweep / its forward steps' compute; gpu, host, disk: peak slots in use.\n");
+    for (int i = 0; i < count; i++)
+        if (res[i].ran && strcmp(res[i].asked, "auto") == 0)
+            printf("%s\n", res[i].reason);
     for (int i = 0; i < count; i++)
         if (res[i].ran && res[i].on_disk)
             printf("%s: the fast tier (its budget, or --slots) was too small for it: slots on "
@@ -340,8 +349,9 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
 /* ---- the command --------------------------------------------------------------- */
 
 static const int every_strategy[] = {
-    EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
-    EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE};
+    EBB_CONFIG_STRATEGY_STORE_ALL,  EBB_CONFIG_STRATEGY_PERIODIC,     EBB_CONFIG_STRATEGY_REVOLVE,
+    EBB_CONFIG_STRATEGY_ONLINE,     EBB_CONFIG_STRATEGY_MULTISTAGE,   EBB_CONFIG_STRATEGY_DISK_REVOLVE,
+    EBB_CONFIG_STRATEGY_ASYNC,      EBB_CONFIG_STRATEGY_AUTO};
 enum { MAX_RUNS = sizeof every_strategy / sizeof *every_strategy };
 
 int ebb_cmd_run(int argc, char **argv)

@@ -265,6 +265,7 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
     int strategy = req->strategy >= 0 ? req->strategy : (int)req->config->strategy;
     snprintf(r->strategy, sizeof r->strategy, "%s",
              ebb_config_strategy_name((ebb_config_strategy)strategy));
+    snprintf(r->asked, sizeof r->asked, "%s", r->strategy);
     workload_ctx c;
     memset(&c, 0, sizeof c);
     c.plan = plan;
@@ -339,8 +340,10 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
     if (r->info.strategy_name)
         snprintf(r->strategy, sizeof r->strategy, "%s", r->info.strategy_name);
     snprintf(r->warnings, sizeof r->warnings, "%s", r->info.warnings ? r->info.warnings : "");
+    snprintf(r->reason, sizeof r->reason, "%s", r->info.reason ? r->info.reason : "");
     r->info.strategy_name = r->strategy;
     r->info.warnings = r->warnings;
+    r->info.reason = r->reason;
     r->gradient = c.adjoint;
     r->first_sweep_callback_s = c.first_s;
     r->first_sweep_steps = c.first_steps;

@@ -43,6 +43,8 @@ typedef struct workload_result {
     int ran;                  /* 1: stats, info and gradient are set */
     int on_disk;              /* 1: retried with the fast tier on disk */
     char strategy[32];        /* as resolved (or as asked for, when it did not run) */
+    char asked[32];           /* as asked for ("auto", "async") */
+    char reason[256];         /* why the run chose what it ran (ebb_run_info.reason) */
     char error[1024];         /* why it did not run, or why it failed */
     ebb_run_info info;        /* strings copied below: the run is gone */
     char warnings[1024];

@@ -45,7 +45,8 @@ static const char *const keys[] = {
     "strategy", "steps", "state_size", "forward_steps", "recomputed_steps", "reverse_steps",
     "wall_s", "forward_sweep_s", "reverse_sweep_s", "forward_callback_s", "reverse_callback_s",
     "ideal_s", "overhead", "stall_s", "gradient", "peak_slots", "bytes_written", "bytes_read",
-    "slots", "fast_tier", "slow_tier", "audit", "inplace", "forward_sweep_over_callbacks"};
+    "slots", "fast_tier", "slow_tier", "audit", "inplace", "forward_sweep_over_callbacks",
+    "asked", "reason"};
 static const char *const per_tier[] = {"peak_slots", "bytes_written", "bytes_read", "slots"};
 
 Test(run_cli, json_all_strategies, .init = setup, .fini = teardown)
@@ -62,19 +63,19 @@ Test(run_cli, json_all_strategies, .init = setup, .fini = teardown)
     int ran = 0;
     /* C = 3, D = 4 fits these (store-all needs 39 slots; periodic and
      * disk-revolve more than they get): the others are skipped, saying why. */
-    const char *must_run[] = {"revolve", "online", "multistage"};
+    const char *must_run[] = {"revolve", "online", "multistage", "async"};
     for (size_t k = 0; k < sizeof must_run / sizeof *must_run; k++) {
         char want[64];
         snprintf(want, sizeof want, "{\"strategy\": \"%s\", \"steps\": ", must_run[k]);
         cr_assert(strstr(r.out, want), "%s did not run: %s", must_run[k], r.out);
     }
     /* Cut the array into its objects: each starts with {"strategy": . */
-    char *objs[8];
+    char *objs[10];
     int n = 0;
-    for (char *p = strstr(r.out, "{\"strategy\": "); p && n < 8;
+    for (char *p = strstr(r.out, "{\"strategy\": "); p && n < 10;
          p = strstr(p + 1, "{\"strategy\": "))
         objs[n++] = p;
-    cr_assert_eq(n, 6, "one entry per strategy: %s", r.out);
+    cr_assert_eq(n, 8, "one entry per strategy, then auto: %s", r.out);
     for (int i = n - 1; i > 0; i--)
         objs[i][-2] = '\0'; /* ", " before the next object */
 
