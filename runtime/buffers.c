@@ -62,7 +62,11 @@ ebb_status rt_wait(ebb_run *run, const ebb_ticket *t, int tier)
         return st;
     double t0 = rt_now();
     st = ebb_ticket_wait(t);
-    double dt = rt_now() - t0;
+    double t1 = rt_now(), dt = t1 - t0;
+    if (run->trace.f)
+        rt_trace_span(&run->trace, "stall", run->cur_step,
+                      tier >= 0 && tier < EBB_TIER_COUNT ? ebb_tier_name((ebb_tier)tier) : NULL, t0,
+                      t1);
     if (tier >= 0 && tier < EBB_TIER_COUNT)
         run->stats.stall_s[tier] += dt;
     run->stats.stall_total_s += dt;
@@ -223,6 +227,8 @@ ebb_status rt_progress(ebb_run *run, int force)
             return st;
         run->disk_pending[s] = t;
         run->last_in[EBB_TIER_DISK] = t;
+        if (run->trace.f)
+            rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t, run->cur_step, rt_now());
         run->host.buf[q].pending = t;
         run->host.buf[q].pending_tier = EBB_TIER_DISK;
     }

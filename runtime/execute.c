@@ -63,6 +63,9 @@ static ebb_status copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, i
     if (st != EBB_OK)
         return st;
     run->last_in[dst->tier] = t;
+    if (run->trace.f)
+        rt_trace_transfer(&run->trace, rt_trace_track(src->tier, dst->tier), t, run->cur_step,
+                          rt_now());
     st = rt_mark(run, dst, db, t, src->tier, 1);
     if (st == EBB_OK && (src != dst || sb != db))
         st = rt_mark(run, src, sb, t, dst->tier, 0);
@@ -110,6 +113,8 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
         return st;
     run->disk_pending[slot] = t;
     run->last_in[EBB_TIER_DISK] = t;
+    if (run->trace.f)
+        rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t, run->cur_step, rt_now());
     rt_remember(run, b, slot);
     return rt_mark(run, src, b, t, EBB_TIER_DISK, 0);
 }
@@ -134,6 +139,8 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
         if (st != EBB_OK)
             return st;
         run->disk_pending[slot] = t;
+        if (run->trace.f)
+            rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, step, rt_now());
         st = rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1);
         rt_remember(run, q, slot);
     }
@@ -279,7 +286,10 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
     ebb_clear_error();
     double t0 = rt_now();
     int rc = run->opt.reverse(run->opt.user, a->step, state);
-    run->stats.reverse_callback_s += rt_now() - t0;
+    double t1 = rt_now();
+    run->stats.reverse_callback_s += t1 - t0;
+    if (run->trace.f)
+        rt_trace_span(&run->trace, "reverse", a->step, NULL, t0, t1);
     if (rc != EBB_STEP_OK)
         return callback_failed("reverse", a->step, rc, 0);
     /* the reverse step may have changed the buffer; a disk slot it caches
@@ -292,6 +302,9 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
 ebb_status rt_execute(ebb_run *run, const ebb_action *a)
 {
     ebb_status st = rt_audit_action(run, a);
+    run->cur_step = a->step;
+    if (run->trace.f)
+        rt_trace_poll(&run->trace, rt_now(), 0);
     if (st == EBB_OK)
         st = rt_progress(run, 0);
     if (st != EBB_OK)
@@ -324,6 +337,15 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
     }
 }
 
+/* Charges a forward callback's time (and draws it on the timeline). */
+static void forward_timed(ebb_run *run, int64_t k, int recomputed, double t0)
+{
+    double t1 = rt_now();
+    run->stats.forward_callback_s += t1 - t0;
+    if (run->trace.f)
+        rt_trace_span(&run->trace, recomputed ? "recompute" : "forward", k, NULL, t0, t1);
+}
+
 /* One forward step from the live state x_k; keep_prev: x_k must survive (the
  * turn may follow). */
 static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last)
@@ -342,7 +364,7 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         ebb_clear_error();
         double t0 = rt_now();
         rc = run->opt.forward(run->opt.user, k, rt_buf_ptr(m, in), rt_buf_ptr(m, out));
-        run->stats.forward_callback_s += rt_now() - t0;
+        forward_timed(run, k, recomputed, t0);
     } else {
         const rt_buf *x = &m->buf[in];
         out = in;
@@ -364,7 +386,7 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         ebb_clear_error();
         double t0 = rt_now();
         rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(m, out));
-        run->stats.forward_callback_s += rt_now() - t0;
+        forward_timed(run, k, recomputed, t0);
     }
     if (rc == EBB_STEP_LAST && run->opt.steps == 0 && !recomputed && run->phase == RT_FORWARD)
         *last = 1;
@@ -397,6 +419,8 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
         /* x_{n-1} must survive the step that makes x_n (the turn follows) */
         int keep = k + 1 == to && run->phase == RT_FORWARD && (n == 0 || to == n);
         int last = 0;
+        if (run->trace.f)
+            rt_trace_poll(&run->trace, rt_now(), 0);
         ebb_status st = rt_progress(run, 0); /* gpu -> host -> disk chains move on */
         if (st == EBB_OK)
             st = forward_step(run, k, keep, &last);

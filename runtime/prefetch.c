@@ -120,6 +120,8 @@ ebb_status rt_lookahead(ebb_run *run)
     if ((st = ebb_move(run->host.pool, q, run->disk, s, &t)) != EBB_OK)
         return st;
     *w = t;
+    if (run->trace.f)
+        rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, a->step, rt_now());
     rt_remember(run, q, s);
     run->host.buf[q].pending = t;
     run->host.buf[q].pending_tier = EBB_TIER_DISK;

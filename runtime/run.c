@@ -126,6 +126,17 @@ static ebb_status resolve_audit(ebb_run *run, const ebb_config *cfg)
     return EBB_OK;
 }
 
+/* EBB_TRACE, else the options' path: the timeline file, if any. */
+static ebb_status open_trace(ebb_run *run)
+{
+    const char *path = getenv("EBB_TRACE");
+    if (!path || !*path)
+        path = run->opt.trace;
+    if (!path || !*path)
+        return EBB_OK;
+    return rt_trace_open(&run->trace, path, rt_now());
+}
+
 ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storage_fault *fault,
                                       ebb_run **out)
 {
@@ -158,8 +169,8 @@ ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storag
         cfg = &own;
     }
     if ((st = resolve_audit(run, cfg)) == EBB_OK && (st = rt_setup_schedule(run, cfg)) == EBB_OK &&
-        (st = rt_setup_pools(run, cfg)) == EBB_OK)
-        st = rt_audit_init(run);
+        (st = rt_setup_pools(run, cfg)) == EBB_OK && (st = rt_audit_init(run)) == EBB_OK)
+        st = open_trace(run);
     if (!o->config)
         ebb_config_dispose(&own);
     if (st != EBB_OK) {
@@ -183,6 +194,7 @@ void ebb_run_destroy(ebb_run *run)
         return;
     if (run->host.pool || run->gpu.pool || run->disk)
         (void)rt_drain(run);
+    (void)rt_trace_close(&run->trace, rt_now());
     release_all(run);
     rt_mem_free(&run->host);
     rt_mem_free(&run->gpu);

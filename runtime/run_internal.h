@@ -8,7 +8,8 @@
  *   source.c     where the actions come from: a schedule or async.c;
  *   async.c      the asynchronous strategy's generator (async.h);
  *   prefetch.c   reading the next disk RESTORE ahead in the reverse sweep;
- *   audit.c      the validator replay and the state hashes.
+ *   audit.c      the validator replay and the state hashes;
+ *   trace.c      the timeline file (trace.h).
  */
 #ifndef EBB_RUNTIME_RUN_INTERNAL_H
 #define EBB_RUNTIME_RUN_INTERNAL_H
@@ -18,6 +19,7 @@
 #include "ebb/runtime.h"
 #include "ebb/storage.h"
 #include "runtime/async.h"
+#include "runtime/trace.h"
 #include "storage/fault.h"
 
 /* One physical buffer: a slot of the host or gpu pool. The schedule's slots
@@ -70,6 +72,8 @@ struct ebb_run {
     ebb_tier async_tier[3]; /* its tiers, fastest first */
     ebb_ticket last_in[EBB_TIER_COUNT]; /* the last transfer into each tier */
     char reason[256];       /* why this strategy (ebb_run_info.reason) */
+    rt_trace trace;         /* the timeline; trace.f NULL when off */
+    int64_t cur_step;       /* the state the current action concerns (trace labels) */
     ebb_action batch[256];
     size_t batch_len, batch_pos;
     int batch_ended;       /* the batch holds END */

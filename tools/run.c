@@ -42,6 +42,8 @@ static const char run_help[] =
     "  --audit            check every action and hash every state (run.audit = hash)\n"
     "  --inplace          use the in-place forward form\n"
     "  --json             print one JSON object on stdout ({\"runs\": [...]} with all)\n"
+    "  --trace FILE       write the timeline (Chrome trace-event JSON: open it in\n"
+    "                     Perfetto); with all, one file per strategy: FILE.<strategy>\n"
     "\n"
     "A strategy the fast tier is too small for (its budget, or --slots C) is retried\n"
     "with its slots on disk. The gradient is a hash of every state the reverse steps\n"
@@ -60,12 +62,13 @@ typedef struct run_args {
     uint64_t state_size;
     double forward_ms, reverse_ms;
     int audit, inplace, json;
+    const char *trace;
 } run_args;
 
 static int parse(int argc, char **argv, run_args *a)
 {
     enum { O_CONFIG = 256, O_STRATEGY, O_STEPS, O_SLOTS, O_DISK, O_PERIOD, O_RATIO, O_SIZE,
-           O_FORWARD, O_REVERSE, O_AUDIT, O_INPLACE, O_JSON, O_HELP };
+           O_FORWARD, O_REVERSE, O_AUDIT, O_INPLACE, O_JSON, O_TRACE, O_HELP };
     static const struct option longopts[] = {
         {"config", required_argument, 0, O_CONFIG},       {"strategy", required_argument, 0, O_STRATEGY},
         {"steps", required_argument, 0, O_STEPS},         {"slots", required_argument, 0, O_SLOTS},
@@ -74,6 +77,7 @@ static int parse(int argc, char **argv, run_args *a)
         {"forward-ms", required_argument, 0, O_FORWARD},  {"reverse-ms", required_argument, 0, O_REVERSE},
         {"audit", no_argument, 0, O_AUDIT},               {"inplace", no_argument, 0, O_INPLACE},
         {"json", no_argument, 0, O_JSON},                 {"help", no_argument, 0, O_HELP},
+        {"trace", required_argument, 0, O_TRACE},
         {0, 0, 0, 0}};
     int c;
     int64_t v;
@@ -141,6 +145,7 @@ static int parse(int argc, char **argv, run_args *a)
         case O_AUDIT: a->audit = EBB_AUDIT_HASH; break;
         case O_INPLACE: a->inplace = 1; break;
         case O_JSON: a->json = 1; break;
+        case O_TRACE: a->trace = optarg; break;
         case O_HELP: fputs(run_help, stdout); return 1;
         default:
             fprintf(stderr, "ebb run: unknown or incomplete option '%s' (see 'ebb run --help')\n",
@@ -392,8 +397,16 @@ int ebb_cmd_run(int argc, char **argv)
     workload_result res[MAX_RUNS];
     int count = a.all ? MAX_RUNS : 1, ran = 0, failed = 0;
     for (int i = 0; i < count; i++) {
+        char trace[4096];
         if (a.all)
             req.strategy = every_strategy[i];
+        if (a.trace && a.all) {
+            snprintf(trace, sizeof trace, "%s.%s", a.trace,
+                     ebb_config_strategy_name((ebb_config_strategy)req.strategy));
+            req.trace = trace;
+        } else {
+            req.trace = a.trace;
+        }
         int out = workload_run(&plan, &req, &res[i]);
         if (out == WORKLOAD_OK) {
             ran++;

@@ -292,6 +292,7 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
     o.period = req->period;
     o.io_ratio = req->io_ratio;
     o.audit = req->audit;
+    o.trace = req->trace;
 
     ebb_run *run = NULL;
     if (create(&o, req, r, &run) != EBB_OK)

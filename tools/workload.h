@@ -36,6 +36,7 @@ typedef struct workload_request {
     int audit;          /* -1 or EBB_AUDIT_HASH */
     int inplace;
     int progress;       /* 0 none, 1 on a terminal (10 updates/s), 2 to a file (1/s) */
+    const char *trace;  /* timeline file, or NULL */
 } workload_request;
 
 /* The result of one run. */

@@ -116,6 +116,8 @@ typedef struct ebb_run_options {
     int audit;               /* an ebb_audit, or -1 (default): EBB_AUDIT, else run.audit */
     int32_t staging;         /* host buffers for transfers to and from the disk tier
                                 beyond the schedule's slots; 0 (default) = 2 */
+    const char *trace;       /* timeline file (Chrome trace-event JSON) or NULL; the
+                                environment variable EBB_TRACE wins */
 } ebb_run_options;
 
 /* Sets the defaults. Returns nothing: it cannot fail. */
