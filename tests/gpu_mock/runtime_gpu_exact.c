@@ -2,7 +2,8 @@
  * queued on the user's stream (cudaLaunchHostFunc in the fake runtime, run
  * lazily and in random order against ebb's copy streams), so a missing event
  * wait or stream ordering in the runtime shows up as a wrong adjoint. Slots
- * on the gpu, on the host and on disk (gpu -> host -> disk). */
+ * on the gpu, on the host and on disk (gpu -> host -> disk), and the
+ * asynchronous strategy's cascade over the three. */
 #include <cuda_runtime_api.h>
 
 #include "cuda_mock.h"
@@ -21,6 +22,7 @@ typedef struct {
     cudaStream_t stream;
     job *jobs;
     size_t njobs, cap;
+    int sync_forward; /* each forward step waits for the stream (a device that keeps up) */
 } gctx;
 
 static void CUDART_CB run_job(void *p)
@@ -44,8 +46,12 @@ static int queue(gctx *g, int64_t k, const void *in, void *out, int reverse)
 
 static int gpu_forward(void *user, int64_t k, const void *in, void *out)
 {
-    ((gctx *)user)->w.forward_calls++;
-    return queue(user, k, in, out, 0);
+    gctx *g = user;
+    g->w.forward_calls++;
+    int rc = queue(g, k, in, out, 0);
+    if (rc == EBB_STEP_OK && g->sync_forward && cudaStreamSynchronize(g->stream) != cudaSuccess)
+        rc = 98;
+    return rc;
 }
 
 static int gpu_forward_inplace(void *user, int64_t k, void *state)
@@ -76,6 +82,10 @@ static const shape shapes[] = {
     {EBB_CONFIG_STRATEGY_DISK_REVOLVE, EBB_TIER_GPU, EBB_TIER_DISK},
     {EBB_CONFIG_STRATEGY_REVOLVE, EBB_TIER_HOST, -1},
     {EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_TIER_HOST, EBB_TIER_DISK},
+    /* async: gpu -> host -> disk cascade, gpu -> disk, host -> disk */
+    {EBB_CONFIG_STRATEGY_ASYNC, EBB_TIER_GPU, -1},
+    {EBB_CONFIG_STRATEGY_ASYNC, EBB_TIER_GPU, EBB_TIER_DISK},
+    {EBB_CONFIG_STRATEGY_ASYNC, EBB_TIER_HOST, -1},
 };
 
 static void run_cases(uint64_t seed, int cases, int inplace, int audit)
@@ -87,8 +97,7 @@ static void run_cases(uint64_t seed, int cases, int inplace, int audit)
     cfg.gpu.budget = 64ull << 20;
     uint64_t x = seed * 0x9E3779B97F4A7C15ull + 7;
     int ran = 0;
-    gctx g;
-    g.cap = 200000;
+    gctx g = {.cap = 200000};
     g.jobs = malloc(g.cap * sizeof *g.jobs);
     cr_assert_not_null(g.jobs);
     cr_assert_eq(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking), cudaSuccess);
@@ -157,6 +166,64 @@ static void run_cases(uint64_t seed, int cases, int inplace, int audit)
         ran++;
     }
     cr_assert_gt(ran, cases / 2, "only %d of %d cases ran", ran, cases);
+    cudaStreamDestroy(g.stream);
+    free(g.jobs);
+    cr_assert_eq(wl_dir_entries(dir), 0);
+    rmdir(dir);
+    ebb_config_dispose(&cfg);
+}
+
+/* The three-tier cascade: states go gpu -> host, the host's oldest on to
+ * disk, and come back disk -> host -> gpu; the adjoint stays exact. */
+Test(runtime_gpu_exact, async_cascade_reaches_disk)
+{
+    char dir[256];
+    ebb_config cfg;
+    wl_config(&cfg, dir, sizeof dir);
+    cfg.gpu.enabled = 1;
+    cfg.gpu.budget = 64ull << 20;
+    gctx g = {.cap = 200000, .sync_forward = 1};
+    g.jobs = malloc(g.cap * sizeof *g.jobs);
+    cr_assert_eq(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking), cudaSuccess);
+    const size_t size = 4096;
+    const int64_t n = 300;
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = size;
+    o.state_tier = EBB_TIER_GPU;
+    o.stream = g.stream;
+    o.config = &cfg;
+    o.strategy = EBB_CONFIG_STRATEGY_ASYNC;
+    o.steps = n;
+    o.slots = 3;
+    o.slow_slots = 4; /* host: the 4 most recent; the rest on disk */
+    o.forward = gpu_forward;
+    o.reverse = gpu_reverse;
+    o.user = &g;
+    wl_init(&g.w, size);
+    g.njobs = 0;
+    unsigned char *h0 = NULL;
+    cr_assert_eq(cudaHostAlloc((void **)&h0, size, cudaHostAllocDefault), cudaSuccess);
+    wl_x0(&g.w, h0, 11);
+    ebb_run *run = NULL;
+    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+    ebb_run_info info;
+    ebb_run_info_get(run, &info);
+    cr_assert_str_eq(info.strategy_name, "async");
+    cr_assert_eq(info.slots[EBB_TIER_GPU], 3);
+    cr_assert_eq(info.slots[EBB_TIER_HOST], 4);
+    cr_assert_gt(info.slots[EBB_TIER_DISK], 0);
+    cr_assert_eq(ebb_run_forward(run, h0, NULL), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_run_reverse(run), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(cudaStreamSynchronize(g.stream), cudaSuccess);
+    ebb_run_stats rs;
+    ebb_run_stats_get(run, &rs);
+    ebb_run_destroy(run);
+    cudaFreeHost(h0);
+    cr_assert_eq(g.w.adjoint, wl_reference(size, n, 11));
+    cr_assert_gt(rs.stores[EBB_TIER_HOST], 4, "%lld host stores", (long long)rs.stores[EBB_TIER_HOST]);
+    cr_assert_gt(rs.bytes_written[EBB_TIER_DISK], 0, "nothing was evicted to disk");
+    cr_assert_gt(rs.bytes_read[EBB_TIER_DISK], 0, "nothing came back from disk");
     cudaStreamDestroy(g.stream);
     free(g.jobs);
     cr_assert_eq(wl_dir_entries(dir), 0);
