@@ -44,7 +44,8 @@ void ebb_key_set_default(ebb_config *cfg, const ebb_key_def *d)
     case EBB_KEY_TYPE_ENUM:
     case EBB_KEY_TYPE_BOOL: *(int *)v = (int)d->dflt; break;
     case EBB_KEY_TYPE_INT: *(int32_t *)v = (int32_t)d->dflt; break;
-    case EBB_KEY_TYPE_SIZE: *(uint64_t *)v = (uint64_t)d->dflt; break;
+    case EBB_KEY_TYPE_SIZE:
+    case EBB_KEY_TYPE_RATE: *(uint64_t *)v = (uint64_t)d->dflt; break;
     case EBB_KEY_TYPE_PATHS: break; /* computed: init */
     }
 }

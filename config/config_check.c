@@ -213,6 +213,16 @@ static ebb_status check_key(const ebb_config *cfg, ebb_config_key key)
         ebb_key_range_text(d, range, sizeof range);
         return ebb_fail(EBB_ERR_CONFIG, "%s: expected %s, got %" PRIu64 " bytes", at, range, b);
     }
+    case EBB_KEY_TYPE_RATE: {
+        uint64_t r = *(const uint64_t *)v;
+        if (r <= EBB_RATE_MAX)
+            return EBB_OK;
+        ebb_config_where(cfg, key, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: expected a rate of at most 1 EB/s (10^18 bytes per second), or 0 "
+                        "for no limit, got %" PRIu64 " bytes per second",
+                        at, r);
+    }
     case EBB_KEY_TYPE_BOOL:  /* any int is true or false */
     case EBB_KEY_TYPE_PATHS: /* ebb_config_check_disk */
         break;

@@ -81,6 +81,12 @@ static void out_value(out_buf *o, const ebb_config *cfg, const ebb_key_def *d)
         out(o, "\"%s\"", text);
         return;
     }
+    case EBB_KEY_TYPE_RATE: {
+        char text[48];
+        ebb_format_rate(*(const uint64_t *)v, text, sizeof text); /* 0: "none" */
+        out(o, "\"%s\"", text);
+        return;
+    }
     case EBB_KEY_TYPE_PATHS: {
         char *const *paths = *(char *const *const *)v;
         size_t n = *(const size_t *)((const char *)cfg + d->count_offset);

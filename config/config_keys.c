@@ -21,6 +21,7 @@
 #define BOOL(m) .type = EBB_KEY_TYPE_BOOL, AT(m, int)
 #define SIZE(m) .type = EBB_KEY_TYPE_SIZE, AT(m, uint64_t), .unit = "bytes"
 #define INT(m) .type = EBB_KEY_TYPE_INT, AT(m, int32_t)
+#define RATE(m) .type = EBB_KEY_TYPE_RATE, AT(m, uint64_t), .unit = "bytes per second"
 
 #define MiB(n) ((int64_t)(n) << 20)
 #define GiB(n) ((int64_t)(n) << 30)
@@ -155,6 +156,13 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
         .name = "tier.disk.direct", BOOL(disk.direct), .dflt = 1,
         .doc = "O_DIRECT I/O that bypasses the page cache (buffered, with a warning, where "
                "the file system refuses it).",
+    },
+    [EBB_KEY_DISK_MAX_BANDWIDTH] = {
+        .name = "tier.disk.max_bandwidth", RATE(disk.max_bandwidth), .dflt = 0,
+        .doc = "The most the tier may move, reads and writes together: \"500 MB/s\", "
+               "\"2 GiB/s\", or bytes per second; \"none\" is no limit. Requests are paced "
+               "one block at a time, so that over any interval at most the rate times its "
+               "length plus one block (and 1 ms at the rate) is sent.",
     },
 };
 

@@ -22,7 +22,8 @@ typedef enum ebb_key_type {
     EBB_KEY_TYPE_BOOL,     /* true or false, stored as an int (0 or 1) */
     EBB_KEY_TYPE_SIZE,     /* a size (ebb_parse_size), stored as a uint64_t */
     EBB_KEY_TYPE_INT,      /* an integer, stored as an int32_t */
-    EBB_KEY_TYPE_PATHS     /* a directory or a list of them: char ** and a size_t count */
+    EBB_KEY_TYPE_PATHS,    /* a directory or a list of them: char ** and a size_t count */
+    EBB_KEY_TYPE_RATE      /* bytes per second (ebb_parse_rate) or "none" (0), as a uint64_t */
 } ebb_key_type;
 
 typedef struct ebb_key_def {

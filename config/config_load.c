@@ -163,6 +163,33 @@ static ebb_status get_size(const load_ctx *c, const ebb_toml_entry *e, int allow
     return EBB_OK;
 }
 
+/* A rate: a string such as "500 MB/s", "none", or a number of bytes per
+ * second (an integer, or a float such as 5e8, rounded to whole bytes). */
+static ebb_status get_rate(const load_ctx *c, const ebb_toml_entry *e, uint64_t *out)
+{
+    const char *expected = "a rate: a string such as \"500 MB/s\" or \"2 GiB/s\", a number of "
+                           "bytes per second, or \"none\" for no limit";
+    char got[160], why[320];
+    describe(e, got, sizeof got);
+    if (e->kind == EBB_TOML_INTEGER || e->kind == EBB_TOML_FLOAT) {
+        double v = e->kind == EBB_TOML_INTEGER ? (double)e->integer : e->number;
+        if (!(v >= 1 && v <= (double)EBB_RATE_MAX))
+            return key_fail(c, e, e->key, EBB_ERR_CONFIG,
+                            "expected a rate from 1 to 10^18 bytes per second, got %s%s", got,
+                            v == 0 ? " (write \"none\" for no limit)" : "");
+        *out = e->kind == EBB_TOML_INTEGER ? (uint64_t)e->integer : (uint64_t)(v + 0.5);
+        return EBB_OK;
+    }
+    if (e->kind != EBB_TOML_STRING)
+        return expect(c, e, e->key, expected);
+    if (strlen(e->string) != e->length)
+        return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected %s, got a string with a NUL character",
+                        expected);
+    if (ebb_rate_parse_reason(e->string, out, why, sizeof why) != EBB_OK)
+        return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected %s, got %s: %s", expected, got, why);
+    return EBB_OK;
+}
+
 /* A name from a list, with a suggestion. */
 static ebb_status get_name(const load_ctx *c, const ebb_toml_entry *e, const char *const *names,
                            size_t count, int *out)
@@ -279,6 +306,7 @@ static ebb_status apply_key(load_ctx *c, const ebb_toml_entry *e, ebb_config_key
     case EBB_KEY_TYPE_SIZE: s = get_ranged_size(c, e, d, (uint64_t *)field); break;
     case EBB_KEY_TYPE_INT: s = get_int(c, e, d, (int32_t *)field); break;
     case EBB_KEY_TYPE_PATHS: s = get_paths(c, e, d); break;
+    case EBB_KEY_TYPE_RATE: s = get_rate(c, e, (uint64_t *)field); break;
     }
     if (s == EBB_OK)
         c->cfg->line[key] = e->line > 0 ? e->line : 1;

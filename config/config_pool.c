@@ -138,6 +138,7 @@ ebb_status ebb_config_pool_options(const ebb_config *cfg, ebb_tier tier, size_t 
     o.threads = cfg->disk.threads;
     o.direct = cfg->disk.direct ? 1 : 0;
     o.checksum = cfg->disk.checksum ? 1 : 0;
+    o.max_bandwidth = (double)cfg->disk.max_bandwidth;
     o.block = (size_t)(tier == EBB_TIER_GPU ? cfg->gpu.chunk_size : cfg->disk.block_size);
     o.staging = NULL;
     *out = o;

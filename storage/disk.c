@@ -53,6 +53,7 @@ void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info)
     info->alignment = d->align;
     info->checksum = d->checksum;
     info->path_count = d->nfiles;
+    info->max_bandwidth = d->pace_rate;
 }
 
 /* ---- operations -------------------------------------------------------------- */
@@ -321,6 +322,7 @@ ebb_status ebb_disk_debug_get(const ebb_pool *pool, ebb_disk_debug *out)
     out->fixed_requests = atomic_load(&d->fixed_reqs);
     out->plain_requests = atomic_load(&d->plain_reqs);
     out->enter_calls = atomic_load(&d->enter_calls);
+    out->paced_waits = atomic_load(&d->paced_waits);
     return EBB_OK;
 }
 

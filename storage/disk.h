@@ -72,6 +72,16 @@ typedef struct ebb_disk {
 
     _Atomic uint64_t io_seq; /* requests issued (fault injection numbering) */
 
+    /* bandwidth limit (disk_pace.c): no new block request before pace_next_ns */
+    double pace_rate;        /* bytes per second; 0: no limit */
+    double pace_ns_per_byte;
+    uint64_t pace_next_ns;   /* CLOCK_MONOTONIC; the ring thread's, or under lock */
+    int pace_held;           /* the request at hand was held back (for paced_waits) */
+    _Atomic int pace_off;    /* destroy: what is left goes at once */
+    _Atomic uint64_t paced_waits; /* requests the limit held back */
+    pthread_cond_t pace_cv;  /* threads engine: workers wait for their time */
+    int pace_clock;          /* pace_cv's clock: CLOCK_MONOTONIC (or CLOCK_REALTIME) */
+
     /* what the engine did (ebb_disk_debug_get) */
     _Atomic uint32_t inflight_now, inflight_max;
     _Atomic uint64_t fixed_reqs, plain_reqs, enter_calls;
@@ -150,6 +160,24 @@ void ebb_disk_inflight(ebb_disk *d, int n);
  * thread when there is one), then publish the result and wake waiters. */
 void ebb_disk_blocks_done(struct ebb_pool *pool, ebb_op *op);
 void ebb_disk_complete(struct ebb_pool *pool, ebb_op *op);
+
+/* Bandwidth limit (disk_pace.c), per pool, reads and writes together. A
+ * request may be sent when the clock has reached pace_next_ns; sending
+ * `bytes` moves it on by bytes / rate from there, or from 1 ms ago when the
+ * engine came later than that (lateness up to 1 ms is made up for, idle time
+ * earns nothing). So over any interval of T seconds at most rate x T + one
+ * request + 1 ms x rate bytes are sent. init: with the other
+ * synchronisation objects (it creates pace_cv), cannot fail. */
+#define EBB_DISK_PACE_SLACK_NS UINT64_C(1000000)
+void ebb_disk_pace_init(ebb_disk *d, double rate);
+/* Before block `block` of `op` is sent (by the ring thread, or by a worker
+ * holding d->lock): 0, and the request is counted, or the nanoseconds to
+ * wait before asking again. */
+uint64_t ebb_disk_pace(struct ebb_pool *pool, const ebb_op *op, uint32_t block);
+/* Threads engine, d->lock held: waits up to `ns` (less if lifted). */
+void ebb_disk_pace_sleep(ebb_disk *d, uint64_t ns);
+/* The pool is being destroyed (d->lock held): no more pacing, sleepers wake. */
+void ebb_disk_pace_lift(ebb_disk *d);
 
 /* Engines. start: 0 or -errno (message in why). */
 int ebb_uring_start(struct ebb_pool *pool, char *why, size_t why_len);

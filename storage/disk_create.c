@@ -321,6 +321,11 @@ static ebb_status disk_check_options(const ebb_pool_options *o)
                         "disk pool: block %zu bytes is out of range (1 byte .. 1 GiB; 8 MiB is "
                         "a good size)",
                         o->block);
+    if (!(o->max_bandwidth == 0 || (o->max_bandwidth >= 1 && o->max_bandwidth <= 1e18)))
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "disk pool: max_bandwidth %g bytes/s is out of range; expected 0 (no "
+                        "limit) or 1 .. 1e18 bytes per second",
+                        o->max_bandwidth);
     if (o->staging && o->staging->tier != EBB_TIER_HOST)
         return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: the staging pool is a %s pool; it must "
                                              "be a host pool",
@@ -459,6 +464,7 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
     pthread_cond_init(&d->hold_cv, NULL);
     pthread_mutex_init(&d->hlock, NULL);
     pthread_cond_init(&d->hcv, NULL);
+    ebb_disk_pace_init(d, o->max_bandwidth);
     d->sync_init = 1;
     if (!d->fds || !d->names || !d->file_direct || !d->file_bytes) {
         s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier");
@@ -527,6 +533,7 @@ void ebb_disk_destroy(struct ebb_pool *pool)
         pthread_cond_destroy(&d->hold_cv);
         pthread_mutex_destroy(&d->hlock);
         pthread_cond_destroy(&d->hcv);
+        pthread_cond_destroy(&d->pace_cv);
     }
     if (d->staging)
         ebb_pool_release(d->staging); /* frees it if its owner destroyed it already */

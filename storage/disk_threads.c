@@ -85,13 +85,21 @@ static void *worker(void *arg)
     (void)pthread_setname_np(pthread_self(), "ebb-io");
     for (;;) {
         pthread_mutex_lock(&d->lock);
-        while (!d->stop && d->qcount == 0)
-            pthread_cond_wait(&d->work_cv, &d->lock);
-        if (d->qcount == 0) { /* stop, and nothing left */
-            pthread_mutex_unlock(&d->lock);
-            return NULL;
+        ebb_op *op;
+        for (;;) {
+            while (!d->stop && d->qcount == 0)
+                pthread_cond_wait(&d->work_cv, &d->lock);
+            if (d->qcount == 0) { /* stop, and nothing left */
+                pthread_mutex_unlock(&d->lock);
+                return NULL;
+            }
+            op = &pool->ops[ebb_disk_queue_front(d)];
+            /* The bandwidth limit: wait (the lock released) for the block's turn. */
+            uint64_t wait = atomic_load(&op->failed) ? 0 : ebb_disk_pace(pool, op, op->next_block);
+            if (!wait)
+                break;
+            ebb_disk_pace_sleep(d, wait);
         }
-        ebb_op *op = &pool->ops[ebb_disk_queue_front(d)];
         uint32_t b = op->next_block;
         uint32_t claimed = 1;
         if (atomic_load(&op->failed)) {
@@ -149,6 +157,7 @@ void ebb_threads_stop(struct ebb_pool *pool)
     ebb_disk *d = pool->disk;
     pthread_mutex_lock(&d->lock);
     d->stop = 1;
+    ebb_disk_pace_lift(d);
     atomic_store(&d->hold, 0);
     pthread_cond_broadcast(&d->hold_cv);
     pthread_cond_broadcast(&d->work_cv);

@@ -262,11 +262,13 @@ static void skip_rest(struct ebb_pool *pool, ebb_op *op)
         ebb_disk_blocks_done(pool, op);
 }
 
-/* Fills free requests from the operations queued. */
-static void fill(struct ebb_pool *pool)
+/* Fills free requests from the operations queued; returns the nanoseconds
+ * until the bandwidth limit lets the next block go (0: not held back). */
+static uint64_t fill(struct ebb_pool *pool)
 {
     ebb_disk *d = pool->disk;
     struct ebb_uring *u = d->uring;
+    uint64_t wait = 0;
     while (u->free_reqs) {
         if (u->cur < 0) {
             u->cur = next_op(d);
@@ -279,6 +281,8 @@ static void fill(struct ebb_pool *pool)
             skip_rest(pool, op);
             continue;
         }
+        if ((wait = ebb_disk_pace(pool, op, op->next_block)) != 0)
+            break;
         uint32_t b = op->next_block++;
         if (op->next_block == op->blocks)
             u->cur = -1;
@@ -298,6 +302,7 @@ static void fill(struct ebb_pool *pool)
         ebb_disk_inflight(d, 1);
         issue(pool, r);
     }
+    return wait;
 }
 
 /* One submit-and-wait (bounded by `wait_ns` when not 0), or the failure
@@ -479,8 +484,9 @@ static void *uring_main(void *arg)
     atomic_store(&u->ring_needed, 1);
     int failures = 0; /* io_uring_enter EAGAIN/EBUSY in a row */
     for (;;) {
-        uint64_t wait_ns = unpark(pool);
-        fill(pool);
+        uint64_t wait_ns = unpark(pool), pace_ns = fill(pool);
+        if (pace_ns && (!wait_ns || pace_ns < wait_ns))
+            wait_ns = pace_ns;
         pthread_mutex_lock(&d->lock);
         /* Writes still with the checksum thread will be queued yet. */
         int stop = d->stop && d->qcount == 0 && d->hash_writes == 0;
@@ -583,6 +589,7 @@ void ebb_uring_stop(struct ebb_pool *pool)
     if (u->thread_ok) {
         pthread_mutex_lock(&d->lock);
         d->stop = 1;
+        ebb_disk_pace_lift(d);
         atomic_store(&d->hold, 0);
         pthread_cond_broadcast(&d->hold_cv);
         pthread_cond_broadcast(&d->work_cv);

@@ -37,6 +37,9 @@ static const char bench_help[] =
     "  --block BYTES      disk: bytes per request (default tier.disk.block_size)\n"
     "  --depth N          disk: requests in flight (default tier.disk.queue_depth)\n"
     "  --backend B        disk: auto | uring | threads (default tier.disk.backend)\n"
+    "  --max-bandwidth R  disk: pace the tier to this rate, reads and writes together:\n"
+    "                     \"500 MB/s\", \"2GiB/s\", bytes per second, or none\n"
+    "                     (default tier.disk.max_bandwidth; --baseline is not paced)\n"
     "  --total BYTES      bytes moved per measurement and direction (default\n"
     "                     host 4 GiB, disk 8 GiB, gpu 16 GiB; disk within its budget)\n"
     "  --step-ms F        step time: compute/transfer ratio of each channel and how\n"
@@ -63,6 +66,8 @@ typedef struct bench_args {
     int backend_set;
     ebb_disk_backend backend;
     uint64_t total;
+    int max_bandwidth_set;
+    uint64_t max_bandwidth; /* bytes per second, 0: none */
     double step_ms; /* 0: none */
     int json, baseline;
 } bench_args;
@@ -87,14 +92,15 @@ static int parse_size_opt(const char *option, const char *text, uint64_t min, ui
 static int parse(int argc, char **argv, bench_args *a)
 {
     enum { O_CONFIG = 256, O_TIER, O_SIZE, O_BLOCK, O_DEPTH, O_BACKEND, O_TOTAL, O_STEP,
-           O_BASELINE, O_JSON, O_HELP };
+           O_BASELINE, O_JSON, O_HELP, O_MAX_BW };
     static const struct option longopts[] = {
         {"config", required_argument, 0, O_CONFIG}, {"tier", required_argument, 0, O_TIER},
         {"size", required_argument, 0, O_SIZE},     {"block", required_argument, 0, O_BLOCK},
         {"depth", required_argument, 0, O_DEPTH},   {"backend", required_argument, 0, O_BACKEND},
         {"total", required_argument, 0, O_TOTAL},   {"step-ms", required_argument, 0, O_STEP},
         {"baseline", no_argument, 0, O_BASELINE},   {"json", no_argument, 0, O_JSON},
-        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP},
+        {"max-bandwidth", required_argument, 0, O_MAX_BW}, {0, 0, 0, 0}};
     int c;
     int64_t v;
     opterr = 0;
@@ -148,6 +154,13 @@ static int parse(int argc, char **argv, bench_args *a)
         case O_TOTAL:
             if (parse_size_opt("--total", optarg, 1, &a->total))
                 return 2;
+            break;
+        case O_MAX_BW:
+            if (ebb_parse_rate(optarg, &a->max_bandwidth) != EBB_OK) {
+                fprintf(stderr, "ebb bench: --max-bandwidth: %s\n", ebb_last_error());
+                return 2;
+            }
+            a->max_bandwidth_set = 1;
             break;
         case O_STEP:
             if (cli_parse_double("bench", "--step-ms", optarg, 0.0, &a->step_ms))
@@ -398,6 +411,7 @@ static void print_json(const bench_args *a, const bench_params *p, const bench_r
             json_int(&w, "paths", r->path_count);
             json_int(&w, "requests", (int64_t)r->requests);
             json_int(&w, "retries", (int64_t)r->retries);
+            json_double(&w, "max_bandwidth", r->max_bandwidth); /* bytes/s, 0: no limit */
         }
         json_string(&w, "warnings", r->warnings);
         json_close(&w);
@@ -521,11 +535,17 @@ static void print_table(const bench_args *a, const bench_params *p, const bench_
                 snprintf(reg, sizeof reg, "registered buffers (%s of %s)",
                          size_str(r->registered_bytes, s2, sizeof s2),
                          size_str(r->staging_bytes, s3, sizeof s3));
+            char lim[64] = "";
+            if (r->max_bandwidth > 0) {
+                memcpy(lim, ", paced to ", 12);
+                ebb_format_rate((uint64_t)r->max_bandwidth, lim + 11, sizeof lim - 11);
+            }
             printf(" %9s %9s %9s  %s moved each way, %d slots, %d in flight, %s, %s, "
-                   "%d thread%s%s\n",
+                   "%d thread%s%s%s\n",
                    "-", "-", "-", size_str(r->moved, s1, sizeof s1), (int)r->slots,
                    (int)r->in_flight, r->direct ? "O_DIRECT" : "buffered (page cache!)", reg,
-                   (int)r->threads, r->threads == 1 ? "" : "s", r->checksum ? ", checksums" : "");
+                   (int)r->threads, r->threads == 1 ? "" : "s", r->checksum ? ", checksums" : "",
+                   lim);
         }
     }
     for (int t = 0; t < EBB_TIER_COUNT; t++)
@@ -609,6 +629,7 @@ int ebb_cmd_bench(int argc, char **argv)
     p.depth = a.depth ? a.depth : cfg.disk.queue_depth;
     p.backend = a.backend_set ? a.backend : cfg.disk.backend;
     p.total = a.total;
+    p.max_bandwidth = a.max_bandwidth_set ? a.max_bandwidth : cfg.disk.max_bandwidth;
     p.progress = isatty(STDERR_FILENO);
 
     /* Which tiers: those asked for that the configuration enables (a tier

@@ -16,6 +16,7 @@ typedef struct bench_params {
     int32_t depth;            /* disk: requests in flight */
     ebb_disk_backend backend; /* disk: engine asked for */
     uint64_t total;           /* bytes moved per measurement; 0: the tier's default */
+    uint64_t max_bandwidth;   /* disk: bytes per second it is paced to; 0: no limit */
     int progress;             /* 1: progress line on stderr */
 } bench_params;
 
@@ -43,6 +44,7 @@ typedef struct bench_result {
     uint64_t staging_bytes;       /* disk: bytes of the staging host pool */
     int32_t depth, threads, path_count;
     size_t block, alignment;
+    double max_bandwidth;         /* disk: the pool's limit, bytes per second (0: none) */
     uint64_t requests, retries;   /* disk requests / gpu chunks, resubmissions (last phase) */
     char path[1024];              /* disk: the first directory */
     char warnings[1024];          /* fallbacks the pools took */

@@ -248,6 +248,7 @@ int bench_disk(const ebb_config *cfg, const bench_params *p, bench_result *r)
     dcfg.disk.block_size = p->block;
     dcfg.disk.queue_depth = p->depth;
     dcfg.disk.backend = p->backend;
+    dcfg.disk.max_bandwidth = p->max_bandwidth;
     ebb_pool_options o, ho;
     if (ebb_config_pool_options(&dcfg, EBB_TIER_DISK, (size_t)p->size, &o) != EBB_OK)
         return fail(r, "disk pool: %s", ebb_last_error());
@@ -304,6 +305,7 @@ int bench_disk(const ebb_config *cfg, const bench_params *p, bench_result *r)
     r->block = di.block;
     r->alignment = di.alignment;
     r->path_count = di.path_count;
+    r->max_bandwidth = di.max_bandwidth;
     r->slots = di.slots;
     r->slot_stride = di.slot_stride;
     r->staging_slots = (int32_t)lanes;

@@ -37,6 +37,9 @@ extern "C" {
  * machine when it is used; ebb_config_budget says how. */
 #define EBB_BUDGET_AUTO UINT64_C(0)
 
+/* The largest rate (ebb_parse_rate, tier.disk.max_bandwidth): 1 EB/s. */
+#define EBB_RATE_MAX UINT64_C(1000000000000000000)
+
 /* tier.host.numa = "auto": the node nearest the GPU (or the first thread's). */
 #define EBB_NUMA_AUTO (-1)
 
@@ -78,6 +81,7 @@ typedef enum ebb_config_key {
     EBB_KEY_DISK_BACKEND,
     EBB_KEY_DISK_CHECKSUM,
     EBB_KEY_DISK_DIRECT,
+    EBB_KEY_DISK_MAX_BANDWIDTH,
     EBB_CONFIG_KEY_COUNT
 } ebb_config_key;
 
@@ -109,6 +113,9 @@ typedef struct ebb_config_disk {
     ebb_disk_backend backend; /* tier.disk.backend (enum in ebb/storage.h) */
     int checksum;             /* tier.disk.checksum: 1 = xxHash every slot, verify on read */
     int direct;               /* tier.disk.direct: 1 = O_DIRECT (buffered where refused) */
+    uint64_t max_bandwidth;   /* tier.disk.max_bandwidth: bytes per second, reads and
+                                 writes together; 0 = no limit ("none"), at most
+                                 EBB_RATE_MAX */
 } ebb_config_disk;
 
 typedef struct ebb_config {
@@ -190,8 +197,8 @@ EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint6
  *                capped at INT32_MAX
  *   numa_node, pin, prefault                  tier.host.numa, .pin, .prefault
  *   device                                    tier.gpu.device
- *   paths, path_count, backend, queue_depth, threads, direct, checksum
- *                                             tier.disk.*
+ *   paths, path_count, backend, queue_depth, threads, direct, checksum,
+ *   max_bandwidth                             tier.disk.*
  *   block        tier.gpu.chunk_size for the gpu tier, tier.disk.block_size
  *                otherwise
  *   staging      NULL: link the disk pool to its host pool yourself.
@@ -261,6 +268,19 @@ EBB_API ebb_status ebb_parse_size(const char *text, uint64_t *bytes);
 /* Writes `bytes` as the shortest exact size ebb_parse_size reads back
  * ("64 GiB", "1.5 GB", "12345") into buf. Snprintf-like return. */
 EBB_API int ebb_format_size(uint64_t bytes, char *buf, size_t size);
+
+/* Parses a rate in bytes per second: a size as ebb_parse_size reads it
+ * followed by "/s" ("500 MB/s", "2 GiB/s", "1.5GB/s", "4096 B/s"), or a
+ * bare whole number of bytes per second ("1000000", "1000000/s"); "none"
+ * gives 0, no limit. "/s" is required after a unit ("500 MB" is refused),
+ * and a unit ending in a lowercase b ("Mb/s", "Gbit") is refused as bits.
+ * EBB_ERR_INVALID_ARG, with the reason, for anything else (0, more than
+ * EBB_RATE_MAX, a bad size, "MBps", "/sec"). */
+EBB_API ebb_status ebb_parse_rate(const char *text, uint64_t *bytes_per_second);
+
+/* Writes a rate as ebb_parse_rate reads it back ("500 MB/s", "1 GiB/s",
+ * "12345 B/s"; "none" for 0). Snprintf-like return. */
+EBB_API int ebb_format_rate(uint64_t bytes_per_second, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -135,6 +135,15 @@ typedef struct ebb_pool_options {
                                  default 8 MiB (disk) and 64 MiB (gpu); disk: a
                                  multiple of the file's direct-I/O alignment, at
                                  most 1 GiB */
+
+    /* disk */
+    double max_bandwidth;     /* bytes per second the pool may move, reads and
+                                 writes together (one budget); 0 (default): no
+                                 limit. Paced per request (block): over any
+                                 interval of T seconds at most max_bandwidth x T
+                                 bytes + one block + 1 ms at the rate are
+                                 submitted. Lifted while the pool is destroyed.
+                                 0 or 1 .. 1e18 (tier.disk.max_bandwidth) */
 } ebb_pool_options;
 
 /* Sets the defaults for `tier`. Returns nothing: it cannot fail. */
@@ -142,8 +151,9 @@ EBB_API void ebb_pool_options_init(ebb_pool_options *options, ebb_tier tier);
 
 /* Creates a pool: allocates (and pins, registers, preallocates) everything it
  * will ever use. Errors:
- *   EBB_ERR_INVALID_ARG  zero slot_size or slots, no paths, a bad queue depth or
- *                        block, a staging pool that is not a host pool;
+ *   EBB_ERR_INVALID_ARG  zero slot_size or slots, no paths, a bad queue depth,
+ *                        block or max_bandwidth, a staging pool that is not a
+ *                        host pool;
  *   EBB_ERR_IO           a directory is missing, not a directory, not writable,
  *                        or a file cannot be created (path and errno text);
  *   EBB_ERR_NO_SPACE     a file system lacks the space for its share (the
@@ -158,8 +168,9 @@ EBB_API void ebb_pool_options_init(ebb_pool_options *options, ebb_tier tier);
 EBB_API ebb_status ebb_pool_create(const ebb_pool_options *options, ebb_pool **out);
 
 /* Waits for every operation in flight, then frees the pool (closing, and so
- * deleting, its files). A host pool also waits for the disk operations of
- * any disk pool still using its slots. NULL is allowed. Returns nothing: it
+ * deleting, its files); a disk pool's max_bandwidth no longer holds them
+ * back then: what is queued runs at the disk's speed. A host pool also
+ * waits for the disk operations of any disk pool still using its slots. NULL is allowed. Returns nothing: it
  * cannot fail. */
 EBB_API void ebb_pool_destroy(ebb_pool *pool);
 
@@ -192,6 +203,7 @@ typedef struct ebb_pool_info {
     uint64_t registered_bytes; /* disk: bytes of the staging pool registered as io_uring
                                   fixed buffers (the whole pool, the slots RLIMIT_MEMLOCK
                                   lets through, or 0) */
+    double max_bandwidth;      /* disk: bytes per second it is paced to; 0: no limit */
 } ebb_pool_info;
 
 EBB_API ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info);
