@@ -2,7 +2,7 @@
 # package config so that find_package(ebb) works.
 include(CMakePackageConfigHelpers)
 
-install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
 install(FILES ${PROJECT_BINARY_DIR}/include/ebb/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ebb)
 install(TARGETS ebb ebb_static EXPORT ebbTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

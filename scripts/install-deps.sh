@@ -7,7 +7,8 @@ packages=(
   build-essential cmake pkg-config
   liburing-dev libhwloc-dev libxxhash-dev libtomlplusplus-dev
   libcriterion-dev
-  python3 python3-pytest
+  gfortran
+  python3 python3-pytest python3-torch libopenblas0-pthread
 )
 
 missing=()

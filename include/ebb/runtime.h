@@ -118,6 +118,9 @@ typedef struct ebb_run_options {
                                 beyond the schedule's slots; 0 (default) = 2 */
     const char *trace;       /* timeline file (Chrome trace-event JSON) or NULL; the
                                 environment variable EBB_TRACE wins */
+    double forward_seconds;  /* strategy "auto": the time of one forward step and one */
+    double reverse_seconds;  /* reverse step, if known (0: not known); the planner then
+                                predicts every strategy and the fastest runs */
 } ebb_run_options;
 
 /* Sets the defaults. Returns nothing: it cannot fail. */

@@ -10,7 +10,8 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${EBB_BUILD_DIR} --prefix ${prefix})
-foreach(f include/ebb/ebb.h include/ebb/version.h)
+foreach(f include/ebb/ebb.h include/ebb/version.h include/ebb/ebb.hpp include/ebb/error.hpp
+          include/ebb/schedule.hpp include/ebb/storage.hpp)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "install did not put ${f} in the prefix")
   endif()
