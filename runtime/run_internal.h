@@ -119,6 +119,9 @@ ebb_pool *ebb_run_debug_pool(ebb_run *run, ebb_tier tier);
 /* run_setup.c: resolves strategy, tiers and slot counts into the schedule
  * options and creates the schedule. */
 ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg);
+/* run_auto.c: strategy "auto" -> a strategy; run->reason says why. */
+ebb_status rt_auto_choose(ebb_run *run, const ebb_config *cfg, int fast, int32_t fast_slots,
+                          int slow, int32_t slow_slots, ebb_config_strategy *out);
 /* run_setup.c: creates the pools the schedule needs. */
 ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg);
 

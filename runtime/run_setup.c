@@ -71,48 +71,43 @@ static ebb_status choose_tiers(ebb_run *run, const ebb_config *cfg, int *fast, i
 
 /* The strategy to run; *async = 1 for the asynchronous strategy (which has
  * no ebb_strategy: its intervals run Revolve). run->reason says why. */
-static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int32_t fast_slots,
-                                  int slow, int32_t slow_slots, ebb_strategy *out, int *async)
+/* The strategy to run; *async = 1 for the asynchronous strategy (which has
+ * no ebb_strategy: its intervals run Revolve). run->reason says why. */
+static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int fast,
+                                  int32_t fast_slots, int slow, int32_t slow_slots,
+                                  ebb_strategy *out, int *async)
 {
     int cs = run->opt.strategy >= 0 ? run->opt.strategy : (int)cfg->strategy;
     int64_t n = run->opt.steps;
     *async = 0;
-    if (cs == EBB_CONFIG_STRATEGY_ASYNC) {
-        /* spare slots are not wasted: what fits runs the cheaper schedule */
-        if (n > 0 && fast_slots >= n - 1) {
-            *out = EBB_STRATEGY_STORE_ALL;
-            snprintf(run->reason, sizeof run->reason,
-                     "async asked; tier.%s holds all %lld states, so store-all",
-                     ebb_tier_name(run->info.fast_tier), (long long)n);
-        } else if (slow < 0 || slow_slots <= 0) {
-            *out = n > 0 ? EBB_STRATEGY_REVOLVE : EBB_STRATEGY_ONLINE;
-            snprintf(run->reason, sizeof run->reason,
-                     "async asked; no slower tier is enabled, so %s", ebb_strategy_name(*out));
-        } else {
-            *out = EBB_STRATEGY_REVOLVE;
-            *async = 1;
-            snprintf(run->reason, sizeof run->reason, "async asked");
-        }
+    if (cs == EBB_CONFIG_STRATEGY_AUTO) {
+        ebb_config_strategy picked;
+        ebb_status st = rt_auto_choose(run, cfg, fast, fast_slots, slow, slow_slots, &picked);
+        if (st != EBB_OK)
+            return st;
+        if (picked != EBB_CONFIG_STRATEGY_ASYNC)
+            return ebb_config_strategy_schedule(picked, out);
+        *out = EBB_STRATEGY_REVOLVE;
+        *async = 1;
         return EBB_OK;
     }
-    if (cs != EBB_CONFIG_STRATEGY_AUTO) {
-        snprintf(run->reason, sizeof run->reason, "%s asked",
-                 ebb_config_strategy_name((ebb_config_strategy)cs));
+    snprintf(run->reason, sizeof run->reason, "%s asked",
+             ebb_config_strategy_name((ebb_config_strategy)cs));
+    if (cs != EBB_CONFIG_STRATEGY_ASYNC)
         return ebb_config_strategy_schedule((ebb_config_strategy)cs, out);
-    }
-    if (n == 0) {
-        *out = EBB_STRATEGY_ONLINE;
-        snprintf(run->reason, sizeof run->reason, "auto: n unknown, so online");
-    } else if (fast_slots >= n - 1) {
+    /* spare slots are not wasted: what fits runs the cheaper schedule */
+    if (n > 0 && fast_slots >= n - 1) {
         *out = EBB_STRATEGY_STORE_ALL;
-        snprintf(run->reason, sizeof run->reason, "auto: the fast tier holds all %lld states",
-                 (long long)n);
-    } else if (slow >= 0 && slow_slots > 0) {
-        *out = EBB_STRATEGY_MULTISTAGE;
-        snprintf(run->reason, sizeof run->reason, "auto: a slower tier is enabled");
+        snprintf(run->reason, sizeof run->reason,
+                 "async asked; tier.%s holds all %lld states, so store-all",
+                 ebb_tier_name((ebb_tier)fast), (long long)n);
+    } else if (slow < 0 || slow_slots <= 0) {
+        *out = n > 0 ? EBB_STRATEGY_REVOLVE : EBB_STRATEGY_ONLINE;
+        snprintf(run->reason, sizeof run->reason, "async asked; no slower tier is enabled, so %s",
+                 ebb_strategy_name(*out));
     } else {
         *out = EBB_STRATEGY_REVOLVE;
-        snprintf(run->reason, sizeof run->reason, "auto: one tier");
+        *async = 1;
     }
     return EBB_OK;
 }
@@ -174,8 +169,10 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
     int async = 0;
     run->info.fast_tier = (ebb_tier)fast;
     run->info.reason = run->reason;
-    if ((st = choose_strategy(run, cfg, c, slow, o->slow_slots > 0 ? o->slow_slots : 1,
-                              &strategy, &async)) != EBB_OK)
+    int32_t d_hint = o->slow_slots;
+    if (slow >= 0 && d_hint <= 0 && budget_slots(cfg, slow, o->state_size, &d_hint) != EBB_OK)
+        d_hint = 0; /* reported by the strategy that needs the tier */
+    if ((st = choose_strategy(run, cfg, fast, c, slow, d_hint, &strategy, &async)) != EBB_OK)
         return st;
     if (async)
         return setup_async(run, cfg, fast, c);

@@ -6,6 +6,7 @@
 #include "ebb/ebb.h"
 #include "tools/cli.h"
 #include "tools/json.h"
+#include "tools/plan_predict.h"
 
 static const char plan_help[] =
     "usage: ebb plan --steps N --slots C [options]\n"
@@ -22,7 +23,10 @@ static const char plan_help[] =
     "                     fits C); disk-revolve: the period (default: from --io-ratio)\n"
     "  --io-ratio R       disk-revolve: (write + read time of a state) / step time\n"
     "  --json             print one JSON object\n"
-    "  --actions          print the action stream, one action a line\n";
+    "  --actions          print the action stream, one action a line\n"
+    "\n"
+    "With --state-size, --forward-ms and --reverse-ms it predicts the time of each\n"
+    "strategy instead: 'ebb plan --state-size 1 --forward-ms 1 --reverse-ms 1 --help'.\n";
 
 typedef struct {
     FILE *out;
@@ -178,8 +182,21 @@ static void print_text(const ebb_schedule_options *o, const ebb_schedule_stats *
            seconds, seconds > 0 ? (double)st->reverse_steps / seconds / 1e6 : 0.0);
 }
 
+/* Whether the command line asks for predictions (step times or a state size). */
+static int wants_prediction(int argc, char **argv)
+{
+    static const char *const keys[] = {"--state-size", "--forward-ms", "--reverse-ms"};
+    for (int i = 1; i < argc; i++)
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+            if (strncmp(argv[i], keys[k], strlen(keys[k])) == 0)
+                return 1;
+    return 0;
+}
+
 int ebb_cmd_plan(int argc, char **argv)
 {
+    if (wants_prediction(argc, argv))
+        return ebb_cmd_plan_predict(argc, argv);
     ebb_schedule_options o;
     ebb_schedule_options_init(&o);
     int json = 0, actions = 0;

@@ -293,6 +293,9 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
     o.io_ratio = req->io_ratio;
     o.audit = req->audit;
     o.trace = req->trace;
+    /* auto: the planner predicts from the calibrated step times */
+    o.forward_seconds = (double)plan->forward_passes * plan->pass_s;
+    o.reverse_seconds = (double)(plan->reverse_passes + 1) * plan->pass_s;
 
     ebb_run *run = NULL;
     if (create(&o, req, r, &run) != EBB_OK)

@@ -12,6 +12,7 @@
 #include "ebb/storage.h"
 #include "ebb/config.h"
 #include "ebb/runtime.h"
+#include "ebb/planner.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -144,7 +144,7 @@ Test(api_contract, unknown_n_driven_step_by_step)
     cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
     ebb_run_info info;
     cr_assert_eq(ebb_run_info_get(run, &info), EBB_OK);
-    cr_assert_eq(info.strategy, EBB_STRATEGY_ONLINE, "auto with n unknown is online");
+    cr_assert_str_eq(info.strategy_name, "async", "auto with n unknown and a disk is async");
     cr_assert_eq(info.steps, 0);
     cr_assert_eq(ebb_run_begin(run, x0), EBB_OK);
     cr_assert_eq(ebb_run_finish_forward(run, NULL), EBB_ERR_STATE, "n = 0 is refused");
@@ -194,11 +194,9 @@ Test(api_contract, auto_picks_as_documented)
     struct {
         int64_t n;
         int disk;
-        ebb_strategy want;
-    } cases[] = {{21, 1, EBB_STRATEGY_STORE_ALL},
-                 {22, 1, EBB_STRATEGY_MULTISTAGE},
-                 {22, 0, EBB_STRATEGY_REVOLVE},
-                 {0, 1, EBB_STRATEGY_ONLINE}};
+        const char *want;
+    } cases[] = {{21, 1, "store-all"}, {22, 1, "async"},  {22, 0, "revolve"},
+                 {0, 1, "async"},      {0, 0, "online"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cfg.disk.enabled = cases[i].disk;
         ebb_run_options o = base(&w, &cfg, cases[i].n);
@@ -206,7 +204,9 @@ Test(api_contract, auto_picks_as_documented)
         cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
         ebb_run_info info;
         cr_assert_eq(ebb_run_info_get(run, &info), EBB_OK);
-        cr_assert_eq(info.strategy, cases[i].want, "case %zu: got %s", i, info.strategy_name);
+        cr_assert_str_eq(info.strategy_name, cases[i].want, "case %zu", i);
+        cr_assert(strncmp(info.reason, "auto: ", 6) == 0, "case %zu: reason '%s'", i,
+                  info.reason);
         cr_assert_eq(info.fast_tier, EBB_TIER_HOST);
         ebb_run_destroy(run);
     }

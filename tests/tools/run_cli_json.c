@@ -58,6 +58,9 @@ Test(run_cli, json_all_strategies, .init = setup, .fini = teardown)
     cr_assert_eq(count_lines(r.out), 1, "one JSON object on one line: %s", r.out);
     cr_assert(strncmp(r.out, "{\"runs\": [{\"strategy\": ", 23) == 0, "%s", r.out);
     cr_assert(strstr(r.out, "\"gradients_equal\": true"), "%s", r.out);
+    /* auto knows the calibrated step times: the planner chose, and says so */
+    cr_assert(strstr(r.out, "\"asked\": \"auto\", \"reason\": \"auto: the planner predicts "),
+              "%s", r.out);
 
     char first[17] = "", g[17];
     int ran = 0;

@@ -1,0 +1,154 @@
+/*
+ * ebb — the planner: predicts what each strategy costs on given hardware.
+ *
+ * A problem is n steps of a state of S bytes, a forward step of f seconds and
+ * a reverse step of b seconds, the slots each tier holds, and the bandwidth
+ * and latency of the channels between tiers. The planner replays each
+ * strategy's action stream through a discrete-event model of the runtime
+ * (the compute thread, its buffers, and one server per channel: gpu -> host,
+ * host -> gpu, and one disk shared by reads and writes) and predicts the wall
+ * time, both sweeps, the time stalled on transfers, the forward steps and the
+ * peak slots per tier. docs/planner.md gives the model and its limits.
+ *
+ *     ebb_plan_problem p;
+ *     ebb_plan_problem_init(&p);
+ *     p.steps = 1000; p.state_size = 16 << 20; p.forward_s = 0.01; p.reverse_s = 0.02;
+ *     ebb_plan_problem_from_config(&p, &cfg);       // slots from the budgets
+ *     ebb_plan_channels_measure(&p, &cfg);          // or from a bench file
+ *     ebb_plan_prediction all[EBB_PLAN_MAX];
+ *     size_t count; int best;
+ *     ebb_plan_all(&p, all, &count, &best);
+ */
+#ifndef EBB_PLANNER_H
+#define EBB_PLANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/config.h"
+#include "ebb/error.h"
+#include "ebb/schedule.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The channels between tiers. The disk channel is one device: a read and a
+ * write share it (EBB_PLAN_HOST_TO_DISK's and EBB_PLAN_DISK_TO_HOST's
+ * bandwidths are the rates of each direction on that one device). */
+typedef enum ebb_plan_channel_id {
+    EBB_PLAN_GPU_TO_HOST = 0,
+    EBB_PLAN_HOST_TO_GPU = 1,
+    EBB_PLAN_HOST_TO_DISK = 2,
+    EBB_PLAN_DISK_TO_HOST = 3,
+    EBB_PLAN_CHANNEL_COUNT = 4
+} ebb_plan_channel_id;
+
+/* "gpu->host", "host->gpu", "host->disk", "disk->host"; "?" otherwise. */
+EBB_API const char *ebb_plan_channel_name(ebb_plan_channel_id channel);
+
+typedef struct ebb_plan_channel {
+    double bandwidth; /* bytes per second; 0 = infinite (a transfer takes `latency`) */
+    double latency;   /* seconds added to every transfer, not occupying the channel */
+} ebb_plan_channel;
+
+typedef struct ebb_plan_problem {
+    int64_t steps;         /* n >= 1 */
+    size_t state_size;     /* S > 0 bytes */
+    ebb_tier state_tier;   /* EBB_TIER_HOST (default) or EBB_TIER_GPU */
+    double forward_s;      /* one forward step, >= 0 */
+    double reverse_s;      /* one reverse step, >= 0 */
+    int32_t slots[EBB_TIER_COUNT]; /* states each tier's budget holds; 0 = tier not used */
+    ebb_plan_channel channel[EBB_PLAN_CHANNEL_COUNT];
+    double disk_pace;      /* tier.disk.max_bandwidth in bytes/s, 0 = none: each request
+                              of disk_block bytes, read or write, starts no earlier than
+                              the previous one's start + its bytes / disk_pace */
+    size_t disk_block;     /* bytes per disk request (tier.disk.block_size); 0 = 8 MiB */
+    int32_t staging;       /* host buffers for disk transfers (ebb_run_options.staging);
+                              0 = 2, as the runtime */
+    int64_t period;        /* periodic k, disk-revolve m; 0 = as the runtime derives it */
+    double io_ratio;       /* disk-revolve R; 0 = 1, as the runtime */
+    int disk_fallback;     /* 1 (default): a strategy the fast tier is too small for is
+                              planned with its slots on disk, as `ebb run` does */
+} ebb_plan_problem;
+
+/* Defaults: host state, no slots, every channel infinite with no latency,
+ * disk_fallback 1. Cannot fail. */
+EBB_API void ebb_plan_problem_init(ebb_plan_problem *problem);
+
+/* Slots per tier from the budgets of *cfg for problem->state_size
+ * (ebb_config_pool_options; "auto" resolved now), 0 for disabled tiers;
+ * disk_block and disk_pace from tier.disk.block_size and .max_bandwidth. */
+EBB_API ebb_status ebb_plan_problem_from_config(ebb_plan_problem *problem, const ebb_config *cfg);
+
+/* Channel figures from a file written by `ebb bench --json`: tiers.disk's
+ * write_GBps and read_GBps, tiers.gpu's d2h_GBps and h2d_GBps (channels the
+ * file lacks keep their values). EBB_ERR_IO when it cannot be read,
+ * EBB_ERR_INVALID_ARG when it holds none of them (naming the file). */
+EBB_API ebb_status ebb_plan_channels_from_bench(ebb_plan_problem *problem, const char *path);
+
+/* Measures the disk channels on the spot: writes and reads a few states
+ * through a disk pool of *cfg (well under a second; at most 128 MiB moved
+ * per direction), and one state alone for the latency. */
+EBB_API ebb_status ebb_plan_channels_measure(ebb_plan_problem *problem, const ebb_config *cfg);
+
+/* Sets the disk's pace, tier.disk.max_bandwidth (bytes/s; 0: none). */
+EBB_API void ebb_plan_cap_disk(ebb_plan_problem *problem, double bytes_per_s);
+
+typedef struct ebb_plan_prediction {
+    ebb_config_strategy strategy;  /* as asked (auto: the one picked, see `picked`) */
+    int fits;                      /* 0: why_not says what does not fit */
+    char why_not[256];
+    ebb_strategy schedule;         /* the schedule that would run */
+    ebb_tier fast_tier, slow_tier;
+    int on_disk;                   /* 1: planned with its slots on disk (disk_fallback) */
+    int32_t slots[EBB_TIER_COUNT]; /* schedule slots per tier */
+    int64_t period;                /* periodic, disk-revolve: the period used */
+    double predicted_s;            /* wall time, both sweeps */
+    double forward_s, reverse_s;   /* each sweep */
+    double stall_s;                /* time the compute waited for transfers */
+    double stall_tier_s[EBB_TIER_COUNT];
+    int64_t forward_steps, recomputed_steps, reverse_steps;
+    int64_t stores[EBB_TIER_COUNT], restores[EBB_TIER_COUNT];
+    int64_t prefetches, cache_hits; /* disk reads started ahead; restores served from memory */
+    int32_t peak_slots[EBB_TIER_COUNT];
+    int best;                      /* ebb_plan_all: 1 on the fastest that fits */
+    int picked;                    /* auto: 1, and `schedule` is what it picked */
+} ebb_plan_prediction;
+
+/* Every strategy ebb_plan_all predicts (async and the six schedules). */
+enum { EBB_PLAN_MAX = 7 };
+
+/* Predicts one strategy (auto: the best of ebb_plan_all). A strategy that
+ * does not fit is not an error: fits = 0 and why_not. Errors:
+ * EBB_ERR_INVALID_ARG for a bad problem (naming the field),
+ * EBB_ERR_UNSUPPORTED for async while this build lacks it. */
+EBB_API ebb_status ebb_plan_predict(const ebb_plan_problem *problem, ebb_config_strategy strategy,
+                                    ebb_plan_prediction *out);
+
+/* Predicts every strategy into out[0 .. *count-1] (at most EBB_PLAN_MAX);
+ * *best (may be NULL): the index of the least predicted time among those
+ * that fit, -1 if none (its `best` is set too). */
+EBB_API ebb_status ebb_plan_all(const ebb_plan_problem *problem, ebb_plan_prediction *out,
+                                size_t *count, int *best);
+
+/* Sizing: the least disk bandwidth (bytes/s, both directions scaled
+ * together from the problem's figures, or set to it where they are 0) for
+ * which `strategy` (auto: the best) predicts wall <= target * n * (f + b).
+ * EBB_ERR_INVALID_ARG, saying the best ratio reached, when no bandwidth up
+ * to 10 TB/s meets it (or the strategy never fits). */
+EBB_API ebb_status ebb_plan_size_disk_bandwidth(const ebb_plan_problem *problem,
+                                                ebb_config_strategy strategy, double target,
+                                                double *bytes_per_s);
+
+/* Sizing: the least host slots for the same target (up to n); the same
+ * error when even n slots do not meet it. */
+EBB_API ebb_status ebb_plan_size_host_slots(const ebb_plan_problem *problem,
+                                            ebb_config_strategy strategy, double target,
+                                            int32_t *slots);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

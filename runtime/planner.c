@@ -1,0 +1,163 @@
+/*
+ * The planner's public calls: a problem, the prediction of one strategy,
+ * of all of them, and the pick of the best (docs/planner.md).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/planner_internal.h"
+
+const char *ebb_plan_channel_name(ebb_plan_channel_id c)
+{
+    static const char *const names[] = {"gpu->host", "host->gpu", "host->disk", "disk->host"};
+    return (int)c >= 0 && c < EBB_PLAN_CHANNEL_COUNT ? names[c] : "?";
+}
+
+void ebb_plan_problem_init(ebb_plan_problem *p)
+{
+    if (!p)
+        return;
+    memset(p, 0, sizeof *p);
+    p->state_tier = EBB_TIER_HOST;
+    p->disk_fallback = 1;
+}
+
+void ebb_plan_cap_disk(ebb_plan_problem *p, double bytes_per_s)
+{
+    if (p)
+        p->disk_pace = bytes_per_s > 0 ? bytes_per_s : 0.0;
+}
+
+ebb_status ebb_plan_problem_from_config(ebb_plan_problem *p, const ebb_config *cfg)
+{
+    if (!p || !cfg)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_plan_problem_from_config: NULL argument");
+    if (p->state_size == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_plan_problem_from_config: set problem->state_size first");
+    const int enabled[EBB_TIER_COUNT] = {cfg->gpu.enabled, cfg->host.enabled, cfg->disk.enabled};
+    for (int t = 0; t < EBB_TIER_COUNT; t++) {
+        p->slots[t] = 0;
+        if (!enabled[t] || (t == EBB_TIER_GPU && p->state_tier != EBB_TIER_GPU))
+            continue;
+        ebb_pool_options po;
+        ebb_status st = ebb_config_pool_options(cfg, (ebb_tier)t, p->state_size, &po);
+        if (st != EBB_OK)
+            return st;
+        p->slots[t] = po.slots;
+    }
+    ebb_plan_cap_disk(p, (double)cfg->disk.max_bandwidth);
+    p->disk_block = (size_t)cfg->disk.block_size;
+    return EBB_OK;
+}
+
+static ebb_status check_problem(const ebb_plan_problem *p)
+{
+    if (!p)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "the planner's problem is NULL");
+    if (p->steps < 1)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "problem.steps must be >= 1, got %lld",
+                        (long long)p->steps);
+    if (p->state_size == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "problem.state_size must be > 0");
+    if (p->state_tier != EBB_TIER_HOST && p->state_tier != EBB_TIER_GPU)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "problem.state_tier must be host or gpu");
+    if (!(p->forward_s >= 0) || !(p->reverse_s >= 0) || !isfinite(p->forward_s) ||
+        !isfinite(p->reverse_s))
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "problem.forward_s and reverse_s must be finite and >= 0, got %g and %g",
+                        p->forward_s, p->reverse_s);
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        if (p->slots[t] < 0)
+            return ebb_fail(EBB_ERR_INVALID_ARG, "problem.slots[%s] must be >= 0, got %d",
+                            ebb_tier_name((ebb_tier)t), p->slots[t]);
+    for (int c = 0; c < EBB_PLAN_CHANNEL_COUNT; c++) {
+        const ebb_plan_channel *ch = &p->channel[c];
+        if (!(ch->bandwidth >= 0) || !(ch->latency >= 0) || !isfinite(ch->latency) ||
+            isnan(ch->bandwidth))
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "channel %s: bandwidth and latency must be >= 0, got %g B/s and %g s",
+                            ebb_plan_channel_name((ebb_plan_channel_id)c), ch->bandwidth,
+                            ch->latency);
+    }
+    if (!(p->disk_pace >= 0) || isinf(p->disk_pace))
+        return ebb_fail(EBB_ERR_INVALID_ARG, "problem.disk_pace must be finite and >= 0, got %g",
+                        p->disk_pace);
+    if (p->staging < 0 || p->period < 0 || !(p->io_ratio >= 0))
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "problem.staging, period and io_ratio must be >= 0 (0 = derived)");
+    return EBB_OK;
+}
+
+static ebb_status predict_one(const ebb_plan_problem *p, ebb_config_strategy cs,
+                              ebb_plan_prediction *out)
+{
+    memset(out, 0, sizeof *out);
+    ps_sim s;
+    ebb_status st = ps_setup(&s, p, cs, out);
+    if (st == EBB_OK && out->fits)
+        st = ps_drive(&s);
+    ps_free(&s);
+    return st;
+}
+
+static const ebb_config_strategy every[EBB_PLAN_MAX] = {
+    EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
+    EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE,
+    EBB_CONFIG_STRATEGY_ASYNC};
+
+ebb_status ebb_plan_all(const ebb_plan_problem *p, ebb_plan_prediction *out, size_t *count,
+                        int *best)
+{
+    if (best)
+        *best = -1;
+    if (count)
+        *count = 0;
+    if (!out || !count)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_plan_all: NULL argument");
+    ebb_status st = check_problem(p);
+    if (st != EBB_OK)
+        return st;
+    int b = -1;
+    for (int i = 0; i < EBB_PLAN_MAX; i++) {
+        if ((st = predict_one(p, every[i], &out[i])) != EBB_OK)
+            return ebb_fail_context(st, "planning %s", ebb_config_strategy_name(every[i]));
+        /* ties go to the earlier (simpler) strategy */
+        if (out[i].fits && (b < 0 || out[i].predicted_s < out[b].predicted_s))
+            b = i;
+    }
+    *count = EBB_PLAN_MAX;
+    if (b >= 0)
+        out[b].best = 1;
+    if (best)
+        *best = b;
+    return EBB_OK;
+}
+
+ebb_status ebb_plan_predict(const ebb_plan_problem *p, ebb_config_strategy cs,
+                            ebb_plan_prediction *out)
+{
+    if (!out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_plan_predict: NULL prediction");
+    ebb_status st = check_problem(p);
+    if (st != EBB_OK)
+        return st;
+    if (cs != EBB_CONFIG_STRATEGY_AUTO)
+        return predict_one(p, cs, out);
+    ebb_plan_prediction all[EBB_PLAN_MAX];
+    size_t count;
+    int best;
+    if ((st = ebb_plan_all(p, all, &count, &best)) != EBB_OK)
+        return st;
+    if (best < 0) {
+        memset(out, 0, sizeof *out);
+        out->strategy = EBB_CONFIG_STRATEGY_AUTO;
+        snprintf(out->why_not, sizeof out->why_not, "no strategy fits the slots given");
+        return EBB_OK;
+    }
+    *out = all[best];
+    out->picked = 1;
+    return EBB_OK;
+}

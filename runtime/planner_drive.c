@@ -1,0 +1,264 @@
+/*
+ * The planner's sweeps: the control flow of run.c (ebb_run_begin, _advance,
+ * _finish_forward, _reverse) and the read ahead of prefetch.c, over the
+ * model of planner_sim.c. The batches are fetched as the runtime fetches
+ * them, so the asynchronous strategy's `idle` questions come at the same
+ * points of the forward sweep and see the simulated channels.
+ */
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/planner_internal.h"
+
+/* source.c's channel_idle, on the simulated tickets. */
+static int channel_idle(void *ctx, int level)
+{
+    ps_sim *s = ctx;
+    ebb_tier to = s->async_tier[level + 1];
+    if (to == EBB_TIER_DISK && s->active_chains > 0) {
+        ps_progress(s, 0);
+        if (s->active_chains > 0)
+            return 0;
+    }
+    return ps_done(s, &s->last_in[to]);
+}
+
+ebb_status ps_source_next(ps_sim *s, ebb_action *out, size_t cap, size_t *count)
+{
+    if (s->async)
+        return rt_async_next_batch(s->async, out, cap, count, channel_idle, s);
+    return ebb_schedule_next_batch(s->schedule, out, cap, count);
+}
+
+static ebb_status source_set_steps(ps_sim *s, int64_t n)
+{
+    if (s->async)
+        return rt_async_set_steps(s->async, n);
+    return ebb_schedule_set_steps(s->schedule, n);
+}
+
+static ebb_status peek(ps_sim *s, const ebb_action **a)
+{
+    if (s->batch_pos == s->batch_len) {
+        size_t got = 0;
+        ebb_status st = ps_source_next(s, s->batch, sizeof s->batch / sizeof *s->batch, &got);
+        if (st != EBB_OK)
+            return st;
+        if (got == 0)
+            return ebb_fail(EBB_ERR_INTERNAL, "the schedule produced no action");
+        s->batch_len = got;
+        s->batch_pos = 0;
+        s->scan_pos = 0;
+        s->batch_ended = s->batch[got - 1].kind == EBB_ACT_END;
+    }
+    *a = &s->batch[s->batch_pos];
+    return EBB_OK;
+}
+
+/* ---- prefetch.c ---------------------------------------------------------- */
+
+static ebb_status refill(ps_sim *s, size_t keep)
+{
+    size_t cap = sizeof s->batch / sizeof *s->batch;
+    size_t rem = s->batch_len - s->batch_pos;
+    if (rem >= keep || s->batch_ended)
+        return EBB_OK;
+    memmove(s->batch, s->batch + s->batch_pos, rem * sizeof *s->batch);
+    s->scan_pos = s->scan_pos > s->batch_pos ? s->scan_pos - s->batch_pos : 0;
+    s->batch_pos = 0;
+    s->batch_len = rem;
+    size_t got = 0;
+    ebb_status st = ps_source_next(s, s->batch + rem, cap - rem, &got);
+    if (st != EBB_OK)
+        return st;
+    s->batch_len += got;
+    if (got && s->batch[s->batch_len - 1].kind == EBB_ACT_END)
+        s->batch_ended = 1;
+    return EBB_OK;
+}
+
+static int writes_disk_slot(const ebb_action *a, int32_t slot)
+{
+    if (a->kind == EBB_ACT_STORE)
+        return a->tier == EBB_TIER_DISK && a->slot == slot;
+    if (a->kind == EBB_ACT_PREFETCH || a->kind == EBB_ACT_EVICT)
+        return a->tier_to == EBB_TIER_DISK && a->slot_to == slot;
+    return 0;
+}
+
+static int reads_disk(const ebb_action *a)
+{
+    if (a->kind == EBB_ACT_RESTORE)
+        return a->tier == EBB_TIER_DISK;
+    if (a->kind == EBB_ACT_PREFETCH || a->kind == EBB_ACT_EVICT)
+        return a->tier == EBB_TIER_DISK && a->tier_to != EBB_TIER_DISK;
+    return 0;
+}
+
+static int32_t spare_host_buffer(ps_sim *s)
+{
+    ps_mem *m = &s->host;
+    int32_t free_count = 0, q = -1;
+    for (int32_t b = 0; b < m->count && free_count < 2; b++) {
+        if (ps_reserved(s, m, b) || !ps_idle(s, &m->buf[b]))
+            continue;
+        free_count++;
+        if (q < 0)
+            q = b;
+    }
+    return free_count < 2 ? -1 : q;
+}
+
+static ebb_status lookahead(ps_sim *s)
+{
+    if (s->disk_slots == 0 || s->ahead_buf >= 0)
+        return EBB_OK;
+    ebb_status st = refill(s, 64);
+    if (st != EBB_OK)
+        return st;
+    if (s->scan_pos < s->batch_pos)
+        s->scan_pos = s->batch_pos;
+    while (s->scan_pos < s->batch_len && !reads_disk(&s->batch[s->scan_pos]))
+        s->scan_pos++;
+    if (s->scan_pos >= s->batch_len)
+        return EBB_OK;
+    const ebb_action *a = &s->batch[s->scan_pos];
+    int32_t d = a->slot;
+    for (size_t i = s->batch_pos; i < s->scan_pos; i++)
+        if (writes_disk_slot(&s->batch[i], d))
+            return EBB_OK;
+    if ((s->chains && s->chains[d].host_buf >= 0) || s->disk_cache[d] >= 0)
+        return EBB_OK;
+    if (!ps_done(s, &s->disk_pending[d]))
+        return EBB_OK;
+    s->disk_pending[d].busy = 0;
+    int32_t q = spare_host_buffer(s);
+    if (q < 0)
+        return EBB_OK;
+    ps_ticket t = ps_submit(s, EBB_PLAN_DISK_TO_HOST);
+    s->disk_pending[d] = t;
+    ps_remember(s, q, d);
+    s->host.buf[q].pending = t;
+    s->host.buf[q].pending_tier = EBB_TIER_DISK;
+    s->host.buf[q].fills = 1;
+    s->host.buf[q].holders++;
+    s->ahead_buf = q;
+    s->ahead_slot = d;
+    s->ahead_step = a->step;
+    s->out->prefetches++;
+    return EBB_OK;
+}
+
+/* ---- run.c ----------------------------------------------------------------- */
+
+/* rt_run_steps: the steps of an ADVANCE; *last: n unknown and x_n reached. */
+static ebb_status run_steps(ps_sim *s, int64_t to, int *last)
+{
+    *last = 0;
+    while (s->advance_at < to) {
+        int64_t k = s->advance_at;
+        int unknown = s->online;
+        int keep = k + 1 == to && s->phase == PS_FORWARD && (unknown || to == s->steps);
+        ps_progress(s, 0);
+        ebb_status st = ps_forward_step(s, k, keep);
+        if (st != EBB_OK)
+            return st;
+        s->advance_at++;
+        if (unknown && s->phase == PS_FORWARD && k + 1 == s->steps) {
+            *last = 1;
+            break;
+        }
+    }
+    return EBB_OK;
+}
+
+static ebb_status forward(ps_sim *s)
+{
+    int32_t b;
+    ebb_status st = ps_take(s, s->state, &b);
+    if (st != EBB_OK)
+        return st;
+    s->live = b;
+    s->live_step = 0;
+    s->computed = 0;
+    int last = 0;
+    while (!last) {
+        const ebb_action *a = NULL;
+        if ((st = peek(s, &a)) != EBB_OK)
+            return st;
+        if (a->kind == EBB_ACT_TURN)
+            break;
+        if (a->kind != EBB_ACT_ADVANCE) {
+            s->batch_pos++;
+            if ((st = ps_execute(s, a)) != EBB_OK)
+                return st;
+            continue;
+        }
+        if (s->advance_at <= a->step) {
+            s->advance_at = a->step;
+            if ((st = ps_execute(s, a)) != EBB_OK)
+                return st;
+        }
+        int64_t to = a->to;
+        if ((st = run_steps(s, to, &last)) != EBB_OK)
+            return st;
+        if (s->advance_at == to)
+            s->batch_pos++;
+    }
+    if (s->online && (st = source_set_steps(s, s->live_step)) != EBB_OK)
+        return st;
+    const ebb_action *a = NULL;
+    if ((st = peek(s, &a)) != EBB_OK)
+        return st;
+    while (a->kind != EBB_ACT_TURN) {
+        if (a->kind == EBB_ACT_ADVANCE)
+            return ebb_fail(EBB_ERR_INTERNAL, "the planned forward ended before x_n");
+        s->batch_pos++;
+        if ((st = ps_execute(s, a)) != EBB_OK || (st = peek(s, &a)) != EBB_OK)
+            return st;
+    }
+    s->xn = s->live;
+    s->phase = PS_TURNED;
+    return EBB_OK;
+}
+
+static ebb_status reverse(ps_sim *s)
+{
+    ebb_status st;
+    for (;;) {
+        const ebb_action *a = NULL;
+        if ((st = peek(s, &a)) != EBB_OK)
+            return st;
+        s->batch_pos++;
+        const ebb_action act = *a;
+        if ((st = ps_execute(s, &act)) != EBB_OK)
+            return st;
+        if (act.kind == EBB_ACT_END)
+            return EBB_OK;
+        if ((st = lookahead(s)) != EBB_OK)
+            return st;
+        if (act.kind == EBB_ACT_ADVANCE) {
+            int last;
+            s->advance_at = act.step;
+            if ((st = run_steps(s, act.to, &last)) != EBB_OK)
+                return st;
+        }
+    }
+}
+
+ebb_status ps_drive(ps_sim *s)
+{
+    s->now = 0.0;
+    s->phase = PS_FORWARD;
+    ebb_status st = forward(s);
+    if (st != EBB_OK)
+        return st;
+    ebb_plan_prediction *o = s->out;
+    o->forward_s = s->now;
+    if ((st = reverse(s)) != EBB_OK)
+        return st;
+    o->reverse_s = s->now - o->forward_s;
+    o->predicted_s = s->now;
+    o->recomputed_steps = o->forward_steps > s->steps ? o->forward_steps - s->steps : 0;
+    return EBB_OK;
+}

@@ -1,0 +1,528 @@
+/*
+ * `ebb plan --state-size BYTES --forward-ms F --reverse-ms B ...`: the
+ * planner's predictions (ebb/planner.h) for one strategy or all, and the
+ * sizing answer for a target overhead. Slots come from the configuration's
+ * budgets (or --slots, --disk-slots); channel figures from --disk-bandwidth,
+ * a bench file, or a short measurement of the configured disk.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ebb/ebb.h"
+#include "ebb/planner.h"
+#include "tools/cli.h"
+#include "tools/json.h"
+#include "tools/plan_predict.h"
+
+static const char predict_help[] =
+    "usage: ebb plan --steps N --state-size BYTES --forward-ms F --reverse-ms B [options]\n"
+    "\n"
+    "Predicts, with a simulation of the runtime and its transfer channels, what\n"
+    "each strategy costs: wall time, both sweeps, time stalled on transfers,\n"
+    "forward steps and peak slots per tier (docs/planner.md).\n"
+    "\n"
+    "  --steps N             steps (n >= 1)\n"
+    "  --state-size BYTES    bytes of a state, units allowed: 16MiB\n"
+    "  --forward-ms F        time of a forward step\n"
+    "  --reverse-ms B        time of a reverse step\n"
+    "  --config F            budgets (slots per tier) and tier.disk.max_bandwidth\n"
+    "                        (default: the embedded default)\n"
+    "  --slots C             host slots (default: as tier.host.budget holds)\n"
+    "  --disk-slots D        disk slots, 0 = no disk (default: as its budget holds)\n"
+    "  --state-tier T        host | gpu (default host)\n"
+    "  --gpu-slots G         gpu slots for a gpu state (default: as tier.gpu.budget holds)\n"
+    "  --disk-bandwidth R    both disk directions, a rate: \"1 GB/s\" (default: from\n"
+    "                        --bench, else measured on the spot, < 1 s)\n"
+    "  --disk-latency-ms L   added to every disk transfer (default 0)\n"
+    "  --pcie-bandwidth R    both gpu <-> host directions (default: --bench, else infinite)\n"
+    "  --bench FILE          channel figures from 'ebb bench --json > FILE'\n"
+    "  --staging K           host buffers for disk transfers (default 2, as the runtime)\n"
+    "  --period K            periodic: k; disk-revolve: m (default: as the runtime derives)\n"
+    "  --io-ratio R          disk-revolve's ratio (default 1, as the runtime)\n"
+    "  --strategy S          auto | async | store-all | periodic | revolve | online |\n"
+    "                        multistage | disk-revolve | all (default all)\n"
+    "  --target-overhead X   also print the least disk bandwidth and the fewest host\n"
+    "                        slots for which the strategy (all: the best) predicts\n"
+    "                        wall <= X * n * (F + B)\n"
+    "  --ratios R1,R2,...    instead: every strategy's predicted overhead at each\n"
+    "                        compute/transfer ratio F / (time to write a state), set\n"
+    "                        through the disk pace (tier.disk.max_bandwidth)\n"
+    "  --json                one JSON object ({\"plans\": [...]} with all)\n";
+
+typedef struct predict_args {
+    const char *config, *bench;
+    int64_t steps;
+    uint64_t size;
+    double forward_ms, reverse_ms;
+    int32_t slots, disk_slots, gpu_slots; /* -1: the budget's */
+    ebb_tier state_tier;
+    double disk_bw, disk_lat_ms, pcie_bw; /* 0: not given */
+    int32_t staging;
+    int64_t period;
+    double io_ratio;
+    int all, strategy;
+    double target;
+    double ratios[64];
+    int ratio_count;
+    int json;
+} predict_args;
+
+static int rate_opt(const char *opt, const char *text, double *out)
+{
+    uint64_t v = 0;
+    if (ebb_parse_rate(text, &v) != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s: %s\n", opt, ebb_last_error());
+        return 2;
+    }
+    if (v == 0) {
+        fprintf(stderr, "ebb plan: %s: a rate > 0 is needed (\"1 GB/s\"), got '%s'\n", opt, text);
+        return 2;
+    }
+    *out = (double)v;
+    return 0;
+}
+
+/* "0.25,0.5,1": up to 64 numbers > 0. */
+static int parse_ratios(const char *text, predict_args *a)
+{
+    a->ratio_count = 0;
+    const char *p = text;
+    while (*p) {
+        char *end = NULL;
+        double v = strtod(p, &end);
+        if (end == p || !(v > 0) || !isfinite(v) || (*end && *end != ',') ||
+            a->ratio_count == 64) {
+            fprintf(stderr, "ebb plan: --ratios must be up to 64 numbers > 0 separated by commas, "
+                            "got '%s'\n", text);
+            return 2;
+        }
+        a->ratios[a->ratio_count++] = v;
+        p = *end ? end + 1 : end;
+    }
+    if (a->ratio_count == 0) {
+        fprintf(stderr, "ebb plan: --ratios needs at least one number\n");
+        return 2;
+    }
+    return 0;
+}
+
+static int parse(int argc, char **argv, predict_args *a)
+{
+    enum { O_STEPS = 256, O_SIZE, O_FWD, O_REV, O_CONFIG, O_SLOTS, O_DISK, O_TIER, O_GPU,
+           O_DBW, O_DLAT, O_PCIE, O_BENCH, O_STAGING, O_PERIOD, O_RATIO, O_STRATEGY, O_TARGET,
+           O_RATIOS, O_JSON, O_HELP };
+    static const struct option longopts[] = {
+        {"steps", required_argument, 0, O_STEPS},         {"state-size", required_argument, 0, O_SIZE},
+        {"forward-ms", required_argument, 0, O_FWD},      {"reverse-ms", required_argument, 0, O_REV},
+        {"config", required_argument, 0, O_CONFIG},       {"slots", required_argument, 0, O_SLOTS},
+        {"disk-slots", required_argument, 0, O_DISK},     {"state-tier", required_argument, 0, O_TIER},
+        {"gpu-slots", required_argument, 0, O_GPU},       {"disk-bandwidth", required_argument, 0, O_DBW},
+        {"disk-latency-ms", required_argument, 0, O_DLAT}, {"pcie-bandwidth", required_argument, 0, O_PCIE},
+        {"bench", required_argument, 0, O_BENCH},         {"staging", required_argument, 0, O_STAGING},
+        {"period", required_argument, 0, O_PERIOD},       {"io-ratio", required_argument, 0, O_RATIO},
+        {"strategy", required_argument, 0, O_STRATEGY},   {"target-overhead", required_argument, 0, O_TARGET},
+        {"ratios", required_argument, 0, O_RATIOS},      {"json", no_argument, 0, O_JSON},
+        {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    int c, have_f = 0, have_b = 0;
+    int64_t v;
+    ebb_config_strategy cs;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_STEPS:
+            if (cli_parse_int("plan", "--steps", optarg, 1, INT64_MAX / 4, &v))
+                return 2;
+            a->steps = v;
+            break;
+        case O_SIZE:
+            if (ebb_parse_size(optarg, &a->size) != EBB_OK || a->size == 0) {
+                fprintf(stderr, "ebb plan: --state-size: %s\n",
+                        a->size == 0 ? "must be at least 1 byte" : ebb_last_error());
+                return 2;
+            }
+            break;
+        case O_FWD:
+            if (cli_parse_double("plan", "--forward-ms", optarg, 0.0, &a->forward_ms))
+                return 2;
+            have_f = 1;
+            break;
+        case O_REV:
+            if (cli_parse_double("plan", "--reverse-ms", optarg, 0.0, &a->reverse_ms))
+                return 2;
+            have_b = 1;
+            break;
+        case O_CONFIG: a->config = optarg; break;
+        case O_BENCH: a->bench = optarg; break;
+        case O_SLOTS:
+        case O_DISK:
+        case O_GPU: {
+            const char *name = c == O_SLOTS ? "--slots" : c == O_DISK ? "--disk-slots" : "--gpu-slots";
+            if (cli_parse_int("plan", name, optarg, c == O_SLOTS ? 1 : 0, INT32_MAX, &v))
+                return 2;
+            *(c == O_SLOTS ? &a->slots : c == O_DISK ? &a->disk_slots : &a->gpu_slots) = (int32_t)v;
+            break;
+        }
+        case O_TIER:
+            if (strcmp(optarg, "host") && strcmp(optarg, "gpu")) {
+                fprintf(stderr, "ebb plan: --state-tier must be host or gpu, got '%s'\n", optarg);
+                return 2;
+            }
+            a->state_tier = optarg[0] == 'g' ? EBB_TIER_GPU : EBB_TIER_HOST;
+            break;
+        case O_DBW:
+            if (rate_opt("--disk-bandwidth", optarg, &a->disk_bw))
+                return 2;
+            break;
+        case O_PCIE:
+            if (rate_opt("--pcie-bandwidth", optarg, &a->pcie_bw))
+                return 2;
+            break;
+        case O_DLAT:
+            if (cli_parse_double("plan", "--disk-latency-ms", optarg, 0.0, &a->disk_lat_ms))
+                return 2;
+            break;
+        case O_STAGING:
+            if (cli_parse_int("plan", "--staging", optarg, 1, 1024, &v))
+                return 2;
+            a->staging = (int32_t)v;
+            break;
+        case O_PERIOD:
+            if (cli_parse_int("plan", "--period", optarg, 1, INT64_MAX / 4, &v))
+                return 2;
+            a->period = v;
+            break;
+        case O_RATIO:
+            if (cli_parse_double("plan", "--io-ratio", optarg, 0.0, &a->io_ratio))
+                return 2;
+            break;
+        case O_STRATEGY:
+            if (strcmp(optarg, "all") == 0) {
+                a->all = 1;
+                break;
+            }
+            if (ebb_config_strategy_from_name(optarg, &cs) != EBB_OK) {
+                fprintf(stderr, "ebb plan: --strategy: %s (or \"all\")\n", ebb_last_error());
+                return 2;
+            }
+            a->all = 0;
+            a->strategy = (int)cs;
+            break;
+        case O_TARGET:
+            if (cli_parse_double("plan", "--target-overhead", optarg, 1.0, &a->target))
+                return 2;
+            break;
+        case O_RATIOS:
+            if (parse_ratios(optarg, a))
+                return 2;
+            break;
+        case O_JSON: a->json = 1; break;
+        case O_HELP: fputs(predict_help, stdout); return 1;
+        default:
+            fprintf(stderr, "ebb plan: unknown or incomplete option '%s' (see 'ebb plan --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ebb plan: unexpected argument '%s' (see 'ebb plan --help')\n", argv[optind]);
+        return 2;
+    }
+    if (!a->steps || !a->size || !have_f || !have_b) {
+        fprintf(stderr, "ebb plan: predicting needs --steps N, --state-size BYTES, --forward-ms F "
+                        "and --reverse-ms B (see 'ebb plan --help')\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* The problem from the configuration and the options; 0, or 1 after printing why not. */
+static int build_problem(const predict_args *a, ebb_plan_problem *p, const char **source)
+{
+    ebb_config cfg;
+    if (ebb_config_init_default(&cfg) != EBB_OK ||
+        (a->config && ebb_config_load_file(a->config, &cfg) != EBB_OK)) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        ebb_config_dispose(&cfg);
+        return 1;
+    }
+    ebb_plan_problem_init(p);
+    p->steps = a->steps;
+    p->state_size = (size_t)a->size;
+    p->state_tier = a->state_tier;
+    p->forward_s = a->forward_ms * 1e-3;
+    p->reverse_s = a->reverse_ms * 1e-3;
+    p->staging = a->staging;
+    p->period = a->period;
+    p->io_ratio = a->io_ratio;
+    int rc = 0;
+    if (ebb_plan_problem_from_config(p, &cfg) != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        rc = 1;
+        goto out;
+    }
+    if (a->slots > 0)
+        p->slots[EBB_TIER_HOST] = a->slots;
+    if (a->disk_slots >= 0)
+        p->slots[EBB_TIER_DISK] = a->disk_slots;
+    if (a->gpu_slots >= 0 && a->state_tier == EBB_TIER_GPU)
+        p->slots[EBB_TIER_GPU] = a->gpu_slots;
+    *source = "none";
+    if (a->bench) {
+        if (ebb_plan_channels_from_bench(p, a->bench) != EBB_OK) {
+            fprintf(stderr, "ebb plan: --bench: %s\n", ebb_last_error());
+            rc = 1;
+            goto out;
+        }
+        *source = "bench";
+    }
+    if (a->disk_bw > 0) {
+        p->channel[EBB_PLAN_HOST_TO_DISK].bandwidth = a->disk_bw;
+        p->channel[EBB_PLAN_DISK_TO_HOST].bandwidth = a->disk_bw;
+        *source = "options";
+    } else if (!a->bench && p->slots[EBB_TIER_DISK] > 0) {
+        if (ebb_plan_channels_measure(p, &cfg) != EBB_OK) {
+            fprintf(stderr, "ebb plan: %s (give --disk-bandwidth or --bench)\n", ebb_last_error());
+            rc = 1;
+            goto out;
+        }
+        *source = "measured";
+    }
+    ebb_plan_cap_disk(p, (double)cfg.disk.max_bandwidth);
+    p->channel[EBB_PLAN_HOST_TO_DISK].latency = a->disk_lat_ms * 1e-3;
+    p->channel[EBB_PLAN_DISK_TO_HOST].latency = a->disk_lat_ms * 1e-3;
+    if (a->pcie_bw > 0) {
+        p->channel[EBB_PLAN_GPU_TO_HOST].bandwidth = a->pcie_bw;
+        p->channel[EBB_PLAN_HOST_TO_GPU].bandwidth = a->pcie_bw;
+    }
+out:
+    ebb_config_dispose(&cfg);
+    return rc;
+}
+
+static double ideal_s(const ebb_plan_problem *p)
+{
+    return (double)p->steps * (p->forward_s + p->reverse_s);
+}
+
+static void json_tiers(json_writer *w, const char *key, const int32_t *v32, const int64_t *v64)
+{
+    json_object(w, key);
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_int(w, ebb_tier_name((ebb_tier)t), v32 ? v32[t] : v64[t]);
+    json_close(w);
+}
+
+static void json_plan(json_writer *w, const ebb_plan_problem *p, const ebb_plan_prediction *r)
+{
+    json_string(w, "strategy", ebb_config_strategy_name(r->strategy));
+    json_bool(w, "fits", r->fits);
+    if (!r->fits) {
+        json_string(w, "why_not", r->why_not);
+        return;
+    }
+    json_string(w, "schedule", ebb_strategy_name(r->schedule));
+    json_string(w, "fast_tier", ebb_tier_name(r->fast_tier));
+    json_string(w, "slow_tier", ebb_tier_name(r->slow_tier));
+    json_bool(w, "on_disk", r->on_disk);
+    json_int(w, "steps", p->steps);
+    json_int(w, "state_size", (int64_t)p->state_size);
+    if (r->period > 0)
+        json_int(w, "period", r->period);
+    json_double(w, "predicted_s", r->predicted_s);
+    json_double(w, "predicted_forward_s", r->forward_s);
+    json_double(w, "predicted_reverse_s", r->reverse_s);
+    json_double(w, "predicted_stall_s", r->stall_s);
+    json_double(w, "ideal_s", ideal_s(p));
+    json_double(w, "predicted_overhead", ideal_s(p) > 0 ? r->predicted_s / ideal_s(p) : NAN);
+    json_int(w, "forward_steps", r->forward_steps);
+    json_int(w, "recomputed_steps", r->recomputed_steps);
+    json_int(w, "reverse_steps", r->reverse_steps);
+    json_tiers(w, "slots", r->slots, NULL);
+    json_tiers(w, "peak_slots", r->peak_slots, NULL);
+    json_tiers(w, "stores", NULL, r->stores);
+    json_tiers(w, "restores", NULL, r->restores);
+    json_int(w, "prefetches", r->prefetches);
+    json_int(w, "cache_hits", r->cache_hits);
+    json_bool(w, "best", r->best);
+    if (r->picked)
+        json_bool(w, "picked", 1);
+}
+
+static void json_context(json_writer *w, const ebb_plan_problem *p, const char *source)
+{
+    json_object(w, "channels");
+    for (int c = 0; c < EBB_PLAN_CHANNEL_COUNT; c++) {
+        json_object(w, ebb_plan_channel_name((ebb_plan_channel_id)c));
+        json_double(w, "bandwidth_Bps", p->channel[c].bandwidth > 0 ? p->channel[c].bandwidth
+                                                                    : INFINITY);
+        json_double(w, "latency_s", p->channel[c].latency);
+        json_close(w);
+    }
+    json_close(w);
+    json_string(w, "disk_figures", source);
+    json_tiers(w, "tier_slots", p->slots, NULL);
+}
+
+typedef struct sizing {
+    int asked, bw_ok, slots_ok;
+    double bw;
+    int32_t slots;
+    char bw_error[512], slots_error[512];
+} sizing;
+
+static void size_it(const predict_args *a, const ebb_plan_problem *p, int strategy, sizing *z)
+{
+    memset(z, 0, sizeof z[0]);
+    if (a->target <= 0)
+        return;
+    z->asked = 1;
+    z->bw_ok = ebb_plan_size_disk_bandwidth(p, (ebb_config_strategy)strategy, a->target,
+                                            &z->bw) == EBB_OK;
+    if (!z->bw_ok)
+        snprintf(z->bw_error, sizeof z->bw_error, "%s", ebb_last_error());
+    z->slots_ok = ebb_plan_size_host_slots(p, (ebb_config_strategy)strategy, a->target,
+                                           &z->slots) == EBB_OK;
+    if (!z->slots_ok)
+        snprintf(z->slots_error, sizeof z->slots_error, "%s", ebb_last_error());
+}
+
+static void json_sizing(json_writer *w, const predict_args *a, int strategy, const sizing *z)
+{
+    if (!z->asked)
+        return;
+    json_object(w, "sizing");
+    json_double(w, "target_overhead", a->target);
+    json_string(w, "strategy", ebb_config_strategy_name((ebb_config_strategy)strategy));
+    if (z->bw_ok)
+        json_double(w, "disk_bandwidth_Bps", z->bw);
+    else
+        json_string(w, "disk_bandwidth_error", z->bw_error);
+    if (z->slots_ok)
+        json_int(w, "host_slots", z->slots);
+    else
+        json_string(w, "host_slots_error", z->slots_error);
+    json_close(w);
+}
+
+static void print_row(const ebb_plan_problem *p, const ebb_plan_prediction *r)
+{
+    const char *name = ebb_config_strategy_name(r->strategy);
+    if (!r->fits) {
+        printf("  %-12s does not fit: %s\n", name, r->why_not);
+        return;
+    }
+    char tiers[24];
+    snprintf(tiers, sizeof tiers, "%s%s%s", ebb_tier_name(r->fast_tier),
+             r->slots[r->slow_tier] > 0 && r->slow_tier != r->fast_tier ? "/" : "",
+             r->slots[r->slow_tier] > 0 && r->slow_tier != r->fast_tier
+                 ? ebb_tier_name(r->slow_tier) : "");
+    double ideal = ideal_s(p);
+    printf("%c %-12s %-9s %9lld %10.3f %9.3f %9.3f %8.3f %8.3f %5d %5d %5d\n",
+           r->best || r->picked ? '*' : ' ', name, tiers, (long long)r->forward_steps,
+           r->predicted_s, r->forward_s, r->reverse_s, r->stall_s,
+           ideal > 0 ? r->predicted_s / ideal : NAN, r->peak_slots[EBB_TIER_GPU],
+           r->peak_slots[EBB_TIER_HOST], r->peak_slots[EBB_TIER_DISK]);
+}
+
+static void print_text(const predict_args *a, const ebb_plan_problem *p, const char *source,
+                       const ebb_plan_prediction *r, size_t count, int strategy, const sizing *z)
+{
+    char size[32];
+    ebb_format_size(p->state_size, size, sizeof size);
+    printf("ebb plan: %lld steps, state %s, forward %.3g ms, reverse %.3g ms; slots gpu %d, "
+           "host %d, disk %d\n",
+           (long long)p->steps, size, a->forward_ms, a->reverse_ms, p->slots[EBB_TIER_GPU],
+           p->slots[EBB_TIER_HOST], p->slots[EBB_TIER_DISK]);
+    printf("channels (GB/s):");
+    for (int c = 0; c < EBB_PLAN_CHANNEL_COUNT; c++) {
+        double bw = p->channel[c].bandwidth;
+        if (bw > 0)
+            printf(" %s %.3g", ebb_plan_channel_name((ebb_plan_channel_id)c), bw / 1e9);
+        else
+            printf(" %s inf", ebb_plan_channel_name((ebb_plan_channel_id)c));
+    }
+    printf(" (disk: %s)\n\n", source);
+    printf("  %-12s %-9s %9s %10s %9s %9s %8s %8s %5s %5s %5s\n", "strategy", "tiers", "forward",
+           "predicted", "fwd s", "rev s", "stall s", "overhead", "gpu", "host", "disk");
+    for (size_t i = 0; i < count; i++)
+        print_row(p, &r[i]);
+    printf("\npredicted wall time in s; overhead = predicted / (n x (F + B)); gpu, host, disk:\n"
+           "peak slots; * the fastest that fits.\n");
+    if (z->asked) {
+        const char *name = ebb_config_strategy_name((ebb_config_strategy)strategy);
+        if (z->bw_ok)
+            printf("overhead %g with %s needs a disk bandwidth of at least %.3g GB/s\n", a->target,
+                   name, z->bw / 1e9);
+        else
+            printf("disk bandwidth: %s\n", z->bw_error);
+        if (z->slots_ok)
+            printf("overhead %g with %s needs at least %d host slot%s (%.3g GiB)\n", a->target,
+                   name, z->slots, z->slots == 1 ? "" : "s",
+                   (double)z->slots * (double)p->state_size / 1073741824.0);
+        else
+            printf("host slots: %s\n", z->slots_error);
+    }
+}
+
+int ebb_cmd_plan_predict(int argc, char **argv)
+{
+    predict_args a;
+    memset(&a, 0, sizeof a);
+    a.slots = -1;
+    a.disk_slots = a.gpu_slots = -1;
+    a.state_tier = EBB_TIER_HOST;
+    a.all = 1;
+    int rc = parse(argc, argv, &a);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    ebb_plan_problem p;
+    const char *source = "none";
+    if (build_problem(&a, &p, &source))
+        return 1;
+    if (a.ratio_count > 0)
+        return plan_sweep_print(&p, a.ratios, a.ratio_count, a.json);
+    ebb_plan_prediction r[EBB_PLAN_MAX];
+    size_t count = 1;
+    int best = -1;
+    ebb_status st = a.all ? ebb_plan_all(&p, r, &count, &best)
+                          : ebb_plan_predict(&p, (ebb_config_strategy)a.strategy, &r[0]);
+    if (st != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        return 1;
+    }
+    int strategy = a.all ? EBB_CONFIG_STRATEGY_AUTO : a.strategy;
+    sizing z;
+    size_it(&a, &p, strategy, &z);
+    if (!a.json) {
+        print_text(&a, &p, source, r, count, strategy, &z);
+        return 0;
+    }
+    json_writer w;
+    if (!a.all) {
+        json_begin(&w, stdout);
+        json_plan(&w, &p, &r[0]);
+    } else {
+        /* json.h has no arrays: the brackets and commas are written here */
+        fputs("{\"plans\": [", stdout);
+        for (size_t i = 0; i < count; i++) {
+            fputs(i ? ", " : "", stdout);
+            json_begin(&w, stdout);
+            json_plan(&w, &p, &r[i]);
+            fputc('}', stdout);
+        }
+        fputc(']', stdout);
+        w.out = stdout;
+        w.depth = 0;
+        w.count[0] = 1;
+        json_string(&w, "best", best >= 0 ? ebb_config_strategy_name(r[best].strategy) : "");
+    }
+    json_context(&w, &p, source);
+    json_sizing(&w, &a, strategy, &z);
+    json_end(&w);
+    return 0;
+}
