@@ -1,102 +1,45 @@
 /*
  * Online checkpointing for an unknown n (adaptive time stepping).
  *
- * Forward sweep: the dynamic checkpointing algorithm of Q. Wang, P. Moin and
- * G. Iaccarino, "Minimal repetition dynamic checkpointing algorithm for
- * unsteady adjoint calculation", SIAM J. Sci. Comput. 31(4), 2009. Every new
- * state is kept while a slot is free; when none is, a "dispensable"
- * checkpoint (one with a later checkpoint of higher level) gives its slot to
- * the new state at level 0, or else the latest checkpoint is replaced by the
- * new state one level up. x_0 has infinite level and is never dropped.
+ * Forward sweep: each live state is kept or not as the placement in
+ * online_place.c decides (the layouts of offline Revolve, reached online
+ * where possible; docs/online.md has the rule and its measured gap).
  *
  * Reverse sweep: once the caller says the forward stopped at x_n, the
  * intervals between the kept checkpoints are known; each is reversed with
  * the optimal binomial schedule using the slots not held by earlier
  * checkpoints (the last interval first), so the only loss against offline
- * Revolve is where the forward placed its checkpoints (docs/online.md).
+ * Revolve is where the forward placed its checkpoints.
  */
 #include <stdlib.h>
 
 #include "common/error_internal.h"
 #include "revolve/binomial.h"
 #include "revolve/online.h"
+#include "revolve/online_place.h"
 #include "revolve/revolve_core.h"
 #include "revolve/schedule_internal.h"
-
-enum { LEVEL_INFINITE = INT32_MAX };
 
 typedef struct {
     struct ebb_schedule base;
     ebb_revolve_core core;
-    int32_t slots;     /* C */
-    int32_t count;     /* checkpoints kept */
-    int64_t *pos;      /* their states, increasing */
-    int32_t *level;    /* their levels */
-    int32_t *slot;     /* their slots */
-    uint8_t *busy;     /* slot in use */
+    ebb_online_place place; /* the checkpoints: pos, slot, count */
     int64_t live;      /* forward: the live state */
     int64_t n;         /* 0 until set_steps */
     int turned;        /* TURN emitted */
     int32_t interval;  /* reverse: index of the checkpoint starting the interval */
 } online;
 
-/* Index of the latest dispensable checkpoint, or -1. */
-static int32_t find_dispensable(const online *p)
-{
-    int32_t later_max = -1;
-    for (int32_t j = p->count - 1; j >= 0; j--) {
-        if (p->level[j] < later_max)
-            return j;
-        if (p->level[j] > later_max)
-            later_max = p->level[j];
-    }
-    return -1;
-}
-
-static int32_t free_slot(const online *p)
-{
-    for (int32_t s = 0; s < p->slots; s++)
-        if (!p->busy[s])
-            return s;
-    return -1;
-}
-
-static void drop(online *p, int32_t j)
-{
-    p->busy[p->slot[j]] = 0;
-    for (int32_t q = j; q + 1 < p->count; q++) {
-        p->pos[q] = p->pos[q + 1];
-        p->level[q] = p->level[q + 1];
-        p->slot[q] = p->slot[q + 1];
-    }
-    p->count--;
-}
-
 static ebb_action *keep_live_state(online *p, ebb_action *a)
 {
     int tier = p->base.options.fast_tier;
-    int64_t i = p->live;
-    int32_t level = 0;
-    if (i == 0) {
-        level = LEVEL_INFINITE;
-    } else if (p->count == p->slots) {
-        int32_t j = find_dispensable(p);
-        if (j < 0) {
-            j = p->count - 1;
-            if (j == 0)
-                return a; /* one slot: it keeps x_0, nothing else fits */
-            level = p->level[j] + 1;
-        }
-        a = ebb_emit(a, EBB_ACT_FREE, tier, p->slot[j], p->pos[j], 0);
-        drop(p, j);
-    }
-    int32_t s = free_slot(p);
-    p->busy[s] = 1;
-    p->pos[p->count] = i;
-    p->level[p->count] = level;
-    p->slot[p->count] = s;
-    p->count++;
-    return ebb_emit(a, EBB_ACT_STORE, tier, s, i, 0);
+    ebb_online_move mv;
+    ebb_online_place_step(&p->place, p->live, &mv);
+    if (mv.dropped)
+        a = ebb_emit(a, EBB_ACT_FREE, tier, mv.drop_slot, mv.drop_pos, 0);
+    if (mv.stored)
+        a = ebb_emit(a, EBB_ACT_STORE, tier, mv.slot, p->live, 0);
+    return a;
 }
 
 /* Sets up the binomial reversal of [pos[q], end): level 0 is the checkpoint's
@@ -104,20 +47,21 @@ static ebb_action *keep_live_state(online *p, ebb_action *a)
 static void begin_interval(online *p, int32_t q, int64_t end)
 {
     int tier = p->base.options.fast_tier;
-    int32_t levels = p->slots - q;
+    const ebb_online_place *pl = &p->place;
+    int32_t levels = pl->slots - q;
     p->core.tier_of[0] = (int16_t)tier;
-    p->core.slot_of[0] = p->slot[q];
+    p->core.slot_of[0] = pl->slot[q];
     int32_t k = 1;
-    for (int32_t s = 0; s < p->slots && k < levels; s++) {
+    for (int32_t s = 0; s < pl->slots && k < levels; s++) {
         int held = 0;
         for (int32_t j = 0; j <= q && !held; j++)
-            held = p->slot[j] == s;
+            held = pl->slot[j] == s;
         if (!held) {
             p->core.tier_of[k] = (int16_t)tier;
             p->core.slot_of[k++] = s;
         }
     }
-    ebb_revolve_core_begin(&p->core, p->pos[q], end, levels, -1, 1, 0);
+    ebb_revolve_core_begin(&p->core, pl->pos[q], end, levels, -1, 1, 0);
 }
 
 static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
@@ -138,12 +82,11 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
         a = ebb_emit(a, EBB_ACT_TURN, 0, 0, n, 0);
         a = ebb_emit(a, EBB_ACT_REVERSE, 0, 0, n - 1, 0);
         p->turned = 1;
-        p->interval = p->count - 1;
-        int64_t last = p->pos[p->interval];
+        p->interval = p->place.count - 1;
+        int64_t last = p->place.pos[p->interval];
         if (last == n - 1) {
             /* x_{n-1} was kept before the forward knew it was the last. */
-            a = ebb_emit(a, EBB_ACT_FREE, tier, p->slot[p->interval], last, 0);
-            p->busy[p->slot[p->interval]] = 0;
+            a = ebb_emit(a, EBB_ACT_FREE, tier, p->place.slot[p->interval], last, 0);
             p->interval--;
             if (p->interval >= 0)
                 begin_interval(p, p->interval, last);
@@ -156,8 +99,7 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
         return (size_t)(ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0) - out);
     if (!ebb_revolve_core_done(&p->core))
         return (size_t)(ebb_revolve_core_fill(&p->core, a, out + capacity - EBB_GROUP_MAX) - out);
-    int64_t end = p->pos[p->interval];
-    p->busy[p->slot[p->interval]] = 0;
+    int64_t end = p->place.pos[p->interval];
     p->interval--;
     if (p->interval < 0)
         return (size_t)(ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0) - out);
@@ -184,10 +126,7 @@ static void destroy(ebb_schedule *s)
 {
     online *p = (online *)s;
     ebb_revolve_core_free(&p->core);
-    free(p->pos);
-    free(p->level);
-    free(p->slot);
-    free(p->busy);
+    ebb_online_place_free(&p->place);
 }
 
 static const ebb_schedule_ops ops = {.fill = fill, .set_steps = set_steps, .destroy = destroy};
@@ -198,19 +137,13 @@ ebb_status ebb_online_create(const ebb_schedule_options *o, ebb_schedule **out)
     if (st != EBB_OK)
         return st;
     online *p = (online *)*out;
-    size_t c = (size_t)o->slots;
-    p->slots = o->slots;
-    p->pos = malloc(c * sizeof *p->pos);
-    p->level = malloc(c * sizeof *p->level);
-    p->slot = malloc(c * sizeof *p->slot);
-    p->busy = calloc(c, 1);
-    st = ebb_revolve_core_alloc(&p->core, o->slots);
-    if (st != EBB_OK || !p->pos || !p->level || !p->slot || !p->busy) {
+    st = ebb_online_place_alloc(&p->place, o->slots);
+    if (st == EBB_OK)
+        st = ebb_revolve_core_alloc(&p->core, o->slots);
+    if (st != EBB_OK) {
         ebb_schedule_destroy(*out);
         *out = NULL;
-        return st != EBB_OK ? st
-                            : ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate %d online slots",
-                                       o->slots);
+        return st;
     }
     (*out)->options.steps = 0;
     (*out)->tier_slots[o->fast_tier] = o->slots;
@@ -219,37 +152,36 @@ ebb_status ebb_online_create(const ebb_schedule_options *o, ebb_schedule **out)
 
 ebb_status ebb_online_forward_count(int64_t steps, int32_t slots, int64_t *count)
 {
-    ebb_schedule_options o;
-    ebb_schedule_options_init(&o);
-    o.strategy = EBB_STRATEGY_ONLINE;
-    o.slots = slots;
-    ebb_schedule *s = NULL;
-    ebb_status st = ebb_schedule_create(&o, &s);
+    if (steps < 1 || slots < 1 || !count)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "online forward count needs steps >= 1 and slots >= 1, got %lld and %d",
+                        (long long)steps, slots);
+    ebb_online_place pl;
+    ebb_status st = ebb_online_place_alloc(&pl, slots);
     if (st != EBB_OK)
         return st;
-    ebb_action buf[EBB_GROUP_MAX * 2];
-    online *p = (online *)s;
-    while (p->live < steps) {
-        size_t got = 0;
-        if ((st = ebb_schedule_next_batch(s, buf, sizeof buf / sizeof *buf, &got)) != EBB_OK)
-            goto out;
-    }
-    /* The reverse sweep as fill runs it: REVERSE(n-1) is free, then each
-     * interval [pos[q], end) with slots - q levels, the last one first. */
+    /* The forward placement exactly as the generator makes it ... */
+    ebb_online_move mv;
+    for (int64_t m = 0; m < steps; m++)
+        ebb_online_place_step(&pl, m, &mv);
+    /* ... then the reverse sweep as fill runs it: REVERSE(n-1) is free, then
+     * each interval [pos[q], end) with slots - q levels, the last one first. */
     int64_t total = steps, end = steps - 1;
-    for (int32_t q = p->count - 1; q >= 0; q--) {
-        if (p->pos[q] < end) {
-            int64_t t = ebb_revolve_cost(end - p->pos[q], slots - q);
-            if (t < 0) {
-                st = ebb_fail(EBB_ERR_INVALID_ARG, "online forward count overflows");
-                goto out;
+    for (int32_t q = pl.count - 1; q >= 0; q--) {
+        if (pl.pos[q] < end) {
+            int64_t t = ebb_revolve_cost(end - pl.pos[q], slots - q);
+            if (t < 0 || total > INT64_MAX - t) {
+                st = ebb_fail(EBB_ERR_INVALID_ARG,
+                              "online forward count for %lld steps and %d slots overflows 64 bits",
+                              (long long)steps, slots);
+                break;
             }
             total += t;
         }
-        end = p->pos[q];
+        end = pl.pos[q];
     }
-    *count = total;
-out:
-    ebb_schedule_destroy(s);
+    ebb_online_place_free(&pl);
+    if (st == EBB_OK)
+        *count = total;
     return st;
 }

@@ -7,7 +7,10 @@
 /* Forward steps the online schedule with c slots spends on n steps, first
  * sweep included: the forward placement is the generator's own, the reverse
  * cost is summed with the binomial formula per interval (what the generator
- * then emits). O(n*c) time, O(c) memory. */
+ * then emits). O(n) time for the steps that keep nothing, O(c) binomial
+ * evaluations per kept state (about one every rho + 1 steps, rho the
+ * repetition number less one), O(c) memory. EBB_ERR_INVALID_ARG for n < 1,
+ * c < 1 or a count beyond 64 bits. */
 ebb_status ebb_online_forward_count(int64_t steps, int32_t slots, int64_t *count);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * How far online checkpointing (n unknown) is from offline Revolve: forward
- * steps of each over a grid of n and C. Prints a Markdown table; the numbers
- * are in docs/online.md. Usage: online_gap [max_n]
+ * steps of each over a coarse grid (powers of ten) of n and C. It misses the
+ * boundaries beta(C, r) where the gap peaks: docs/online.md quotes the dense
+ * sweep of online_sweep instead. Usage: online_gap [max_n]
  */
 #include <stdio.h>
 #include <stdlib.h>

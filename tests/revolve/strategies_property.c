@@ -161,7 +161,7 @@ Test(strategies, online_many_cases_and_close_to_offline, .timeout = 120)
         cr_assert_leq(st.peak_slots[EBB_TIER_HOST], c);
         int64_t offline = revolve_count(n, c);
         cr_assert_geq(st.forward_steps, offline);
-        /* Wang et al.'s placement is within a small factor of optimal. */
+        /* the online placement (revolve/online_place.c) is within a small factor of optimal */
         cr_assert_leq((double)st.forward_steps, 1.5 * (double)offline + 2, "n=%lld C=%d: %lld vs %lld",
                       (long long)n, c, (long long)st.forward_steps, (long long)offline);
     }
