@@ -23,8 +23,9 @@ static int channel_idle(void *ctx, int level)
     return ps_done(s, &s->last_in[to]);
 }
 
-ebb_status ps_source_next(ps_sim *s, ebb_action *out, size_t cap, size_t *count)
+ebb_status ps_source_next(void *sim, ebb_action *out, size_t cap, size_t *count)
 {
+    ps_sim *s = sim;
     if (s->async)
         return rt_async_next_batch(s->async, out, cap, count, channel_idle, s);
     return ebb_schedule_next_batch(s->schedule, out, cap, count);
@@ -39,61 +40,10 @@ static ebb_status source_set_steps(ps_sim *s, int64_t n)
 
 static ebb_status peek(ps_sim *s, const ebb_action **a)
 {
-    if (s->batch_pos == s->batch_len) {
-        size_t got = 0;
-        ebb_status st = ps_source_next(s, s->batch, sizeof s->batch / sizeof *s->batch, &got);
-        if (st != EBB_OK)
-            return st;
-        if (got == 0)
-            return ebb_fail(EBB_ERR_INTERNAL, "the schedule produced no action");
-        s->batch_len = got;
-        s->batch_pos = 0;
-        s->scan_pos = 0;
-        s->batch_ended = s->batch[got - 1].kind == EBB_ACT_END;
-    }
-    *a = &s->batch[s->batch_pos];
-    return EBB_OK;
+    return rt_window_peek(&s->win, ps_source_next, s, a);
 }
 
 /* ---- prefetch.c ---------------------------------------------------------- */
-
-static ebb_status refill(ps_sim *s, size_t keep)
-{
-    size_t cap = sizeof s->batch / sizeof *s->batch;
-    size_t rem = s->batch_len - s->batch_pos;
-    if (rem >= keep || s->batch_ended)
-        return EBB_OK;
-    memmove(s->batch, s->batch + s->batch_pos, rem * sizeof *s->batch);
-    s->scan_pos = s->scan_pos > s->batch_pos ? s->scan_pos - s->batch_pos : 0;
-    s->batch_pos = 0;
-    s->batch_len = rem;
-    size_t got = 0;
-    ebb_status st = ps_source_next(s, s->batch + rem, cap - rem, &got);
-    if (st != EBB_OK)
-        return st;
-    s->batch_len += got;
-    if (got && s->batch[s->batch_len - 1].kind == EBB_ACT_END)
-        s->batch_ended = 1;
-    return EBB_OK;
-}
-
-static int writes_disk_slot(const ebb_action *a, int32_t slot)
-{
-    if (a->kind == EBB_ACT_STORE)
-        return a->tier == EBB_TIER_DISK && a->slot == slot;
-    if (a->kind == EBB_ACT_PREFETCH || a->kind == EBB_ACT_EVICT)
-        return a->tier_to == EBB_TIER_DISK && a->slot_to == slot;
-    return 0;
-}
-
-static int reads_disk(const ebb_action *a)
-{
-    if (a->kind == EBB_ACT_RESTORE)
-        return a->tier == EBB_TIER_DISK;
-    if (a->kind == EBB_ACT_PREFETCH || a->kind == EBB_ACT_EVICT)
-        return a->tier == EBB_TIER_DISK && a->tier_to != EBB_TIER_DISK;
-    return 0;
-}
 
 static int32_t spare_host_buffer(ps_sim *s)
 {
@@ -113,20 +63,14 @@ static ebb_status lookahead(ps_sim *s)
 {
     if (s->disk_slots == 0 || s->ahead_buf >= 0)
         return EBB_OK;
-    ebb_status st = refill(s, 64);
+    ebb_status st = rt_window_refill(&s->win, 64, ps_source_next, s);
     if (st != EBB_OK)
         return st;
-    if (s->scan_pos < s->batch_pos)
-        s->scan_pos = s->batch_pos;
-    while (s->scan_pos < s->batch_len && !reads_disk(&s->batch[s->scan_pos]))
-        s->scan_pos++;
-    if (s->scan_pos >= s->batch_len)
+    int blocked;
+    const ebb_action *a = rt_window_next_disk_read(&s->win, &blocked);
+    if (!a || blocked)
         return EBB_OK;
-    const ebb_action *a = &s->batch[s->scan_pos];
     int32_t d = a->slot;
-    for (size_t i = s->batch_pos; i < s->scan_pos; i++)
-        if (writes_disk_slot(&s->batch[i], d))
-            return EBB_OK;
     if ((s->chains && s->chains[d].host_buf >= 0) || s->disk_cache[d] >= 0)
         return EBB_OK;
     if (!ps_done(s, &s->disk_pending[d]))
@@ -189,7 +133,7 @@ static ebb_status forward(ps_sim *s)
         if (a->kind == EBB_ACT_TURN)
             break;
         if (a->kind != EBB_ACT_ADVANCE) {
-            s->batch_pos++;
+            s->win.pos++;
             if ((st = ps_execute(s, a)) != EBB_OK)
                 return st;
             continue;
@@ -203,7 +147,7 @@ static ebb_status forward(ps_sim *s)
         if ((st = run_steps(s, to, &last)) != EBB_OK)
             return st;
         if (s->advance_at == to)
-            s->batch_pos++;
+            s->win.pos++;
     }
     if (s->online && (st = source_set_steps(s, s->live_step)) != EBB_OK)
         return st;
@@ -213,7 +157,7 @@ static ebb_status forward(ps_sim *s)
     while (a->kind != EBB_ACT_TURN) {
         if (a->kind == EBB_ACT_ADVANCE)
             return ebb_fail(EBB_ERR_INTERNAL, "the planned forward ended before x_n");
-        s->batch_pos++;
+        s->win.pos++;
         if ((st = ps_execute(s, a)) != EBB_OK || (st = peek(s, &a)) != EBB_OK)
             return st;
     }
@@ -229,7 +173,7 @@ static ebb_status reverse(ps_sim *s)
         const ebb_action *a = NULL;
         if ((st = peek(s, &a)) != EBB_OK)
             return st;
-        s->batch_pos++;
+        s->win.pos++;
         const ebb_action act = *a;
         if ((st = ps_execute(s, &act)) != EBB_OK)
             return st;

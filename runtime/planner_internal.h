@@ -25,6 +25,7 @@
 
 #include "ebb/planner.h"
 #include "runtime/async.h"
+#include "runtime/window.h"
 
 /* A transfer in flight: its end time, or none. */
 typedef struct ps_ticket {
@@ -81,9 +82,7 @@ typedef struct ps_sim {
     ebb_tier async_tier[3];
     int online;           /* n learnt when the forward reaches it */
     int64_t steps;        /* n */
-    ebb_action batch[256];
-    size_t batch_len, batch_pos, scan_pos;
-    int batch_ended;
+    rt_window win;           /* as the runtime's (window.h) */
     int32_t ahead_buf, ahead_slot;
     int64_t ahead_step;
     int64_t advance_at;
@@ -116,6 +115,6 @@ int ps_done(const ps_sim *s, const ps_ticket *t);
 
 /* planner_drive.c: both sweeps; fills the times of s->out. */
 ebb_status ps_drive(ps_sim *s);
-ebb_status ps_source_next(ps_sim *s, ebb_action *out, size_t cap, size_t *count);
+ebb_status ps_source_next(void *sim, ebb_action *out, size_t cap, size_t *count);
 
 #endif

@@ -15,48 +15,6 @@
 #include "common/error_internal.h"
 #include "runtime/run_internal.h"
 
-/* Keeps at least `keep` actions after batch_pos in the batch, by moving the
- * rest to the front and asking the schedule for more. */
-static ebb_status refill(ebb_run *run, size_t keep)
-{
-    size_t cap = sizeof run->batch / sizeof *run->batch;
-    size_t rem = run->batch_len - run->batch_pos;
-    if (rem >= keep || run->batch_ended)
-        return EBB_OK;
-    memmove(run->batch, run->batch + run->batch_pos, rem * sizeof *run->batch);
-    run->scan_pos = run->scan_pos > run->batch_pos ? run->scan_pos - run->batch_pos : 0;
-    run->batch_pos = 0;
-    run->batch_len = rem;
-    size_t got = 0;
-    ebb_status st = rt_source_next(run, run->batch + rem, cap - rem, &got);
-    if (st != EBB_OK)
-        return st;
-    run->batch_len += got;
-    if (got && run->batch[run->batch_len - 1].kind == EBB_ACT_END)
-        run->batch_ended = 1;
-    return EBB_OK;
-}
-
-static int writes_disk_slot(const ebb_action *a, int32_t slot)
-{
-    if (a->kind == EBB_ACT_STORE)
-        return a->tier == EBB_TIER_DISK && a->slot == slot;
-    if (a->kind == EBB_ACT_PREFETCH || a->kind == EBB_ACT_EVICT)
-        return a->tier_to == EBB_TIER_DISK && a->slot_to == slot;
-    return 0;
-}
-
-/* RESTORE from disk, or PREFETCH/EVICT from disk into memory: both read a
- * disk slot into a host buffer (read_disk in execute.c). */
-static int reads_disk(const ebb_action *a)
-{
-    if (a->kind == EBB_ACT_RESTORE)
-        return a->tier == EBB_TIER_DISK;
-    if (a->kind == EBB_ACT_PREFETCH || a->kind == EBB_ACT_EVICT)
-        return a->tier == EBB_TIER_DISK && a->tier_to != EBB_TIER_DISK;
-    return 0;
-}
-
 /* A host buffer free now, without waiting, if another one stays free (*q:
  * -1 if none). */
 static ebb_status spare_host_buffer(ebb_run *run, int32_t *q)
@@ -83,24 +41,14 @@ ebb_status rt_lookahead(ebb_run *run)
 {
     if (!run->disk || run->ahead_buf >= 0)
         return EBB_OK;
-    ebb_status st = refill(run, 64);
+    ebb_status st = rt_window_refill(&run->win, 64, rt_source_next, run);
     if (st != EBB_OK)
         return st;
-    if (run->scan_pos < run->batch_pos)
-        run->scan_pos = run->batch_pos;
-    while (run->scan_pos < run->batch_len) {
-        const ebb_action *a = &run->batch[run->scan_pos];
-        if (reads_disk(a))
-            break;
-        run->scan_pos++;
-    }
-    if (run->scan_pos >= run->batch_len)
-        return EBB_OK;
-    const ebb_action *a = &run->batch[run->scan_pos];
+    int blocked;
+    const ebb_action *a = rt_window_next_disk_read(&run->win, &blocked);
+    if (!a || blocked)
+        return EBB_OK; /* none in sight, or the slot changes first: try again later */
     int32_t s = a->slot;
-    for (size_t i = run->batch_pos; i < run->scan_pos; i++)
-        if (writes_disk_slot(&run->batch[i], s))
-            return EBB_OK; /* the slot changes first: try again later */
     if ((run->chains && run->chains[s].host_buf >= 0) || run->disk_cache[s] >= 0)
         return EBB_OK; /* in flight from the gpu, or still in a host buffer */
     ebb_ticket *w = &run->disk_pending[s];

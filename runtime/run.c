@@ -214,24 +214,9 @@ ebb_pool *ebb_run_debug_pool(ebb_run *run, ebb_tier tier)
     return tier == EBB_TIER_GPU ? run->gpu.pool : run->host.pool;
 }
 
-/* The current action, fetching a batch when the last one is used up. */
 static ebb_status peek(ebb_run *run, const ebb_action **a)
 {
-    if (run->batch_pos == run->batch_len) {
-        size_t got = 0;
-        ebb_status st =
-            rt_source_next(run, run->batch, sizeof run->batch / sizeof *run->batch, &got);
-        if (st != EBB_OK)
-            return st;
-        if (got == 0)
-            return ebb_fail(EBB_ERR_INTERNAL, "the schedule produced no action");
-        run->batch_len = got;
-        run->batch_pos = 0;
-        run->scan_pos = 0;
-        run->batch_ended = run->batch[got - 1].kind == EBB_ACT_END;
-    }
-    *a = &run->batch[run->batch_pos];
-    return EBB_OK;
+    return rt_window_peek(&run->win, rt_source_next, run, a);
 }
 
 ebb_status ebb_run_begin(ebb_run *run, const void *x0)
@@ -293,7 +278,7 @@ ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done)
         if (a->kind == EBB_ACT_TURN)
             break;
         if (a->kind != EBB_ACT_ADVANCE) {
-            run->batch_pos++;
+            run->win.pos++;
             if ((st = rt_execute(run, a)) != EBB_OK)
                 return stop(run, st);
             continue;
@@ -311,7 +296,7 @@ ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done)
         if (st != EBB_OK)
             return stop(run, st);
         if (run->advance_at == a->to)
-            run->batch_pos++;
+            run->win.pos++;
         else if (run->last_step_at >= 0)
             return stop(run, ebb_fail(EBB_ERR_INTERNAL, "the forward stopped inside an advance"));
     }
@@ -343,7 +328,7 @@ ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
                                 "ebb_run_finish_forward: only %lld of the %lld steps ran; call "
                                 "ebb_run_advance until all have",
                                 (long long)run->live_step, (long long)run->opt.steps);
-            run->batch_pos++;
+            run->win.pos++;
             if ((st = rt_execute(run, a)) != EBB_OK || (st = peek(run, &a)) != EBB_OK)
                 return stop(run, st);
         }
@@ -384,7 +369,7 @@ ebb_status ebb_run_reverse(ebb_run *run)
         const ebb_action *a = NULL;
         if ((st = peek(run, &a)) != EBB_OK)
             return stop(run, st);
-        run->batch_pos++;
+        run->win.pos++;
         const ebb_action act = *a;
         if ((st = rt_execute(run, &act)) != EBB_OK)
             return stop(run, st);

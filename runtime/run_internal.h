@@ -20,6 +20,7 @@
 #include "ebb/storage.h"
 #include "runtime/async.h"
 #include "runtime/trace.h"
+#include "runtime/window.h"
 #include "storage/fault.h"
 
 /* One physical buffer: a slot of the host or gpu pool. The schedule's slots
@@ -74,10 +75,7 @@ struct ebb_run {
     char reason[256];       /* why this strategy (ebb_run_info.reason) */
     rt_trace trace;         /* the timeline; trace.f NULL when off */
     int64_t cur_step;       /* the state the current action concerns (trace labels) */
-    ebb_action batch[256];
-    size_t batch_len, batch_pos;
-    int batch_ended;       /* the batch holds END */
-    size_t scan_pos;       /* prefetch.c: batch index scanned up to */
+    rt_window win;         /* the actions being worked through (window.h) */
     int32_t ahead_buf;     /* host buffer a disk read ahead fills, -1 if none */
     int32_t ahead_slot;    /* ... from this disk slot */
     int64_t ahead_step;    /* ... for the RESTORE of this state */
@@ -126,7 +124,7 @@ ebb_status rt_auto_choose(ebb_run *run, const ebb_config *cfg, int fast, int32_t
 ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg);
 
 /* source.c: the next actions, and n once the forward learnt it */
-ebb_status rt_source_next(ebb_run *run, ebb_action *out, size_t cap, size_t *count);
+ebb_status rt_source_next(void *run, ebb_action *out, size_t cap, size_t *count);
 ebb_status rt_source_set_steps(ebb_run *run, int64_t steps);
 
 /* execute.c */

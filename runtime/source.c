@@ -27,8 +27,9 @@ static int channel_idle(void *ctx, int level)
     return done;
 }
 
-ebb_status rt_source_next(ebb_run *run, ebb_action *out, size_t cap, size_t *count)
+ebb_status rt_source_next(void *ctx, ebb_action *out, size_t cap, size_t *count)
 {
+    ebb_run *run = ctx;
     if (run->async)
         return rt_async_next_batch(run->async, out, cap, count, channel_idle, run);
     return ebb_schedule_next_batch(run->schedule, out, cap, count);
