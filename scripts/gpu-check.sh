@@ -14,7 +14,9 @@
 #    cuda_baseline, then `ebb bench --tier gpu --baseline --json` (ebb's gpu
 #    tier and the plain pinned cudaMemcpyAsync loop in the same process), and
 #    once `ebb bench --tier all --step-ms 50`; prints the medians and whether
-#    d2h and h2d reach 90 % of the baseline.
+#    d2h and h2d reach 90 % of the baseline;
+# 5. benchmarks/gpu_async: the asynchronous strategy with a GPU state and a
+#    GPU budget of 5 % of the states (issue 8): exact, overhead <= 1.10.
 #
 # Every log and JSON goes to OUT (default build-gpu/out). Exit status 0 only
 # when the build, the tests and the 90 % target all pass.
@@ -102,6 +104,16 @@ ok = ratio["d2h"] >= 0.9 and ratio["h2d"] >= 0.9
 print("target (d2h and h2d >= 90%% of pinned cudaMemcpyAsync): %s" % ("PASS" if ok else "FAIL"))
 sys.exit(0 if ok else 1)
 PY
+fi
+# 5. The asynchronous strategy end to end with a GPU state (issue 8): GPU
+#    slots for 5 % of the states, pinned host and disk below; target: the
+#    gradient equals store-all's and the overhead is <= 1.10.
+say "gpu_async: 1000 steps of 16 MiB, GPU budget 5 % of the states"
+if "$build/benchmarks/gpu_async" --disk "$out" --json > "$out/gpu_async.json" 2>> "$out/bench.err"; then
+  say "gpu_async PASS: $(cat "$out/gpu_async.json")"
+else
+  say "gpu_async FAIL: $(cat "$out/gpu_async.json" 2>/dev/null) $(tail -1 "$out/bench.err")"
+  status=1
 fi
 say "outputs in $out; exit $status"
 exit $status
