@@ -3,7 +3,8 @@
  *
  * With the step times given (ebb_run_options.forward_seconds and
  * reverse_seconds), the planner predicts every strategy on the disk measured
- * on the spot (a fraction of a second) and the fastest that fits runs.
+ * on the spot (a fraction of a second) and the fastest that fits runs (async
+ * when within 2% of it).
  * Without them, the rules: every state fits in the fast tier -> store-all; a
  * slower tier -> async, which follows the compute/transfer ratio it meets;
  * else revolve (online while n is unknown).
@@ -13,6 +14,9 @@
 #include "common/error_internal.h"
 #include "ebb/planner.h"
 #include "runtime/run_internal.h"
+
+/* auto prefers async when the planner predicts it within this factor of the best */
+#define NEAR_TIE 1.02
 
 static ebb_status planned(ebb_run *run, const ebb_config *cfg, int fast, int32_t fast_slots,
                           int slow, int32_t slow_slots, ebb_config_strategy *out)
@@ -44,6 +48,12 @@ static ebb_status planned(ebb_run *run, const ebb_config *cfg, int fast, int32_t
         return st;
     if (best < 0)
         return ebb_fail(EBB_ERR_NO_MEMORY, "auto: no strategy fits the budgets");
+    /* near a tie, the strategy that follows the machine's real ratio: the
+     * others' stores and reads are fixed in advance */
+    for (size_t i = 0; i < count; i++)
+        if (all[i].strategy == EBB_CONFIG_STRATEGY_ASYNC && all[i].fits &&
+            all[i].predicted_s <= NEAR_TIE * all[best].predicted_s)
+            best = (int)i;
     *out = all[best].strategy;
     snprintf(run->reason, sizeof run->reason,
              "auto: the planner predicts %s fastest (%.3g s for %lld steps of %.3g + %.3g ms)",
