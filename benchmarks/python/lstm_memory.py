@@ -1,0 +1,220 @@
+"""Peak memory and time per step of backpropagation through an LSTM over T
+steps: plain autograd, torch.utils.checkpoint over sqrt(T) segments, and
+ebb.torch.scan (revolve in a host budget of --slots states; multistage and
+async with the disk tier).
+
+    PYTHONPATH=bindings/python EBB_LIBRARY=build/release/libebb.so \\
+        /usr/bin/python3 benchmarks/python/lstm_memory.py --steps 2000 --disk /var/tmp
+
+Each method runs in its own child process, so its peak resident memory is its
+own: ru_maxrss of that child (os.wait4). A child builds an LSTMCell(hidden)
+with inputs of the same size, runs 20 warm-up steps, then one forward and one
+backward over T steps; the inputs are a bank of 64 tensors (x_t = bank[t %
+64]) so that data do not grow with T. Printed per method: peak RSS, the RSS
+after set-up (the interpreter, torch, the model), time per step (forward +
+backward over T), and a digest of the parameter gradients: equal digests are
+bitwise equal gradients, and the child's CPU time (user + system, set-up
+included).
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+METHODS = ("autograd", "checkpoint", "ebb-revolve", "ebb-multistage-disk", "ebb-async-disk")
+EXTRA = ("checkpoint-nonreentrant",)  # only when named in --methods
+
+
+def rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def child(args):
+    import torch
+
+    torch.manual_seed(0)
+    H, B, T = args.hidden, args.batch, args.steps
+    cell = torch.nn.LSTMCell(H, H)
+    params = list(cell.parameters())
+    bank = torch.randn(64, B, H)
+
+    def step(hc, t):
+        h, c = cell(bank[t % 64], hc)
+        return (h, c), h.pow(2).mean()
+
+    def h0():
+        return (torch.zeros(B, H), torch.zeros(B, H))
+
+    # warm-up (BLAS threads, allocator) outside the timing
+    hc = h0()
+    loss = 0
+    for t in range(20):
+        hc, l = step(hc, t)
+        loss = loss + l
+    loss.backward()
+    cell.zero_grad(set_to_none=True)
+    setup = rss_kib()
+    extra = {}
+
+    t0 = time.perf_counter()
+    if args.child == "autograd":
+        hc, loss = h0(), None
+        for t in range(T):
+            hc, l = step(hc, t)
+            loss = l if loss is None else loss + l
+    elif args.child in ("checkpoint", "checkpoint-nonreentrant"):
+        from torch.utils.checkpoint import checkpoint
+        seg = math.ceil(math.sqrt(T))
+        extra["segments"] = math.ceil(T / seg)
+
+        def segment(a, b):
+            def run(h, c):
+                total = None
+                for t in range(a, b):
+                    (h, c), l = step((h, c), t)
+                    total = l if total is None else total + l
+                return h, c, total
+            return run
+
+        # The classic (reentrant) checkpoint needs an input that requires
+        # grad, or the first segment's parameters get no gradient.
+        reentrant = args.child == "checkpoint"
+        hc, loss = tuple(x.requires_grad_(reentrant) for x in h0()), None
+        for a in range(0, T, seg):
+            h, c, l = checkpoint(segment(a, min(a + seg, T)), *hc, use_reentrant=reentrant)
+            hc = (h, c)
+            loss = l if loss is None else loss + l
+    else:
+        import ebb
+        import ebb.torch
+        if args.child == "ebb-revolve":
+            config, strategy, dslots = ebb.Config({"tier.disk.enabled": False}), "revolve", None
+        else:
+            config = ebb.Config({"tier.disk.path": args.disk})
+            strategy = "multistage" if args.child == "ebb-multistage-disk" else "async"
+            dslots = T
+        report = {}
+        hc, loss = ebb.torch.scan(step, h0(), T, params=params, strategy=strategy,
+                                  config=config, slots=args.slots, disk_slots=dslots,
+                                  report=report)
+    t1 = time.perf_counter()
+    loss.backward()
+    t2 = time.perf_counter()
+    if args.child.startswith("ebb"):
+        st, info = report["stats"], report["info"]
+        extra.update(strategy=info.strategy, slots=info.slots, bytes=info.bytes,
+                     forward_steps=st.forward_steps, recomputed_steps=st.recomputed_steps,
+                     disk_written=st.bytes_written["disk"], disk_read=st.bytes_read["disk"],
+                     stall_s=st.stall_total_s, forward_callback_s=st.forward_callback_s,
+                     reverse_callback_s=st.reverse_callback_s)
+    g = hashlib.blake2b(digest_size=8)
+    for p in params:
+        g.update(p.grad.numpy().tobytes())
+    print(json.dumps(dict(method=args.child, steps=T, forward_s=t1 - t0, backward_s=t2 - t1,
+                          ms_per_step=1e3 * (t2 - t0) / T, setup_rss_kib=setup,
+                          loss=loss.item(), grad_digest=g.hexdigest(),
+                          torch_threads=torch.get_num_threads(), **extra)))
+    return 0
+
+
+def step_time(args):
+    """Forward and backward time of one LSTM step (median of --reps), and
+    the BLAS library torch is using (from this process's mappings)."""
+    import statistics
+
+    import torch
+
+    torch.manual_seed(0)
+    cell = torch.nn.LSTMCell(args.hidden, args.hidden)
+    x = torch.randn(args.batch, args.hidden)
+    hc = (torch.randn(args.batch, args.hidden), torch.randn(args.batch, args.hidden))
+    fw, bw = [], []
+    for i in range(args.reps + 5):
+        t0 = time.perf_counter()
+        h, c = cell(x, hc)
+        t1 = time.perf_counter()
+        (h.sum() + c.sum()).backward()
+        t2 = time.perf_counter()
+        if i >= 5:
+            fw.append(t1 - t0)
+            bw.append(t2 - t1)
+    with open("/proc/self/maps") as f:
+        blas = sorted({line.split()[-1] for line in f if "blas" in line.split()[-1]})
+    print(f"LSTMCell({args.hidden}) batch {args.batch}: forward "
+          f"{1e3 * statistics.median(fw):.2f} ms, backward {1e3 * statistics.median(bw):.2f} ms "
+          f"(median of {args.reps}); torch threads {torch.get_num_threads()}; BLAS "
+          + ", ".join(os.path.realpath(b) for b in blas))
+    return 0
+
+
+def parent(args):
+    methods = args.methods.split(",")
+    for m in methods:
+        if m not in METHODS + EXTRA:
+            sys.exit(f"unknown method {m!r}; known: {', '.join(METHODS + EXTRA)}")
+        if "disk" in m and not args.disk:
+            sys.exit(f"{m} needs --disk DIR (a directory for the disk tier)")
+    rows = []
+    for m in methods:
+        cmd = [sys.executable, os.path.abspath(__file__), "--child", m, "--steps", str(args.steps),
+               "--hidden", str(args.hidden), "--batch", str(args.batch),
+               "--slots", str(args.slots)] + (["--disk", args.disk] if args.disk else [])
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        out = p.stdout.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            print(f"{m}: failed (exit {p.returncode}; out of memory?)", file=sys.stderr)
+            rows.append(dict(method=m, failed=p.returncode, peak_rss_kib=usage.ru_maxrss))
+            continue
+        row = json.loads(out.strip().splitlines()[-1])
+        row["peak_rss_kib"] = usage.ru_maxrss
+        # CPU time of the whole child (set-up included): less sensitive than
+        # wall time to other processes on a shared machine
+        row["cpu_s"] = usage.ru_utime + usage.ru_stime
+        rows.append(row)
+        print(f"{m:22s} peak RSS {usage.ru_maxrss / 1024:8.0f} MiB  (after set-up "
+              f"{row['setup_rss_kib'] / 1024:.0f} MiB)  {row['ms_per_step']:7.2f} ms/step  "
+              f"child CPU {row['cpu_s']:6.1f} s  grad {row['grad_digest']}", flush=True)
+    base = next((r for r in rows if r["method"] == "autograd" and "failed" not in r), None)
+    if base:
+        for r in rows:
+            if "failed" not in r and r is not base:
+                print(f"{r['method']:22s} memory {r['peak_rss_kib'] / base['peak_rss_kib']:.3f} "
+                      f"x autograd, time {r['ms_per_step'] / base['ms_per_step']:.2f} x autograd")
+    if args.json:
+        print(json.dumps({"steps": args.steps, "hidden": args.hidden, "batch": args.batch,
+                          "slots": args.slots, "runs": rows}))
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=int, default=10000)
+    p.add_argument("--hidden", type=int, default=512)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--slots", type=int, default=64, help="ebb's host budget, in states")
+    p.add_argument("--disk", help="directory of the disk tier (the disk methods)")
+    p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--step-time", action="store_true",
+                   help="only time one step forward and backward, and name the BLAS")
+    p.add_argument("--reps", type=int, default=50)
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.step_time:
+        return step_time(args)
+    return child(args) if args.child else parent(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

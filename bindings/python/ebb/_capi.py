@@ -1,0 +1,288 @@
+"""ctypes declarations of ebb's C API (include/ebb/*.h) and the error check.
+
+The structures mirror the C headers field by field. `lib()` loads the
+library once, declares every function used and checks, with the library's
+own *_init functions, that the mirrored layouts match the library's (a
+binding from another version fails here, not with corrupted options).
+"""
+
+import ctypes
+import threading
+from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int16, c_int32,
+                    c_int64, c_size_t, c_uint64, c_void_p)
+
+from . import _loader
+from .errors import EbbError, status
+
+TIER_COUNT = 3
+TIERS = ("gpu", "host", "disk")
+
+
+class RunOptions(Structure):
+    _fields_ = [
+        ("state_size", c_size_t),
+        ("state_tier", c_int),
+        ("device", c_int),
+        ("stream", c_void_p),
+        ("forward", c_void_p),
+        ("forward_inplace", c_void_p),
+        ("reverse", c_void_p),
+        ("user", c_void_p),
+        ("steps", c_int64),
+        ("config", c_void_p),
+        ("strategy", c_int),
+        ("fast_tier", c_int),
+        ("slow_tier", c_int),
+        ("slots", c_int32),
+        ("slow_slots", c_int32),
+        ("period", c_int64),
+        ("io_ratio", c_double),
+        ("audit", c_int),
+        ("staging", c_int32),
+        ("trace", c_char_p),
+        ("forward_seconds", c_double),
+        ("reverse_seconds", c_double),
+    ]
+
+
+class RunInfo(Structure):
+    _fields_ = [
+        ("strategy", c_int),
+        ("strategy_name", c_char_p),
+        ("fast_tier", c_int),
+        ("slow_tier", c_int),
+        ("slots", c_int32 * TIER_COUNT),
+        ("buffers", c_int32 * TIER_COUNT),
+        ("bytes", c_uint64 * TIER_COUNT),
+        ("steps", c_int64),
+        ("audit", c_int),
+        ("inplace", c_int),
+        ("warnings", c_char_p),
+        ("reason", c_char_p),
+    ]
+
+
+class RunStats(Structure):
+    _fields_ = [
+        ("steps", c_int64),
+        ("forward_steps", c_int64),
+        ("recomputed_steps", c_int64),
+        ("reverse_steps", c_int64),
+        ("stores", c_int64 * TIER_COUNT),
+        ("restores", c_int64 * TIER_COUNT),
+        ("copies", c_int64),
+        ("prefetches", c_int64),
+        ("cache_hits", c_int64),
+        ("bytes_written", c_uint64 * TIER_COUNT),
+        ("bytes_read", c_uint64 * TIER_COUNT),
+        ("peak_slots", c_int32 * TIER_COUNT),
+        ("stall_s", c_double * TIER_COUNT),
+        ("stall_total_s", c_double),
+        ("forward_callback_s", c_double),
+        ("reverse_callback_s", c_double),
+        ("copy_s", c_double),
+        ("forward_sweep_s", c_double),
+        ("reverse_sweep_s", c_double),
+        ("wall_s", c_double),
+    ]
+
+
+class ScheduleOptions(Structure):
+    _fields_ = [
+        ("strategy", c_int),
+        ("steps", c_int64),
+        ("slots", c_int32),
+        ("disk_slots", c_int32),
+        ("period", c_int64),
+        ("io_ratio", c_double),
+        ("fast_tier", c_int),
+        ("slow_tier", c_int),
+    ]
+
+
+class ScheduleStats(Structure):
+    _fields_ = [
+        ("steps", c_int64),
+        ("actions", c_int64),
+        ("forward_steps", c_int64),
+        ("reverse_steps", c_int64),
+        ("stores", c_int64 * TIER_COUNT),
+        ("restores", c_int64 * TIER_COUNT),
+        ("transfers_out", c_int64 * TIER_COUNT),
+        ("transfers_in", c_int64 * TIER_COUNT),
+        ("peak_slots", c_int32 * TIER_COUNT),
+        ("complete", c_int),
+    ]
+
+
+class Action(Structure):
+    _fields_ = [
+        ("kind", c_int32),
+        ("tier", c_int16),
+        ("tier_to", c_int16),
+        ("slot", c_int32),
+        ("slot_to", c_int32),
+        ("step", c_int64),
+        ("to", c_int64),
+    ]
+
+
+# ebb_config is kept opaque: the binding reads and writes it through TOML
+# (ebb_config_load_string, ebb_config_format) only, so keys added to it need
+# no change here. CONFIG_BYTES is room enough; the layout check verifies it.
+CONFIG_BYTES = 4096
+
+
+FORWARD_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int64, c_void_p, c_void_p)
+REVERSE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int64, c_void_p)
+VISITOR_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(Action), c_size_t)
+
+# name: (restype, argtypes); restype c_int for every ebb_status
+_PROTOTYPES = {
+    "ebb_version": (c_char_p, []),
+    "ebb_last_error": (c_char_p, []),
+    "ebb_status_name": (c_char_p, [c_int]),
+    "ebb_clear_error": (None, []),
+    "ebb_callback_fail": (c_int, [c_char_p]),  # variadic: called with "%s", msg
+    "ebb_tier_name": (c_char_p, [c_int]),
+    "ebb_strategy_name": (c_char_p, [c_int]),
+    "ebb_strategy_from_name": (c_int, [c_char_p, POINTER(c_int)]),
+    "ebb_action_format": (c_int, [POINTER(Action), c_char_p, c_size_t]),
+    "ebb_action_parse": (c_int, [c_char_p, POINTER(Action)]),
+    "ebb_schedule_options_init": (None, [c_void_p]),
+    "ebb_schedule_validate": (c_int, [POINTER(ScheduleOptions), POINTER(ScheduleStats)]),
+    "ebb_schedule_replay": (c_int, [POINTER(ScheduleOptions), POINTER(ScheduleStats),
+                                    VISITOR_FN, c_void_p]),
+    "ebb_revolve_forward_count": (c_int, [c_int64, c_int32, POINTER(c_int64)]),
+    "ebb_validator_create": (c_int, [c_int64, POINTER(c_int32), POINTER(c_void_p)]),
+    "ebb_validator_destroy": (None, [c_void_p]),
+    "ebb_validator_check": (c_int, [c_void_p, POINTER(Action), c_size_t]),
+    "ebb_validator_finish": (c_int, [c_void_p]),
+    "ebb_validator_stats": (c_int, [c_void_p, POINTER(ScheduleStats)]),
+    "ebb_config_init_default": (c_int, [c_void_p]),
+    "ebb_config_dispose": (None, [c_void_p]),
+    "ebb_config_copy": (c_int, [c_void_p, c_void_p]),
+    "ebb_config_load_file": (c_int, [c_char_p, c_void_p]),
+    "ebb_config_load_string": (c_int, [c_char_p, c_char_p, c_void_p]),
+    "ebb_config_check": (c_int, [c_void_p, c_size_t]),
+    "ebb_config_budget": (c_int, [c_void_p, c_int, POINTER(c_uint64)]),
+    "ebb_config_format": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)]),
+    "ebb_config_strategy_from_name": (c_int, [c_char_p, POINTER(c_int)]),
+    "ebb_config_strategy_name": (c_char_p, [c_int]),
+    "ebb_audit_from_name": (c_int, [c_char_p, POINTER(c_int)]),
+    "ebb_audit_name": (c_char_p, [c_int]),
+    "ebb_parse_size": (c_int, [c_char_p, POINTER(c_uint64)]),
+    "ebb_run_options_init": (None, [c_void_p]),
+    "ebb_run_create": (c_int, [POINTER(RunOptions), POINTER(c_void_p)]),
+    "ebb_run_destroy": (None, [c_void_p]),
+    "ebb_run_forward": (c_int, [c_void_p, c_void_p, POINTER(c_void_p)]),
+    "ebb_run_begin": (c_int, [c_void_p, c_void_p]),
+    "ebb_run_advance": (c_int, [c_void_p, c_int64, POINTER(c_int64)]),
+    "ebb_run_finish_forward": (c_int, [c_void_p, POINTER(c_void_p)]),
+    "ebb_run_reverse": (c_int, [c_void_p]),
+    "ebb_run_info_get": (c_int, [c_void_p, POINTER(RunInfo)]),
+    "ebb_run_stats_get": (c_int, [c_void_p, POINTER(RunStats)]),
+}
+
+_lock = threading.Lock()
+_lib = None
+
+_GUARD = 64  # bytes after each mirrored struct that an *_init must not touch
+
+
+def _check_layout(lib):
+    """Raises EbbError when a mirrored struct does not match the library's."""
+    problems = []
+
+    def guarded(struct_type, init):
+        size = ctypes.sizeof(struct_type)
+        buf = (ctypes.c_ubyte * (size + _GUARD))(*([0xA5] * (size + _GUARD)))
+        init(buf)
+        if any(b != 0xA5 for b in buf[size:]):
+            problems.append(f"{struct_type.__name__} is larger in the library")
+        return buf, struct_type.from_buffer(buf)
+
+    _, o = guarded(RunOptions, lib.ebb_run_options_init)
+    names = ("state_tier", "device", "strategy", "fast_tier", "slow_tier", "audit")
+    if tuple(getattr(o, n, None) for n in names) != (1, -1, -1, -1, -1, -1):
+        problems.append("ebb_run_options defaults read back wrong")
+    _, s = guarded(ScheduleOptions, lib.ebb_schedule_options_init)
+    if (s.strategy, s.disk_slots, s.fast_tier, s.slow_tier) != (2, -1, 1, 2):
+        problems.append("ebb_schedule_options defaults read back wrong")
+    cbuf = (ctypes.c_ubyte * (CONFIG_BYTES + _GUARD))(*([0xA5] * (CONFIG_BYTES + _GUARD)))
+    st = lib.ebb_config_init_default(cbuf)
+    if any(b != 0xA5 for b in cbuf[CONFIG_BYTES:]):
+        problems.append(f"ebb_config is larger than {CONFIG_BYTES} bytes")
+    elif st == status.OK:
+        lib.ebb_config_dispose(cbuf)
+    if problems:
+        version = lib.ebb_version().decode()
+        raise EbbError(status.INTERNAL, "EBB_ERR_INTERNAL",
+                       f"this Python binding does not match the ebb library it loaded "
+                       f"({_loader.path()}, version {version}): " + "; ".join(problems) +
+                       ". Use the binding from the same source tree as the library.")
+
+
+def out(struct_type):
+    """An instance of `struct_type` for a C function to fill, with guard
+    bytes after it (see filled)."""
+    size = ctypes.sizeof(struct_type)
+    buf = (ctypes.c_ubyte * (size + _GUARD))(*([0xA5] * (size + _GUARD)))
+    obj = struct_type.from_buffer(buf)
+    obj._guard_buf = buf
+    return obj
+
+
+def filled(obj):
+    """Raises if the C function wrote past the mirrored struct `obj` (from
+    out()): the library's struct has grown; returns obj."""
+    size = ctypes.sizeof(type(obj))
+    if any(b != 0xA5 for b in obj._guard_buf[size:]):
+        raise EbbError(status.INTERNAL, "EBB_ERR_INTERNAL",
+                       f"this Python binding does not match the ebb library it loaded "
+                       f"({_loader.path()}): {type(obj).__name__} is larger in the library. "
+                       "Use the binding from the same source tree as the library.")
+    return obj
+
+
+def lib():
+    """The library with every prototype declared (loaded on the first call)."""
+    global _lib
+    with _lock:
+        if _lib is None:
+            handle = _loader.load()
+            for name, (restype, argtypes) in _PROTOTYPES.items():
+                fn = getattr(handle, name)
+                fn.restype = restype
+                if name != "ebb_callback_fail":
+                    fn.argtypes = argtypes
+            _check_layout(handle)
+            _lib = handle
+        return _lib
+
+
+def error(st):
+    """The EbbError for status `st`, with ebb's message on this thread."""
+    L = lib()
+    return EbbError(st, L.ebb_status_name(st).decode(), L.ebb_last_error().decode(errors="replace"))
+
+
+def check(st):
+    """Raises the EbbError for a failed ebb_status."""
+    if st != status.OK:
+        raise error(st)
+
+
+def tier_index(name, what="tier"):
+    """"gpu"/"host"/"disk" (or an int) to an ebb_tier."""
+    if isinstance(name, int):
+        return name
+    try:
+        return TIERS.index(name)
+    except ValueError:
+        raise ValueError(f"unknown {what} {name!r}; expected one of {', '.join(TIERS)}") from None
+
+
+def per_tier(array):
+    """A C array of TIER_COUNT values as {"gpu": .., "host": .., "disk": ..}."""
+    return {t: array[i] for i, t in enumerate(TIERS)}

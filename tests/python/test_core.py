@@ -1,0 +1,226 @@
+"""The binding without torch: planning, validation, configuration, the runtime
+with Python callbacks, errors."""
+
+import hashlib
+import math
+import random
+import struct
+
+import pytest
+
+import ebb
+from conftest import Leftovers
+
+
+def comb(a, b):
+    return math.comb(a, b) if 0 <= b <= a else 0
+
+
+def revolve_count(n, c):
+    r = 0
+    while comb(c + r, c) < n:
+        r += 1
+    return r * n - comb(c + r, r - 1) + 1
+
+
+def test_plan_revolve_count_matches_formula():
+    rng = random.Random(11)
+    for _ in range(200):
+        n, c = rng.randint(1, 20000), rng.randint(1, 40)
+        p = ebb.plan(n, c)
+        assert p.complete and p.steps == n and p.reverse_steps == n
+        assert p.forward_steps == revolve_count(n, c) == ebb.revolve_forward_count(n, c), (n, c)
+        assert p.recomputed_steps == p.forward_steps - n
+        assert p.peak_slots["host"] <= c
+
+
+def test_plan_store_all_and_multistage():
+    p = ebb.plan(100, 99, "store-all")
+    assert p.forward_steps == 100 and p.stores["host"] == 99
+    m = ebb.plan(500, 4, "multistage", disk_slots=30)
+    assert m.complete and m.peak_slots["disk"] <= 30 and m.stores["disk"] > 0
+
+
+def test_plan_error_says_which_option():
+    with pytest.raises(ebb.EbbError) as e:
+        ebb.plan(10, 4, "store-all")
+    assert e.value.status == ebb.status.INVALID_ARG
+    assert "store-all needs 9 slots for 10 steps, got 4" in e.value.message
+    with pytest.raises(ebb.EbbError, match="revolv"):
+        ebb.plan(10, 4, "revolver")
+
+
+def test_validate_accepts_generated_and_refuses_broken_streams():
+    rng = random.Random(5)
+    for _ in range(60):
+        n, c = rng.randint(2, 300), rng.randint(1, 8)
+        strategy = rng.choice(["revolve", "online", "multistage"])
+        d = rng.randint(1, 20) if strategy == "multistage" else 0
+        lines = ebb.actions(n, c, strategy, disk_slots=d)
+        ok = ebb.validate(lines, n, c, disk_slots=d)
+        assert ok.complete
+        assert ok.forward_steps == ebb.plan(n, c, strategy, disk_slots=d).forward_steps
+        text = "\n".join(["# a comment", ""] + lines)
+        assert ebb.validate(text, n, c, disk_slots=d).actions == ok.actions
+        victims = [i for i, l in enumerate(lines) if l.split()[0] in ("store", "reverse")]
+        i = rng.choice(victims)
+        with pytest.raises(ebb.EbbError) as e:
+            ebb.validate(lines[:i] + lines[i + 1:], n, c, disk_slots=d)
+        assert e.value.status == ebb.status.SCHEDULE, (lines[i], e.value)
+
+
+def test_validate_names_a_line_that_is_not_an_action():
+    with pytest.raises(ebb.EbbError, match="line 2"):
+        ebb.validate(["store 0 host[0]", "jump 3"], 4, 2)
+
+
+def test_config_dict_file_and_dotted_keys_agree(tmp_path):
+    f = tmp_path / "ebb.toml"
+    f.write_text('[run]\nstrategy = "revolve"\n[tier.host]\nbudget = "64 MiB"\nprefault = false\n')
+    a = ebb.Config(f).as_dict()
+    b = ebb.Config({"run": {"strategy": "revolve"},
+                    "tier": {"host": {"budget": "64 MiB", "prefault": False}}}).as_dict()
+    c = ebb.Config({"run.strategy": "revolve", "tier.host.budget": "64 MiB",
+                    "tier.host.prefault": False}).as_dict()
+    assert a == b == c
+    assert a["run"]["strategy"] == "revolve" and a["tier"]["host"]["budget"] == "64 MiB"
+    assert ebb.Config(f).budget("host") == 64 << 20
+
+
+def test_config_strings_with_quotes_and_lists(tmp_path):
+    odd = tmp_path / 'a "quoted" \\ dir'
+    odd.mkdir()
+    cfg = ebb.Config({"tier.disk.path": [str(odd), str(tmp_path)]})
+    assert cfg.as_dict()["tier"]["disk"]["path"] == [str(odd), str(tmp_path)]
+    cfg.check(4096)
+
+
+def test_config_errors_carry_ebbs_message(tmp_path):
+    with pytest.raises(ebb.EbbError) as e:
+        ebb.Config({"tier": {"disk": {"compression": True}}})
+    assert e.value.status == ebb.status.CONFIG
+    assert "unknown key 'tier.disk.compression'" in str(e.value)
+    with pytest.raises(ebb.EbbError) as e:
+        ebb.Config(tmp_path / "missing.toml")
+    assert e.value.status == ebb.status.IO and "missing.toml" in e.value.message
+    with pytest.raises(ebb.EbbError, match="tier.disk.path"):
+        ebb.Config({"tier.disk.path": str(tmp_path / "nope")})
+    cfg = ebb.Config({"run.strategy": "revolve"})
+    with pytest.raises(ebb.EbbError):
+        cfg.update({"run.strategy": "nonsense"})
+    assert cfg.as_dict()["run"]["strategy"] == "revolve"  # unchanged on error
+
+
+def _mix(i, x):
+    """x_{i+1} from x_i: every byte depends on all of x_i and on i."""
+    out = b""
+    while len(out) < len(x):
+        out += hashlib.blake2b(x + struct.pack("<qq", i, len(out)), digest_size=64).digest()
+    return out[:len(x)]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_run_reverse_sees_every_state(seed, disk_config, disk_dir):
+    """Random strategies and budgets: reverse(i) is handed exactly x_i."""
+    rng = random.Random(seed)
+    size = rng.choice([8, 64, 640])
+    n = rng.randint(1, 120)
+    strategy, slots, dslots = rng.choice([
+        ("store-all", None, None), ("revolve", rng.randint(1, 6), None),
+        ("periodic", math.ceil(2 * math.sqrt(n)) + 1, None), ("online", rng.randint(2, 6), None),
+        ("multistage", rng.randint(1, 4), rng.randint(1, 20)),
+        ("disk-revolve", rng.randint(1, 4), None)])
+    x0 = bytes(rng.getrandbits(8) for _ in range(size))
+    states = [x0]
+    for i in range(n):
+        states.append(_mix(i, states[-1]))
+    seen = []
+    leftovers = Leftovers(disk_dir)
+
+    def forward(i, a, b):
+        b[:] = _mix(i, bytes(a))
+
+    def reverse(i, x):
+        seen.append((i, bytes(x)))
+
+    with ebb.Run(size, n, forward, reverse, config=disk_config, strategy=strategy,
+                 slots=slots, disk_slots=dslots, audit="hash") as run:
+        xn = run.forward(x0)
+        assert bytes(xn) == states[n]
+        run.reverse()
+        st = run.stats()
+        assert st.reverse_steps == n and st.steps == n
+        assert run.info().strategy == strategy
+    assert seen == [(i, states[i]) for i in range(n - 1, -1, -1)]
+    leftovers.check()
+
+
+class Boom(Exception):
+    pass
+
+
+@pytest.mark.parametrize("where", ["forward", "recomputation", "reverse"])
+def test_run_callback_exception_propagates_and_cleans_up(where, disk_config, disk_dir):
+    n, k = 40, 17
+    raised = []
+    calls = {}
+
+    def forward(i, a, b):
+        calls[i] = calls.get(i, 0) + 1
+        if i == k and (where == "forward" or (where == "recomputation" and calls[i] == 2)):
+            raised.append(Boom(f"step {i}"))
+            raise raised[-1]
+        b[:] = a
+
+    def reverse(i, x):
+        if where == "reverse" and i == k:
+            raised.append(Boom(f"step {i}"))
+            raise raised[-1]
+
+    leftovers = Leftovers(disk_dir)
+    run = ebb.Run(16, n, forward, reverse, config=disk_config, strategy="multistage",
+                  slots=2, disk_slots=4)
+    with pytest.raises(Boom) as e:
+        run.forward(bytes(16))
+        run.reverse()
+    assert e.value is raised[0]
+    note = " ".join(getattr(e.value, "__notes__", []))
+    expect = {"forward": f"forward step {k} failed",
+              "recomputation": f"forward step {k} (recomputation) failed",
+              "reverse": f"reverse step {k} failed"}[where]
+    assert expect in note and "Boom: step" in note
+    assert run.closed
+    leftovers.check()
+    with pytest.raises(ebb.EbbError, match="closed"):
+        run.reverse()
+
+
+def test_run_errors_are_ebb_errors():
+    with pytest.raises(ebb.EbbError) as e:
+        ebb.Run(0, 10, lambda *a: None, lambda *a: None)
+    assert e.value.status == ebb.status.INVALID_ARG and e.value.message
+    with pytest.raises(ebb.EbbError) as e:
+        ebb.Run(8, 10, lambda *a: None, lambda *a: None, strategy="store-all", slots=3)
+    assert "store-all needs 9 slots for 10 steps, got 3" in e.value.message
+    with pytest.raises(ebb.EbbError, match="audit"):
+        ebb.Run(8, 10, lambda *a: None, lambda *a: None, audit="sometimes")
+
+
+def test_run_unknown_length_with_last():
+    seen = []
+
+    def forward(i, a, b):
+        b[:] = struct.pack("<q", struct.unpack("<q", a)[0] + 1)
+        return ebb.LAST if i == 24 else None
+
+    with ebb.Run(8, 0, forward, lambda i, x: seen.append(struct.unpack("<q", x)[0]),
+                 strategy="online", slots=3) as run:
+        xn = run.forward(struct.pack("<q", 100))
+        assert struct.unpack("<q", xn)[0] == 125
+        run.reverse()
+        assert run.info().strategy == "online"
+    assert seen == list(range(124, 99, -1))
+
+
+def test_version():
+    assert ebb.version().count(".") == 2
