@@ -1,31 +1,85 @@
 /* Binomial checkpointing arithmetic; see binomial.h. */
 #include "revolve/binomial.h"
 
+#include <math.h>
+
+/* Past this, binomials are only compared with int64 values (saturated). */
+#define SATURATED ((unsigned __int128)1 << 126)
+
+/* binom(a, k) over min(k, a - k) factors, every partial product exact
+ * (binom(a-k+i, i) = binom(a-k+i-1, i-1) (a-k+i) / i). Each factor is at
+ * least 2 while k <= a/2, so it saturates within about 126 of them: O(1)
+ * however large a is. Below SATURATED the value is exact. */
+static unsigned __int128 binom_sat(int64_t a, int64_t k)
+{
+    if (k < 0 || k > a)
+        return 0;
+    if (k > a - k)
+        k = a - k;
+    unsigned __int128 v = 1;
+    for (int64_t i = 1; i <= k; i++) {
+        uint64_t f = (uint64_t)(a - k + i);
+        if (v > SATURATED / f)
+            return SATURATED;
+        v = v * f / (uint64_t)i;
+    }
+    return v;
+}
+
 int64_t ebb_beta(int64_t c, int64_t r)
 {
     if (r < 0 || c < 0)
         return 0;
-    /* binom(c+r, r) built as prod (c+i)/i, exact at every step. */
-    unsigned __int128 v = 1;
-    for (int64_t i = 1; i <= r; i++) {
-        v = v * (unsigned __int128)(c + i) / (unsigned __int128)i;
-        if (v > (unsigned __int128)INT64_MAX)
-            return INT64_MAX;
-    }
-    return (int64_t)v;
+    if (c > INT64_MAX - r)
+        return r == 0 || c == 0 ? 1 : INT64_MAX;
+    unsigned __int128 v = binom_sat(c + r, r);
+    return v > (unsigned __int128)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* The least r >= 0 with beta(2, r) = (r+1)(r+2)/2 >= l: the root of the
+ * quadratic, then corrected by exact integer comparisons (the square root is
+ * taken in floating point). */
+static int64_t repetitions_c2(int64_t l)
+{
+    int64_t r = (int64_t)((sqrtl(8.0L * (long double)l + 1.0L) - 3.0L) / 2.0L);
+    if (r < 0)
+        r = 0;
+    while (r > 0 && (unsigned __int128)r * (uint64_t)(r + 1) / 2 >= (unsigned __int128)l)
+        r--;
+    while ((unsigned __int128)(r + 1) * (uint64_t)(r + 2) / 2 < (unsigned __int128)l)
+        r++;
+    return r;
 }
 
 int64_t ebb_revolve_repetitions(int64_t l, int64_t c)
 {
+    if (l <= 1)
+        return 0;
     if (c == 1)
-        return l > 1 ? l - 1 : 0; /* beta(1, r) = r + 1 */
-    int64_t r = 0;
+        return l - 1; /* beta(1, r) = r + 1 */
+    if (c == 2)
+        return repetitions_c2(l);
+    /* Small r (the common case: c large next to log l) by stepping up
+     * beta(c, r), as cheap as it gets; past that, a bisection (beta(c, r)
+     * grows with r and beta(c, l - 1) >= l), O(log l) evaluations. */
+    enum { STEPS = 64 };
     unsigned __int128 v = 1; /* beta(c, r) */
-    while (v < (unsigned __int128)l) {
-        r++;
+    for (int64_t r = 1; r <= STEPS; r++) {
         v = v * (unsigned __int128)(c + r) / (unsigned __int128)r;
+        if (v >= (unsigned __int128)l)
+            return r;
+        if (v > SATURATED / (unsigned __int128)(c + r + 1))
+            break; /* cannot happen below l < 2^63; keeps the products in range */
     }
-    return r;
+    int64_t lo = STEPS + 1, hi = l - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (c > INT64_MAX - mid || binom_sat(c + mid, mid) >= (unsigned __int128)l)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
 }
 
 int64_t ebb_revolve_cost(int64_t l, int64_t c)
@@ -34,15 +88,14 @@ int64_t ebb_revolve_cost(int64_t l, int64_t c)
         return 0;
     if (c < 1)
         return -1;
-    /* r*l - beta(c+1, r-1) >= (r-1)*l: give up before r*l overflows. The
-     * search for r is O(r); r is below about sqrt(2l) once c >= 2. */
-    if (c == 2 && l > (int64_t)1 << 40)
-        return -1;
+    /* T = r*l - beta(c+1, r-1), beta(c+1, r-1) = binom(c+r, r-1) < r*l <
+     * 2^126, so exact; checked against int64 at the end. O(log l) in all:
+     * closed forms for c <= 2, a bisection for r otherwise. */
     int64_t r = ebb_revolve_repetitions(l, c);
-    if (r > 1 && r - 1 > INT64_MAX / l)
+    if (c > INT64_MAX - r)
         return -1;
-    __int128 cost = (__int128)r * l - ebb_beta(c + 1, r - 1);
-    return cost > INT64_MAX ? -1 : (int64_t)cost;
+    __int128 cost = (__int128)r * l - (__int128)binom_sat(c + r, r - 1);
+    return cost > INT64_MAX || cost < 0 ? -1 : (int64_t)cost;
 }
 
 int64_t ebb_revolve_split(int64_t l, int64_t c)

@@ -111,11 +111,8 @@ ebb_status ebb_disk_revolve_create(const ebb_schedule_options *o, ebb_schedule *
     int64_t span = m > n - last ? m : n - last;
     p->levels = ebb_useful_levels(span + 1, o->slots);
     st = ebb_revolve_core_alloc(&p->core, p->levels);
-    if (st != EBB_OK) {
-        ebb_schedule_destroy(*out);
-        *out = NULL;
-        return st;
-    }
+    if (st != EBB_OK)
+        return ebb_schedule_discard(out, st);
     for (int32_t k = 0; k < p->levels; k++) {
         p->core.tier_of[k] = (int16_t)o->fast_tier;
         p->core.slot_of[k] = k;

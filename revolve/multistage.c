@@ -2,9 +2,11 @@
  * Synchronous multistage (Stumm & Walther, "MultiStage Approaches for Optimal
  * Offline Checkpointing", SIAM J. Sci. Comput. 31(3), 2009): the binomial
  * schedule with C + D slots, the D least used on disk. In the binomial
- * schedule a stack level is written and read less the nearer it is to the
- * bottom (x_0's level is written once), so levels 0 .. D-1 go to the slow
- * tier (tests/revolve/strategies_property.c checks the access counts). The
+ * schedule a stack level is usually used less the nearer it is to the bottom
+ * (x_0's level is written once), but when n is small next to C + D the top
+ * levels are used less, so the levels are ranked by a dry run of the
+ * schedule when it is short (revolve.c, map_levels; tests/revolve/
+ * strategies_property.c checks the ranking from the stream). The
  * forward count is Revolve's with C + D slots.
  */
 #include "common/error_internal.h"

@@ -3,6 +3,8 @@
  * once from its start and keeping its k-1 inner states. Slots: ceil(n/k)
  * checkpoints + k-1 inner states. Forward steps: n + (k-1) per earlier interval.
  */
+#include <math.h>
+
 #include "common/error_internal.h"
 #include "revolve/schedule_internal.h"
 
@@ -121,6 +123,50 @@ static int64_t slots_needed(int64_t n, int64_t k)
     return need > 0 ? need : 1;
 }
 
+/* Slots needed is floor((n-1)/k) + k - 2 or one more, so within 3 of
+ * h(k) = (n-1)/k + k: a period that fits C has h(k) <= C + 3, i.e. k is at
+ * least the lower root of k^2 - (C+3)k + (n-1). The search starts just below
+ * that root instead of at 1, and the smallest need sits next to sqrt(n-1)
+ * (h grows by about d^2/sqrt(n) a distance d from it, so a window of
+ * 2 (n-1)^(1/4) + 3 holds every k that could be within 3 of the least). Both
+ * are O(1) arithmetic and a scan over at most that window: O(n^(1/4)) in the
+ * worst case (C at the very least that fits), a few steps otherwise. */
+static int64_t least_need(int64_t n, int64_t *argmin)
+{
+    long double sq = sqrtl((long double)(n - 1));
+    int64_t w = 2 * (int64_t)sqrtl(sq) + 3;
+    int64_t mid = (int64_t)sq;
+    int64_t best = INT64_MAX;
+    for (int64_t k = mid - w > 1 ? mid - w : 1; k <= mid + w && k <= n; k++) {
+        int64_t need = slots_needed(n, k);
+        if (need < best) {
+            best = need;
+            *argmin = k;
+        }
+    }
+    return best;
+}
+
+/* The smallest period whose slots fit C (fewest recomputations), 0 if none. */
+static int64_t smallest_period(int64_t n, int32_t slots)
+{
+    int64_t kmin = 1;
+    if (least_need(n, &kmin) > slots)
+        return 0;
+    long double a = (long double)slots + 3.0L, disc = a * a - 4.0L * (long double)(n - 1);
+    int64_t k = 1;
+    if (disc > 0) {
+        long double root = (a - sqrtl(disc)) / 2.0L;
+        k = (int64_t)root - 2; /* margin for rounding: the scan starts below the root */
+    }
+    if (k < 1)
+        k = 1;
+    /* Every k below the root needs more than C; kmin fits, so this stops. */
+    while (k < kmin && slots_needed(n, k) > slots)
+        k++;
+    return k;
+}
+
 ebb_status ebb_periodic_create(const ebb_schedule_options *o, ebb_schedule **out)
 {
     int64_t n = o->steps, k = o->period;
@@ -128,19 +174,12 @@ ebb_status ebb_periodic_create(const ebb_schedule_options *o, ebb_schedule **out
         return ebb_fail(EBB_ERR_INVALID_ARG, "periodic: period must be >= 1 (0 = choose), got %lld",
                         (long long)k);
     if (k == 0) {
-        /* The smallest period whose slots fit C: fewest recomputations. */
-        for (k = 1; k <= n && slots_needed(n, k) > o->slots; k++) {
-            if (k * k > 4 * n && slots_needed(n, k) > slots_needed(n, k - 1))
-                break;
-        }
-        if (k > n || slots_needed(n, k) > o->slots) {
-            int64_t best = INT64_MAX;
-            for (int64_t q = 1; q * q <= 4 * n + 4 && q <= n; q++)
-                if (slots_needed(n, q) < best)
-                    best = slots_needed(n, q);
+        k = smallest_period(n, o->slots);
+        if (k == 0) {
+            int64_t at = 1;
             return ebb_fail(EBB_ERR_INVALID_ARG,
                             "periodic needs at least %lld slots for %lld steps, got %d",
-                            (long long)best, (long long)n, o->slots);
+                            (long long)least_need(n, &at), (long long)n, o->slots);
         }
     }
     if (k > n)

@@ -5,7 +5,7 @@
 
 #include "common/error_internal.h"
 #include "revolve/binomial.h"
-#include "revolve/schedule_internal.h"
+#include "revolve/schedule_base.h"
 
 ebb_status ebb_revolve_core_alloc(ebb_revolve_core *core, int32_t levels)
 {
@@ -95,7 +95,10 @@ ebb_action *ebb_revolve_core_fill(ebb_revolve_core *core, ebb_action *out, const
         } else if (live != cur) {
             out = ebb_emit(out, EBB_ACT_RESTORE, tier_of[top], slot_of[top], cur, 0);
         }
-        int64_t m = cur + ebb_revolve_split(l, core->levels - top);
+        /* With a slot for every state left (the common leaf case) the split
+         * is 1: decided here, without the call. */
+        int64_t c = core->levels - top;
+        int64_t m = cur + (l <= c + 1 ? 1 : ebb_revolve_split(l, c));
         if (turn_pending && m == end - 1) {
             out = ebb_emit(out, EBB_ACT_ADVANCE, 0, 0, cur, end);
             out = ebb_emit(out, EBB_ACT_TURN, 0, 0, end, 0);
@@ -113,3 +116,38 @@ ebb_action *ebb_revolve_core_fill(ebb_revolve_core *core, ebb_action *out, const
     core->turn_pending = turn_pending;
     return out;
 }
+
+int32_t ebb_useful_levels(int64_t steps, int64_t levels)
+{
+    int64_t cap = steps > 1 ? steps - 1 : 1;
+    return (int32_t)(levels < cap ? levels : cap);
+}
+
+ebb_status ebb_revolve_core_level_uses(int64_t steps, int32_t levels, int64_t budget,
+                                       int64_t *uses, int *counted)
+{
+    *counted = 0;
+    ebb_revolve_core core;
+    ebb_status st = ebb_revolve_core_alloc(&core, levels);
+    if (st != EBB_OK)
+        return st;
+    for (int32_t k = 0; k < levels; k++) {
+        core.tier_of[k] = 0;
+        core.slot_of[k] = k;
+        uses[k] = 0;
+    }
+    ebb_revolve_core_begin(&core, 0, steps, levels, 0, 0, 1);
+    ebb_action buf[256];
+    int64_t seen = 0;
+    while (!ebb_revolve_core_done(&core) && seen <= budget) {
+        ebb_action *end = ebb_revolve_core_fill(&core, buf, buf + 256 - EBB_GROUP_MAX);
+        for (ebb_action *a = buf; a < end; a++)
+            if (a->kind == EBB_ACT_STORE || a->kind == EBB_ACT_RESTORE)
+                uses[a->slot]++;
+        seen += end - buf;
+    }
+    *counted = ebb_revolve_core_done(&core);
+    ebb_revolve_core_free(&core);
+    return EBB_OK;
+}
+

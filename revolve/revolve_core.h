@@ -48,6 +48,12 @@ static inline int ebb_revolve_core_done(const ebb_revolve_core *core)
 ebb_action *ebb_revolve_core_fill(ebb_revolve_core *core, ebb_action *out,
                                   const ebb_action *limit);
 
+/* Stores plus restores of each level when reversing steps 0 .. steps-1 with
+ * `levels` levels (the first sweep turning at x_steps), counted by a dry run
+ * of at most about `budget` actions: *counted is 0 if it ran out first. */
+ebb_status ebb_revolve_core_level_uses(int64_t steps, int32_t levels, int64_t budget,
+                                       int64_t *uses, int *counted);
+
 /* Slots beyond n - 1 are never used: the levels worth allocating. */
 int32_t ebb_useful_levels(int64_t steps, int64_t levels);
 

@@ -1,10 +1,12 @@
-/* The public schedule object: option checks, dispatch, action queue. */
-#include <stdlib.h>
+/*
+ * The public schedule object above the strategies: option checks, dispatch to
+ * each strategy's constructor, and the action queue that calls their fill.
+ * Allocation and release live below the strategies (schedule_base.c), the
+ * replay driver in replay.c, Revolve's forward count in forward_count.c.
+ */
 #include <string.h>
-#include <time.h>
 
 #include "common/error_internal.h"
-#include "revolve/binomial.h"
 #include "revolve/schedule_internal.h"
 
 void ebb_schedule_options_init(ebb_schedule_options *o)
@@ -18,19 +20,6 @@ void ebb_schedule_options_init(ebb_schedule_options *o)
     o->io_ratio = 0.0;
     o->fast_tier = EBB_TIER_HOST;
     o->slow_tier = EBB_TIER_DISK;
-}
-
-ebb_status ebb_schedule_alloc(size_t size, const ebb_schedule_ops *ops,
-                              const ebb_schedule_options *o, ebb_schedule **out)
-{
-    ebb_schedule *s = calloc(1, size);
-    if (!s)
-        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a %s schedule",
-                        ebb_strategy_name(o->strategy));
-    s->ops = ops;
-    s->options = *o;
-    *out = s;
-    return EBB_OK;
 }
 
 static ebb_status check_common(const ebb_schedule_options *o)
@@ -72,15 +61,6 @@ ebb_status ebb_schedule_create(const ebb_schedule_options *o, ebb_schedule **out
     case EBB_STRATEGY_DISK_REVOLVE: return ebb_disk_revolve_create(o, out);
     }
     return ebb_fail(EBB_ERR_INTERNAL, "strategy %d has no constructor", (int)o->strategy);
-}
-
-void ebb_schedule_destroy(ebb_schedule *s)
-{
-    if (!s)
-        return;
-    if (s->ops->destroy)
-        s->ops->destroy(s);
-    free(s);
 }
 
 /* Appends one group to the internal queue (which is empty when called). */
@@ -175,82 +155,4 @@ ebb_status ebb_schedule_get_options(const ebb_schedule *s, ebb_schedule_options 
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_schedule_get_options: NULL argument");
     *options = s->options;
     return EBB_OK;
-}
-
-ebb_status ebb_revolve_forward_count(int64_t steps, int32_t slots, int64_t *count)
-{
-    if (steps < 1 || slots < 1 || !count)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "revolve forward count needs steps >= 1 and slots >= 1, got %lld and %d",
-                        (long long)steps, slots);
-    int64_t t = ebb_revolve_cost(steps, slots);
-    if (t < 0 || t == INT64_MAX)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "revolve forward count for %lld steps and %d slots overflows 64 bits",
-                        (long long)steps, slots);
-    *count = t + 1;
-    return EBB_OK;
-}
-
-enum { VALIDATE_BATCH = 4096 };
-
-ebb_status ebb_schedule_validate(const ebb_schedule_options *o, ebb_schedule_stats *stats)
-{
-    return ebb_schedule_replay(o, stats, NULL, NULL);
-}
-
-ebb_status ebb_schedule_replay(const ebb_schedule_options *o, ebb_schedule_stats *stats,
-                               ebb_action_visitor visit, void *user)
-{
-    ebb_schedule *s = NULL;
-    ebb_validator *v = NULL;
-    ebb_action *buf = NULL;
-    ebb_status st = ebb_schedule_create(o, &s);
-    if (st != EBB_OK)
-        return st;
-    int online = o->strategy == EBB_STRATEGY_ONLINE;
-    if (online && o->steps < 1) {
-        st = ebb_fail(EBB_ERR_INVALID_ARG,
-                      "validating an online schedule needs the steps at which to stop (>= 1)");
-        goto out;
-    }
-    st = ebb_validator_create(online ? 0 : o->steps, s->tier_slots, &v);
-    if (st != EBB_OK)
-        goto out;
-    buf = malloc(VALIDATE_BATCH * sizeof *buf);
-    if (!buf) {
-        st = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the validation buffer");
-        goto out;
-    }
-    for (;;) {
-        size_t n = 0;
-        st = ebb_schedule_next_batch(s, buf, VALIDATE_BATCH, &n);
-        if (st != EBB_OK)
-            goto out;
-        st = ebb_validator_check(v, buf, n);
-        if (st == EBB_OK && visit)
-            st = visit(user, buf, n);
-        if (st != EBB_OK)
-            goto out;
-        const ebb_action *last = &buf[n - 1];
-        if (last->kind == EBB_ACT_END)
-            break;
-        if (online && last->kind == EBB_ACT_ADVANCE && last->to == o->steps) {
-            st = ebb_schedule_set_steps(s, o->steps);
-            if (st != EBB_OK)
-                goto out;
-        }
-    }
-    st = ebb_validator_finish(v);
-out:
-    if (stats && v) {
-        /* Partial counts on failure too: they say how far the stream got. */
-        ebb_status keep = st;
-        ebb_validator_stats(v, stats);
-        st = keep;
-    }
-    free(buf);
-    ebb_validator_destroy(v);
-    ebb_schedule_destroy(s);
-    return st;
 }

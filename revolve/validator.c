@@ -322,57 +322,71 @@ ebb_status ebb_validator_check(ebb_validator *v, const ebb_action *actions, size
         const int64_t fwd_bound = v->steps > 0 ? v->steps : v->reached;
         const int turned = v->turned;
         const size_t begin = i;
+        /* Per-tier bookkeeping in locals: the compiler cannot prove the slot
+         * arrays apart from the struct, so counters kept in *v were loaded
+         * and stored again around every slot write. */
+        int64_t *cells[EBB_TIER_COUNT];
+        uint32_t cap[EBB_TIER_COUNT];
+        int32_t in_use[EBB_TIER_COUNT], peak[EBB_TIER_COUNT];
+        int64_t stores[EBB_TIER_COUNT], restores[EBB_TIER_COUNT];
+        for (int t = 0; t < EBB_TIER_COUNT; t++) {
+            cells[t] = v->slot[t];
+            cap[t] = (uint32_t)v->capacity[t];
+            in_use[t] = v->in_use[t];
+            peak[t] = v->stats.peak_slots[t];
+            stores[t] = 0;
+            restores[t] = 0;
+        }
         if (v->ended)
             goto slow;
         for (; i < count; i++) {
             const ebb_action *a = &actions[i];
-            const int tier = a->tier;
-            const int32_t slot = a->slot;
+            const unsigned tier = (unsigned)a->tier;
+            const uint32_t slot = (uint32_t)a->slot;
+            const int64_t step = a->step;
             int64_t *cell;
             switch (a->kind) {
             case EBB_ACT_ADVANCE: {
                 int64_t sum;
-                if (live != a->step || a->step < 0 || a->to <= a->step ||
+                if (live != step || step < 0 || a->to <= step ||
                     a->to > (turned ? next_reverse : fwd_bound) ||
-                    __builtin_add_overflow(forward, a->to - a->step, &sum))
+                    __builtin_add_overflow(forward, a->to - step, &sum))
                     goto slow;
                 forward = sum;
                 live = a->to;
                 continue;
             }
             case EBB_ACT_STORE:
-                if ((unsigned)tier >= EBB_TIER_COUNT ||
-                    (uint32_t)slot >= (uint32_t)v->capacity[tier])
+                if (tier >= EBB_TIER_COUNT || slot >= cap[tier])
                     goto slow;
-                cell = &v->slot[tier][slot];
-                if (live != a->step || a->step < 0 || *cell != NONE)
+                cell = &cells[tier][slot];
+                if (live != step || step < 0 || *cell != NONE)
                     goto slow;
-                *cell = a->step;
-                occupy(v, tier);
-                v->stats.stores[tier]++;
+                *cell = step;
+                if (++in_use[tier] > peak[tier])
+                    peak[tier] = in_use[tier];
+                stores[tier]++;
                 continue;
             case EBB_ACT_RESTORE:
-                if ((unsigned)tier >= EBB_TIER_COUNT ||
-                    (uint32_t)slot >= (uint32_t)v->capacity[tier] || a->step < 0 ||
-                    v->slot[tier][slot] != a->step)
+                if (tier >= EBB_TIER_COUNT || slot >= cap[tier] || step < 0 ||
+                    cells[tier][slot] != step)
                     goto slow;
-                live = a->step;
-                v->stats.restores[tier]++;
+                live = step;
+                restores[tier]++;
                 continue;
             case EBB_ACT_FREE:
-                if ((unsigned)tier >= EBB_TIER_COUNT ||
-                    (uint32_t)slot >= (uint32_t)v->capacity[tier])
+                if (tier >= EBB_TIER_COUNT || slot >= cap[tier])
                     goto slow;
-                cell = &v->slot[tier][slot];
-                if (a->step < 0 || *cell != a->step)
+                cell = &cells[tier][slot];
+                if (step < 0 || *cell != step)
                     goto slow;
                 *cell = NONE;
-                v->in_use[tier]--;
+                in_use[tier]--;
                 continue;
             case EBB_ACT_REVERSE:
                 /* Before the turn next_reverse is NONE, which a step >= 0
                  * never equals. */
-                if (a->step < 0 || a->step != next_reverse || live != a->step)
+                if (step < 0 || step != next_reverse || live != step)
                     goto slow;
                 next_reverse--;
                 live = NONE;
@@ -388,6 +402,12 @@ ebb_status ebb_validator_check(ebb_validator *v, const ebb_action *actions, size
         v->stats.forward_steps = forward;
         v->stats.reverse_steps += first_reverse - next_reverse;
         v->stats.actions += (int64_t)(i - begin);
+        for (int t = 0; t < EBB_TIER_COUNT; t++) {
+            v->in_use[t] = in_use[t];
+            v->stats.peak_slots[t] = peak[t];
+            v->stats.stores[t] += stores[t];
+            v->stats.restores[t] += restores[t];
+        }
         if (i > begin)
             v->prev = actions[i - 1].kind == EBB_ACT_ADVANCE ? actions[i - 1].to - 1 : NONE;
         if (i == count)

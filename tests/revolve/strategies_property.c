@@ -1,3 +1,5 @@
+#include <math.h>
+
 /* Every strategy passes the validator across thousands of (n, C, D, k, R) cases. */
 #include "revolve/binomial.h"
 #include "support/schedule_support.h"
@@ -83,20 +85,61 @@ Test(strategies, multistage_equals_revolve_with_all_slots, .timeout = 120)
     }
 }
 
-Test(strategies, multistage_puts_the_least_used_slots_on_disk)
+/* Stores and restores per (tier, slot), counted from the stream itself. */
+typedef struct {
+    int64_t uses[EBB_TIER_COUNT][64];
+} slot_uses;
+
+static ebb_status count_uses(void *user, const ebb_action *a, size_t count)
 {
-    /* Stumm & Walther: disk holds the levels accessed least. Per stored
-     * checkpoint, disk slots must see no more restores than memory slots. */
-    const int64_t ns[] = {200, 1000, 5000, 20000};
-    for (size_t i = 0; i < COUNT(ns); i++) {
-        ebb_schedule_options o = opts(EBB_STRATEGY_MULTISTAGE, ns[i], 6);
-        o.disk_slots = 3;
-        ebb_schedule_stats st = validated(&o);
-        double disk = (double)(st.stores[EBB_TIER_DISK] + st.restores[EBB_TIER_DISK]) / 3.0;
-        double ram = (double)(st.stores[EBB_TIER_HOST] + st.restores[EBB_TIER_HOST]) / 6.0;
-        cr_assert_lt(disk, ram, "n=%lld: %.1f disk accesses per slot, %.1f in memory",
-                     (long long)ns[i], disk, ram);
+    slot_uses *u = user;
+    for (size_t i = 0; i < count; i++)
+        if ((a[i].kind == EBB_ACT_STORE || a[i].kind == EBB_ACT_RESTORE) && a[i].slot < 64)
+            u->uses[a[i].tier][a[i].slot]++;
+    return EBB_OK;
+}
+
+Test(strategies, multistage_puts_the_least_used_slots_on_disk, .timeout = 120)
+{
+    /* Stumm & Walther: the D checkpoints accessed least go to disk. Ranked
+     * by stores + restores, every disk slot is used no more than any memory
+     * slot (ties allowed), over many (n, C, D). */
+    uint64_t seed = 4242;
+    int checked = 0;
+    for (int i = 0; i < 300; i++) {
+        /* The last few are long enough that the library maps without a dry run. */
+        int64_t n = i >= 295 ? rng_range(&seed, 1000000, 3000000)
+                             : rng_range(&seed, 2, i < 150 ? 300 : 30000);
+        int32_t c = (int32_t)rng_range(&seed, 1, 12);
+        int32_t d = (int32_t)rng_range(&seed, 1, 12);
+        ebb_schedule_options o = opts(EBB_STRATEGY_MULTISTAGE, n, c);
+        o.disk_slots = d;
+        slot_uses u;
+        memset(&u, 0, sizeof u);
+        ebb_schedule_stats st;
+        cr_assert_eq(ebb_schedule_replay(&o, &st, count_uses, &u), EBB_OK, "%s", ebb_last_error());
+        int32_t slots[EBB_TIER_COUNT];
+        ebb_schedule *s = NULL;
+        cr_assert_eq(ebb_schedule_create(&o, &s), EBB_OK);
+        ebb_schedule_tier_slots(s, slots);
+        ebb_schedule_destroy(s);
+        int64_t disk_max = -1, host_min = INT64_MAX;
+        for (int32_t k = 0; k < slots[EBB_TIER_DISK]; k++)
+            if (u.uses[EBB_TIER_DISK][k] > disk_max)
+                disk_max = u.uses[EBB_TIER_DISK][k];
+        for (int32_t k = 0; k < slots[EBB_TIER_HOST]; k++)
+            if (u.uses[EBB_TIER_HOST][k] < host_min)
+                host_min = u.uses[EBB_TIER_HOST][k];
+        /* Disk is used only when memory alone cannot hold every useful level. */
+        if (slots[EBB_TIER_DISK] == 0)
+            continue;
+        cr_assert_eq(slots[EBB_TIER_HOST], c, "n=%lld C=%d D=%d", (long long)n, c, d);
+        cr_assert_leq(disk_max, host_min, "n=%lld C=%d D=%d: a disk slot is used %lld times, a "
+                      "memory slot only %lld", (long long)n, c, d, (long long)disk_max,
+                      (long long)host_min);
+        checked++;
     }
+    cr_assert_gt(checked, 200);
 }
 
 Test(strategies, disk_revolve_many_cases, .timeout = 120)
@@ -129,22 +172,40 @@ Test(strategies, disk_revolve_many_cases, .timeout = 120)
     }
 }
 
-Test(strategies, disk_revolve_period_formula)
+/* Forward steps per reversed step of periodic Disk-Revolve with period m:
+ * the first sweep (m), Revolve inside the period (T(m, M)), and one disk
+ * write plus one read (R), over m steps. Compared as fractions. */
+static double per_step(int64_t m, int32_t mslots, double r)
 {
-    /* m = beta(M, t), t the least with beta(M+1, t) > R. */
-    for (int32_t mslots = 1; mslots <= 30; mslots++) {
-        for (double r = 0.0; r < 500.0; r += 3.7) {
+    return ((double)m + (double)ebb_revolve_cost(m, mslots) + r) / (double)m;
+}
+
+Test(strategies, disk_revolve_period_minimises_the_cost_per_step, .timeout = 120)
+{
+    /* Brute force over every period up to 6000: the library's period must
+     * reach the least cost per step (ties allowed, to rounding). */
+    int checked = 0;
+    for (int32_t mslots = 1; mslots <= 10; mslots++) {
+        for (double r = 0.0; r < 400.0; r += 3.7) {
             int64_t m = 0;
             cr_assert_eq(ebb_disk_revolve_period(mslots, r, &m), EBB_OK);
-            int64_t t = 0;
-            while ((double)ebb_beta(mslots + 1, t) <= r)
-                t++;
-            cr_assert_eq(m, ebb_beta(mslots, t));
-            cr_assert_gt((double)ebb_beta(mslots + 1, t), r);
-            if (t > 0)
-                cr_assert_leq((double)ebb_beta(mslots + 1, t - 1), r);
+            cr_assert(m >= 1 && m < 6000, "M=%d R=%g: period %lld", mslots, r, (long long)m);
+            double best = INFINITY;
+            int64_t best_m = 0;
+            for (int64_t k = 1; k < 6000; k++) {
+                double c = per_step(k, mslots, r);
+                if (c < best) {
+                    best = c;
+                    best_m = k;
+                }
+            }
+            cr_assert_leq(per_step(m, mslots, r), best * (1 + 1e-12),
+                          "M=%d R=%g: period %lld costs %.9f per step, period %lld %.9f", mslots,
+                          r, (long long)m, per_step(m, mslots, r), (long long)best_m, best);
+            checked++;
         }
     }
+    cr_assert_gt(checked, 1000);
     int64_t m;
     cr_assert_eq(ebb_disk_revolve_period(0, 1.0, &m), EBB_ERR_INVALID_ARG);
     cr_assert_eq(ebb_disk_revolve_period(4, -1.0, &m), EBB_ERR_INVALID_ARG);
