@@ -1,12 +1,11 @@
 /*
  * The asynchronous strategy as an action generator (see async.h).
  *
- * Stored states are kept in a list ordered by step: entry 0 is x_0 in slot
- * 0 of the fast tier, the others live in the slower tiers (level 1, then 2).
- * Each interval between two entries is reversed by a Revolve schedule over
- * the fast slots, created when the interval starts and shifted onto its
- * steps: its slot k is fast slot k + 1 (slot 0 holds x_0), except in the
- * first interval, whose start x_0 already sits in slot 0.
+ * Stored states are kept in a list ordered by step, all in the slower tiers
+ * (level 1, then 2), x_0 first: the fast slots stay free for the reverse
+ * sweep, where each interval between two entries is reversed by a Revolve
+ * schedule over all of them, created when the interval starts and shifted
+ * onto its steps.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +15,7 @@
 
 typedef struct entry {
     int64_t step;
-    int level; /* 0: fast slot 0 (x_0); 1, 2: a slower tier */
+    int level; /* 1, 2: the slower tiers */
     int32_t slot;
 } entry;
 
@@ -41,8 +40,6 @@ struct rt_async {
     int32_t j;          /* the interval being reversed starts at list[j] */
     ebb_schedule *sub;  /* its Revolve schedule, NULL between intervals */
     int64_t sub_len;
-    int32_t base;       /* fast slot of the sub-schedule's slot 0 */
-    int x0_freed;
 };
 
 static void put(ebb_action *out, size_t *k, ebb_action a)
@@ -73,12 +70,7 @@ ebb_status rt_async_create(const rt_async_options *o, rt_async **out)
     *out = NULL;
     if (o->tiers < 2 || o->tiers > 3)
         return ebb_fail(EBB_ERR_INVALID_ARG, "async needs 2 or 3 tiers, got %d", o->tiers);
-    if (o->slots[0] < 2)
-        return ebb_fail(EBB_ERR_NO_MEMORY,
-                        "async needs at least 2 slots in tier.%s (x_0 and one for Revolve), "
-                        "the budget gives %d",
-                        ebb_tier_name(o->tier[0]), o->slots[0]);
-    for (int l = 1; l < o->tiers; l++)
+    for (int l = 0; l < o->tiers; l++)
         if (o->slots[l] < 1)
             return ebb_fail(EBB_ERR_NO_MEMORY,
                             "async needs at least 1 slot in tier.%s, the budget gives %d",
@@ -88,7 +80,7 @@ ebb_status rt_async_create(const rt_async_options *o, rt_async **out)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the async strategy");
     a->o = *o;
     a->n = o->steps;
-    a->cap = 1;
+    a->cap = 0;
     for (int l = 1; l < o->tiers; l++)
         a->cap += o->slots[l];
     a->list = malloc((size_t)a->cap * sizeof *a->list);
@@ -100,8 +92,8 @@ ebb_status rt_async_create(const rt_async_options *o, rt_async **out)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the async strategy's tables");
     }
     /* n known: space the states so that the slow slots reach the end */
-    int64_t slow = a->cap - 1;
-    a->gap = a->n > 1 ? (a->n - 1 + slow - 1) / slow : 1;
+    int64_t slow = a->cap;
+    a->gap = a->n > 1 ? (a->n + slow - 1) / slow : 1;
     if (a->gap < 1)
         a->gap = 1;
     *out = a;
@@ -178,7 +170,7 @@ static void thin(rt_async *a)
 /* The oldest stored state of the middle tier (level 1), or -1. */
 static int32_t oldest_middle(const rt_async *a)
 {
-    for (int32_t i = 1; i < a->count; i++)
+    for (int32_t i = 0; i < a->count; i++)
         if (a->list[i].level == 1)
             return i;
     return -1;
@@ -236,10 +228,11 @@ static ebb_status forward(rt_async *a, ebb_action *out, size_t cap, size_t *k,
     if (cap < 4)
         return ebb_fail(EBB_ERR_INVALID_ARG, "async: a batch of %zu actions is too small", cap);
     if (!a->started) {
+        /* x_0 goes down first, whatever the channel: it is always needed */
         a->started = 1;
-        put(out, k, act(EBB_ACT_STORE, a->o.tier[0], 0, 0));
-        take_slot(a, 0, 0);
-        a->list[a->count++] = (entry){.step = 0, .level = 0, .slot = 0};
+        put(out, k, act(EBB_ACT_STORE, a->o.tier[1], 0, 0));
+        take_slot(a, 1, 0);
+        a->list[a->count++] = (entry){.step = 0, .level = 1, .slot = 0};
     } else if (a->n > 0 && a->live == a->n) {
         put(out, k, act(EBB_ACT_TURN, 0, 0, a->n));
         a->ph = P_TURN;
@@ -272,17 +265,12 @@ static ebb_status begin_interval(rt_async *a, ebb_action *out, size_t *k)
     if (len <= 0) {
         put(out, k, act(EBB_ACT_FREE, t, e.slot, e.step));
         drop_slot(a, e.level, e.slot);
-        if (e.level == 0)
-            a->x0_freed = 1;
         return EBB_OK;
     }
     put(out, k, act(EBB_ACT_RESTORE, t, e.slot, e.step));
-    if (e.level > 0) {
-        put(out, k, act(EBB_ACT_FREE, t, e.slot, e.step));
-        drop_slot(a, e.level, e.slot);
-    }
-    a->base = e.level == 0 ? 0 : 1;
-    int32_t c = a->o.slots[0] - a->base;
+    put(out, k, act(EBB_ACT_FREE, t, e.slot, e.step));
+    drop_slot(a, e.level, e.slot);
+    int32_t c = a->o.slots[0];
     ebb_schedule_options so;
     ebb_schedule_options_init(&so);
     so.strategy = EBB_STRATEGY_REVOLVE;
@@ -320,16 +308,6 @@ static ebb_status sub_next(rt_async *a, ebb_action *out, size_t *k, int *done)
     case EBB_ACT_STORE:
     case EBB_ACT_RESTORE:
     case EBB_ACT_FREE:
-        if (a->base == 0 && s.slot == 0) {
-            if (s.kind == EBB_ACT_STORE)
-                return EBB_OK; /* x_0 is in slot 0 already */
-            if (s.kind == EBB_ACT_FREE)
-                a->x0_freed = 1;
-        }
-        s.slot += a->base;
-        s.step += off;
-        put(out, k, s);
-        return EBB_OK;
     case EBB_ACT_REVERSE:
         s.step += off;
         put(out, k, s);
@@ -351,8 +329,6 @@ static ebb_status reverse(rt_async *a, ebb_action *out, size_t cap, size_t *k)
     while (*k + 3 <= cap && a->ph == P_REVERSE) {
         if (!a->sub) {
             if (a->j < 0) {
-                if (!a->x0_freed)
-                    put(out, k, act(EBB_ACT_FREE, a->o.tier[0], 0, 0));
                 put(out, k, act(EBB_ACT_END, 0, 0, 0));
                 a->ph = P_END;
                 break;

@@ -1,17 +1,17 @@
 /*
  * The asynchronous strategy's action generator (async.c).
  *
- * Forward sweep: x_0 stays in slot 0 of the fast tier; after each step, the
- * live state x_i is stored in the next slower tier whenever the channel to it
- * is free (asked through `idle`), so the spacing of stored states follows the
+ * Forward sweep: x_0 is stored in the next slower tier, then after each step
+ * the live state x_i too whenever the channel to it is free (asked through
+ * `idle`), so the spacing of stored states follows the
  * measured compute/transfer ratio. With a third tier, the middle tier keeps
  * the most recent states and its oldest one is evicted down when the channel
  * below is free. When every slow slot is full, every other stored state is
  * dropped and the least spacing doubles, so any n fits.
  *
  * Reverse sweep: the intervals between stored states are taken from the
- * last; each is reversed by Revolve over the fast slots (slot 0 stays x_0's
- * until the first interval), starting from its stored state.
+ * last; each is reversed by Revolve over all the fast slots, starting from
+ * its stored state.
  *
  * The generator knows nothing of time: the runtime answers `idle` from its
  * transfers' tickets, the planner from its simulated channels, so both see
@@ -35,7 +35,7 @@ typedef struct rt_async_options {
     int64_t steps;                 /* n, 0 = unknown (learnt from rt_async_set_steps) */
     int tiers;                     /* 2 or 3 */
     ebb_tier tier[3];              /* fastest first: the fast tier, then the slower ones */
-    int32_t slots[3];              /* slots per tier; slots[0] >= 2 (x_0 + Revolve) */
+    int32_t slots[3];              /* slots per tier, each >= 1 */
 } rt_async_options;
 
 ebb_status rt_async_create(const rt_async_options *o, rt_async **out);

@@ -57,7 +57,7 @@ static ebb_status setup_async(ps_sim *s, const ebb_plan_problem *p, int fast, in
     rt_async_options ao = {.steps = n, .tiers = 1};
     ao.tier[0] = (ebb_tier)fast;
     ao.slots[0] = c > n ? (int32_t)n : c;
-    int64_t room = n - 1;
+    int64_t room = n; /* x_0 .. x_{n-1}, as run_setup.c */
     for (int t = fast + 1; t < EBB_TIER_COUNT && ao.tiers < 3; t++) {
         int32_t d = p->slots[t];
         if (d <= 0)

@@ -101,7 +101,13 @@ static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int fast,
         snprintf(run->reason, sizeof run->reason,
                  "async asked; tier.%s holds all %lld states, so store-all",
                  ebb_tier_name((ebb_tier)fast), (long long)n);
-    } else if (slow < 0 || slow_slots <= 0) {
+    } else if (slow >= 0 && slow_slots <= 0) {
+        int32_t none;
+        ebb_status st = budget_slots(cfg, slow, run->opt.state_size, &none);
+        return st != EBB_OK ? st
+                            : ebb_fail(EBB_ERR_NO_MEMORY, "async: tier.%s holds no state",
+                                       ebb_tier_name((ebb_tier)slow));
+    } else if (slow < 0) {
         *out = n > 0 ? EBB_STRATEGY_REVOLVE : EBB_STRATEGY_ONLINE;
         snprintf(run->reason, sizeof run->reason, "async asked; no slower tier is enabled, so %s",
                  ebb_strategy_name(*out));
@@ -121,7 +127,7 @@ static ebb_status setup_async(ebb_run *run, const ebb_config *cfg, int fast, int
     rt_async_options ao = {.steps = o->steps, .tiers = 1};
     ao.tier[0] = (ebb_tier)fast;
     ao.slots[0] = o->steps > 0 && c > o->steps ? (int32_t)o->steps : c;
-    int64_t room = o->steps > 0 ? o->steps - 1 : INT32_MAX;
+    int64_t room = o->steps > 0 ? o->steps : INT32_MAX; /* x_0 .. x_{n-1} */
     for (int t = fast + 1; t < EBB_TIER_COUNT && ao.tiers < 3; t++) {
         if (!tier_enabled(cfg, t) || (o->slow_tier >= 0 && t < o->slow_tier))
             continue;

@@ -58,10 +58,15 @@ Test(api_contract, bad_options_name_the_field)
     o = base(&w, &cfg, 10);
     o.slots = -1;
     refused(&o, EBB_ERR_INVALID_ARG, "must be >= 0");
-    o = base(&w, &cfg, 10);
+    wl big;
+    wl_init(&big, 3 * 4096);
+    o = base(&big, &cfg, 10);
     o.strategy = EBB_CONFIG_STRATEGY_ASYNC;
     o.slots = 1;
-    refused(&o, EBB_ERR_NO_MEMORY, "async needs at least 2 slots in tier.host");
+    cfg.disk.budget = 2 * 4096; /* less than one state */
+    refused(&o, EBB_ERR_CONFIG, "'tier.disk.budget' (default or set by the program): 8 KiB "
+                                "holds no state of 12 KiB");
+    cfg.disk.budget = 64ull << 20;
     o = base(&w, &cfg, 10);
     o.strategy = EBB_CONFIG_STRATEGY_MULTISTAGE;
     o.fast_tier = EBB_TIER_DISK;
