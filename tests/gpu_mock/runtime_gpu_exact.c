@@ -197,6 +197,9 @@ Test(runtime_gpu_exact, async_cascade_reaches_disk)
     o.steps = n;
     o.slots = 3;
     o.slow_slots = 4; /* host: the 4 most recent; the rest on disk */
+    char trace[] = "/tmp/ebb-gpu-trace-XXXXXX";
+    close(mkstemp(trace));
+    o.trace = trace; /* the timeline shows the GPU channels */
     o.forward = gpu_forward;
     o.reverse = gpu_reverse;
     o.user = &g;
@@ -224,6 +227,19 @@ Test(runtime_gpu_exact, async_cascade_reaches_disk)
     cr_assert_gt(rs.stores[EBB_TIER_HOST], 4, "%lld host stores", (long long)rs.stores[EBB_TIER_HOST]);
     cr_assert_gt(rs.bytes_written[EBB_TIER_DISK], 0, "nothing was evicted to disk");
     cr_assert_gt(rs.bytes_read[EBB_TIER_DISK], 0, "nothing came back from disk");
+    FILE *f = fopen(trace, "r");
+    cr_assert_not_null(f);
+    static char text[1 << 22];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    unlink(trace);
+    const char *tracks[] = {"{\"name\": \"gpu -> host\", \"cat\"",
+                            "{\"name\": \"host -> gpu\", \"cat\"",
+                            "{\"name\": \"host -> disk\", \"cat\"",
+                            "{\"name\": \"disk -> host\", \"cat\""};
+    for (size_t t = 0; t < sizeof tracks / sizeof *tracks; t++)
+        cr_assert(strstr(text, tracks[t]), "no %s transfer on the timeline", tracks[t]);
     cudaStreamDestroy(g.stream);
     free(g.jobs);
     cr_assert_eq(wl_dir_entries(dir), 0);

@@ -195,3 +195,47 @@ Test(async_generator, refuses_too_few_slots)
     cr_assert_eq(rt_async_create(&o, &a), EBB_ERR_NO_MEMORY);
     cr_assert(strstr(ebb_last_error(), "at least 1 slot in tier.disk"), "%s", ebb_last_error());
 }
+
+static int always_idle(void *ctx, int level)
+{
+    (void)ctx;
+    (void)level;
+    return 1;
+}
+
+Test(async_generator, refuses_misuse)
+{
+    rt_async_options o = {.steps = 3, .tiers = 1, .tier = {EBB_TIER_HOST}, .slots = {2}};
+    rt_async *a = NULL;
+    cr_assert_eq(rt_async_create(&o, &a), EBB_ERR_INVALID_ARG);
+    cr_assert(strstr(ebb_last_error(), "2 or 3 tiers, got 1"), "%s", ebb_last_error());
+    o.tiers = 2;
+    o.tier[1] = EBB_TIER_DISK;
+    o.slots[1] = 4;
+    cr_assert_eq(rt_async_create(&o, &a), EBB_OK, "%s", ebb_last_error());
+    ebb_action b[8];
+    size_t k;
+    cr_assert_eq(rt_async_next_batch(a, b, 3, &k, always_idle, NULL), EBB_ERR_INVALID_ARG);
+    cr_assert(strstr(ebb_last_error(), "batch of 3 actions is too small"), "%s",
+              ebb_last_error());
+    cr_assert_eq(rt_async_set_steps(a, 1), EBB_ERR_STATE, "n was given at creation");
+    cr_assert(strstr(ebb_last_error(), "already set to 3"), "%s", ebb_last_error());
+    for (int guard = 0; guard < 100; guard++) {
+        cr_assert_eq(rt_async_next_batch(a, b, 8, &k, always_idle, NULL), EBB_OK, "%s",
+                     ebb_last_error());
+        if (b[k - 1].kind == EBB_ACT_END)
+            break;
+    }
+    cr_assert_eq(rt_async_next_batch(a, b, 8, &k, always_idle, NULL), EBB_OK);
+    cr_assert_eq(k, 1);
+    cr_assert_eq(b[0].kind, EBB_ACT_END, "after END, END again");
+    rt_async_destroy(a);
+
+    o.steps = 0; /* n unknown: set_steps must name the live state */
+    cr_assert_eq(rt_async_create(&o, &a), EBB_OK);
+    cr_assert_eq(rt_async_next_batch(a, b, 8, &k, always_idle, NULL), EBB_OK);
+    cr_assert_eq(rt_async_set_steps(a, 5), EBB_ERR_STATE);
+    cr_assert(strstr(ebb_last_error(), "at x_1, not x_5"), "%s", ebb_last_error());
+    cr_assert_eq(rt_async_set_steps(a, 1), EBB_OK, "%s", ebb_last_error());
+    rt_async_destroy(a);
+}
