@@ -65,6 +65,30 @@ static ebb_action advance(int64_t from, int64_t to)
     return a;
 }
 
+void rt_async_options_init(rt_async_options *o, int64_t steps, ebb_tier fast, int32_t slots)
+{
+    memset(o, 0, sizeof *o);
+    o->steps = steps;
+    o->tiers = 1;
+    o->tier[0] = fast;
+    o->slots[0] = steps > 0 && slots > steps ? (int32_t)steps : slots;
+}
+
+int rt_async_add_tier(rt_async_options *o, ebb_tier tier, int32_t slots)
+{
+    int64_t room = o->steps > 0 ? o->steps : 4096;
+    if (o->steps > 0)
+        for (int l = 1; l < o->tiers; l++)
+            room -= o->slots[l];
+    if (slots > room)
+        slots = (int32_t)room;
+    if (slots <= 0 || o->tiers >= 3)
+        return 0;
+    o->tier[o->tiers] = tier;
+    o->slots[o->tiers++] = slots;
+    return 1;
+}
+
 ebb_status rt_async_create(const rt_async_options *o, rt_async **out)
 {
     *out = NULL;

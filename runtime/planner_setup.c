@@ -53,23 +53,11 @@ static int next_enabled(const ebb_plan_problem *p, int from)
 static ebb_status setup_async(ps_sim *s, const ebb_plan_problem *p, int fast, int32_t c,
                               ebb_plan_prediction *out)
 {
-    int64_t n = p->steps;
-    rt_async_options ao = {.steps = n, .tiers = 1};
-    ao.tier[0] = (ebb_tier)fast;
-    ao.slots[0] = c > n ? (int32_t)n : c;
-    int64_t room = n; /* x_0 .. x_{n-1}, as run_setup.c */
-    for (int t = fast + 1; t < EBB_TIER_COUNT && ao.tiers < 3; t++) {
-        int32_t d = p->slots[t];
-        if (d <= 0)
-            continue;
-        if (d > room)
-            d = (int32_t)room;
-        if (d <= 0)
+    rt_async_options ao;
+    rt_async_options_init(&ao, p->steps, (ebb_tier)fast, c);
+    for (int t = fast + 1; t < EBB_TIER_COUNT; t++)
+        if (p->slots[t] > 0 && !rt_async_add_tier(&ao, (ebb_tier)t, p->slots[t]))
             break;
-        room -= d;
-        ao.tier[ao.tiers] = (ebb_tier)t;
-        ao.slots[ao.tiers++] = d;
-    }
     if (ao.tiers < 2)
         return ebb_fail(EBB_ERR_CONFIG, "async needs a tier slower than %s",
                         ebb_tier_name((ebb_tier)fast));

@@ -119,31 +119,21 @@ static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int fast,
 }
 
 /* The asynchronous strategy's tiers and slots: the fast tier, then every
- * enabled slower one (at most two), each with its budget's slots (n known:
- * no more than n - 1 in all). */
+ * enabled slower one (at most two), each with its budget's slots. */
 static ebb_status setup_async(ebb_run *run, const ebb_config *cfg, int fast, int32_t c)
 {
     const ebb_run_options *o = &run->opt;
-    rt_async_options ao = {.steps = o->steps, .tiers = 1};
-    ao.tier[0] = (ebb_tier)fast;
-    ao.slots[0] = o->steps > 0 && c > o->steps ? (int32_t)o->steps : c;
-    int64_t room = o->steps > 0 ? o->steps : INT32_MAX; /* x_0 .. x_{n-1} */
-    for (int t = fast + 1; t < EBB_TIER_COUNT && ao.tiers < 3; t++) {
+    rt_async_options ao;
+    rt_async_options_init(&ao, o->steps, (ebb_tier)fast, c);
+    for (int t = fast + 1; t < EBB_TIER_COUNT; t++) {
         if (!tier_enabled(cfg, t) || (o->slow_tier >= 0 && t < o->slow_tier))
             continue;
         int32_t d = ao.tiers == 1 && o->slow_slots > 0 ? o->slow_slots : 0;
         ebb_status st;
         if (d <= 0 && (st = budget_slots(cfg, t, o->state_size, &d)) != EBB_OK)
             return st;
-        if (o->steps == 0 && d > 4096)
-            d = 4096; /* n unknown: thinning keeps any n within these */
-        if (d > room)
-            d = (int32_t)room;
-        if (d <= 0)
+        if (!rt_async_add_tier(&ao, (ebb_tier)t, d))
             break;
-        room -= d;
-        ao.tier[ao.tiers] = (ebb_tier)t;
-        ao.slots[ao.tiers++] = d;
     }
     if (ao.tiers < 2)
         return ebb_fail(EBB_ERR_CONFIG, "async needs a tier slower than %s: enable tier.disk",
