@@ -211,6 +211,15 @@ ebb_status ebb_config_strategy_from_name(const char *name, ebb_config_strategy *
     if (!name || !out)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_strategy_from_name: NULL argument");
     int i = ebb_config_find_name(name, ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT);
+    ebb_strategy schedule_only;
+    if (i < 0 && ebb_strategy_from_name(name, &schedule_only) == EBB_OK)
+        /* A schedule (ebb plan, ebb_schedule_create) that the runtime does
+         * not drive: h-revolve would need its disk costs per step. */
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "strategy \"%s\" is a schedule for 'ebb plan' and ebb_schedule_create "
+                        "only; the runtime does not run it: use \"multistage\" or "
+                        "\"disk-revolve\" for states on disk, or \"auto\"",
+                        name);
     if (i < 0) {
         char list[256];
         ebb_config_list_quoted(ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT, list, sizeof list);

@@ -14,7 +14,7 @@ static const char *const kind_names[] = {"advance", "store", "restore", "prefetc
                                          "free",    "turn",  "reverse", "end"};
 
 static const char *const strategy_names[EBB_STRATEGY_COUNT] = {
-    "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve"};
+    "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve", "h-revolve"};
 
 const char *ebb_tier_name(ebb_tier tier)
 {
@@ -245,6 +245,6 @@ ebb_status ebb_strategy_from_name(const char *name, ebb_strategy *out)
     }
     return ebb_fail(EBB_ERR_INVALID_ARG,
                     "unknown strategy '%s': expected store-all, periodic, revolve, online, "
-                    "multistage or disk-revolve",
+                    "multistage, disk-revolve or h-revolve",
                     name ? name : "(null)");
 }

@@ -8,6 +8,12 @@
  * m = beta(M, t) = binom(M+t, t), t the least with beta(M+1, t) > R, R =
  * (write + read time) / step time: the asymptotically optimal period.
  * Disk transfers are synchronous: they sit on the critical path.
+ *
+ * The last, incomplete period is chosen, not left over: with k periods on
+ * disk the tail [k m, n) is reversed in memory with the first sweep turning
+ * at x_n, and k is the one that needs the fewest forward steps (ties: fewer
+ * disk checkpoints). n - 1 a multiple of m would otherwise leave a tail of
+ * one step behind a whole period read back from disk.
  */
 #include <math.h>
 
@@ -39,6 +45,37 @@ ebb_status ebb_disk_revolve_period(int32_t memory_slots, double io_ratio, int64_
         t++;
     *period = ebb_beta(memory_slots, t);
     return EBB_OK;
+}
+
+/* Forward steps with k periods on disk, less those common to every k:
+ * k (m + T(m)) + T(n - k m), T the binomial cost (binomial.h); -1 on
+ * overflow. */
+static int64_t tail_cost(int64_t n, int64_t m, int64_t k, int32_t slots)
+{
+    int64_t period = ebb_revolve_cost(m, slots), tail = ebb_revolve_cost(n - k * m, slots);
+    if (period < 0 || tail < 0)
+        return -1;
+    __int128 total = (__int128)k * (m + period) + tail;
+    return total > INT64_MAX ? -1 : (int64_t)total;
+}
+
+/* The number of periods on disk: the least k in 0 .. (n - 1) / m (a tail of
+ * at least one step) of least cost. The cost is convex in k (T's slope grows
+ * with the length), so that k is the first whose successor costs no less: a
+ * bisection, O(log n) cost evaluations. An overflowing cost counts as
+ * infinite (only long tails, small k, overflow). */
+static int64_t choose_periods(int64_t n, int64_t m, int32_t slots)
+{
+    int64_t lo = 0, hi = (n - 1) / m; /* the answer lies in [lo, hi] */
+    while (lo < hi) {
+        int64_t k = lo + (hi - lo) / 2;
+        int64_t here = tail_cost(n, m, k, slots), next = tail_cost(n, m, k + 1, slots);
+        if (here >= 0 && (next < 0 || next >= here))
+            hi = k;
+        else
+            lo = k + 1;
+    }
+    return lo;
 }
 
 static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
@@ -93,7 +130,7 @@ ebb_status ebb_disk_revolve_create(const ebb_schedule_options *o, ebb_schedule *
     }
     if (m > n)
         m = n;
-    int64_t last = (n - 1) / m * m; /* the last period, [last, n), stays in memory */
+    int64_t last = choose_periods(n, m, o->slots) * m; /* [last, n) stays in memory */
     int64_t disk_needed = last / m;
     if (disk_needed > INT32_MAX)
         return ebb_fail(EBB_ERR_INVALID_ARG,

@@ -140,11 +140,8 @@ ebb_status ebb_online_create(const ebb_schedule_options *o, ebb_schedule **out)
     st = ebb_online_place_alloc(&p->place, o->slots);
     if (st == EBB_OK)
         st = ebb_revolve_core_alloc(&p->core, o->slots);
-    if (st != EBB_OK) {
-        ebb_schedule_destroy(*out);
-        *out = NULL;
-        return st;
-    }
+    if (st != EBB_OK)
+        return ebb_schedule_discard(out, st);
     (*out)->options.steps = 0;
     (*out)->tier_slots[o->fast_tier] = o->slots;
     return EBB_OK;

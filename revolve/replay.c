@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "common/error_internal.h"
+#include "revolve/replay.h"
 #include "revolve/schedule_base.h"
 
 enum { VALIDATE_BATCH = 4096 };
@@ -19,18 +20,27 @@ ebb_status ebb_schedule_replay(const ebb_schedule_options *o, ebb_schedule_stats
                                ebb_action_visitor visit, void *user)
 {
     ebb_schedule *s = NULL;
-    ebb_validator *v = NULL;
-    ebb_action *buf = NULL;
     ebb_status st = ebb_schedule_create(o, &s);
     if (st != EBB_OK)
         return st;
-    int online = o->strategy == EBB_STRATEGY_ONLINE;
-    if (online && o->steps < 1) {
+    st = ebb_schedule_replay_own(s, o->steps, stats, visit, user);
+    ebb_schedule_destroy(s);
+    return st;
+}
+
+ebb_status ebb_schedule_replay_own(ebb_schedule *s, int64_t steps, ebb_schedule_stats *stats,
+                                   ebb_action_visitor visit, void *user)
+{
+    ebb_validator *v = NULL;
+    ebb_action *buf = NULL;
+    ebb_status st = EBB_OK;
+    int online = s->options.strategy == EBB_STRATEGY_ONLINE;
+    if (online && steps < 1) {
         st = ebb_fail(EBB_ERR_INVALID_ARG,
                       "validating an online schedule needs the steps at which to stop (>= 1)");
         goto out;
     }
-    st = ebb_validator_create(online ? 0 : o->steps, s->tier_slots, &v);
+    st = ebb_validator_create(online ? 0 : s->options.steps, s->tier_slots, &v);
     if (st != EBB_OK)
         goto out;
     buf = malloc(VALIDATE_BATCH * sizeof *buf);
@@ -51,8 +61,8 @@ ebb_status ebb_schedule_replay(const ebb_schedule_options *o, ebb_schedule_stats
         const ebb_action *last = &buf[n - 1];
         if (last->kind == EBB_ACT_END)
             break;
-        if (online && last->kind == EBB_ACT_ADVANCE && last->to == o->steps) {
-            st = ebb_schedule_set_steps(s, o->steps);
+        if (online && last->kind == EBB_ACT_ADVANCE && last->to == steps) {
+            st = ebb_schedule_set_steps(s, steps);
             if (st != EBB_OK)
                 goto out;
         }
@@ -67,6 +77,5 @@ out:
     }
     free(buf);
     ebb_validator_destroy(v);
-    ebb_schedule_destroy(s);
     return st;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "revolve/h_revolve.h"
 #include "revolve/schedule_internal.h"
 
 void ebb_schedule_options_init(ebb_schedule_options *o)
@@ -20,6 +21,9 @@ void ebb_schedule_options_init(ebb_schedule_options *o)
     o->io_ratio = 0.0;
     o->fast_tier = EBB_TIER_HOST;
     o->slow_tier = EBB_TIER_DISK;
+    o->write_cost = 1.0;
+    o->read_cost = 1.0;
+    o->reverse_cost = 1.0;
 }
 
 static ebb_status check_common(const ebb_schedule_options *o)
@@ -37,7 +41,8 @@ static ebb_status check_common(const ebb_schedule_options *o)
     if ((unsigned)o->fast_tier >= EBB_TIER_COUNT || (unsigned)o->slow_tier >= EBB_TIER_COUNT)
         return ebb_fail(EBB_ERR_INVALID_ARG, "fast_tier and slow_tier must be ebb_tier values");
     if (o->fast_tier == o->slow_tier &&
-        (o->strategy == EBB_STRATEGY_MULTISTAGE || o->strategy == EBB_STRATEGY_DISK_REVOLVE))
+        (o->strategy == EBB_STRATEGY_MULTISTAGE || o->strategy == EBB_STRATEGY_DISK_REVOLVE ||
+         o->strategy == EBB_STRATEGY_H_REVOLVE))
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "%s needs two different tiers, got %s for both",
                         ebb_strategy_name(o->strategy), ebb_tier_name(o->fast_tier));
@@ -59,6 +64,8 @@ ebb_status ebb_schedule_create(const ebb_schedule_options *o, ebb_schedule **out
     case EBB_STRATEGY_ONLINE: return ebb_online_create(o, out);
     case EBB_STRATEGY_MULTISTAGE: return ebb_multistage_create(o, out);
     case EBB_STRATEGY_DISK_REVOLVE: return ebb_disk_revolve_create(o, out);
+    case EBB_STRATEGY_H_REVOLVE:
+        return ebb_h_revolve_create(o, o->write_cost, o->read_cost, o->reverse_cost, out);
     }
     return ebb_fail(EBB_ERR_INTERNAL, "strategy %d has no constructor", (int)o->strategy);
 }

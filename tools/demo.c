@@ -141,11 +141,13 @@ int ebb_cmd_demo(int argc, char **argv)
         o.strategy = (ebb_strategy)s;
         o.steps = steps;
         o.slots = host;
-        if (o.strategy == EBB_STRATEGY_MULTISTAGE || o.strategy == EBB_STRATEGY_DISK_REVOLVE) {
+        if (o.strategy == EBB_STRATEGY_MULTISTAGE || o.strategy == EBB_STRATEGY_DISK_REVOLVE ||
+            o.strategy == EBB_STRATEGY_H_REVOLVE) {
             if (disk < 1)
                 continue;
             o.disk_slots = disk;
             o.io_ratio = demo_io_ratio;
+            o.write_cost = o.read_cost = demo_io_ratio / 2; /* h-revolve */
         }
         plan_row(o, steps);
     }

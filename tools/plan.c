@@ -1,9 +1,12 @@
 /* `ebb plan`: generate a schedule, validate it, print what it costs. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ebb/ebb.h"
+#include "revolve/replay.h"
+#include "revolve/stream_cost.h"
 #include "tools/cli.h"
 #include "tools/json.h"
 #include "tools/plan_predict.h"
@@ -16,12 +19,20 @@ static const char plan_help[] =
     "\n"
     "  --steps N          steps to reverse (n >= 1)\n"
     "  --slots C          memory slots, the one holding x_0 included (C >= 1)\n"
-    "  --disk-slots D     disk slots (multistage; disk-revolve: default as needed)\n"
+    "  --disk-slots D     disk slots (multistage, h-revolve; disk-revolve: default\n"
+    "                     as needed)\n"
     "  --strategy S       store-all | periodic | revolve | online | multistage |\n"
-    "                     disk-revolve (default revolve)\n"
+    "                     disk-revolve | h-revolve (default revolve)\n"
     "  --period K         periodic: store every K-th state (default: smallest K that\n"
     "                     fits C); disk-revolve: the period (default: from --io-ratio)\n"
     "  --io-ratio R       disk-revolve: (write + read time of a state) / step time\n"
+    "                     (default W + R when --write-cost or --read-cost is given)\n"
+    "  --write-cost W     one disk write, in forward steps (default 1)\n"
+    "  --read-cost R      one disk read, in forward steps (default 1)\n"
+    "  --reverse-cost B   one reverse step, in forward steps (default 1)\n"
+    "                     h-revolve minimises the cost under W, R, B; every strategy\n"
+    "                     reports its cost = forward steps + B x reverse steps +\n"
+    "                     W x disk writes + R x disk reads (memory is free)\n"
     "  --json             print one JSON object\n"
     "  --actions          print the action stream, one action a line\n"
     "\n"
@@ -49,14 +60,17 @@ static ebb_status print_actions(void *user, const ebb_action *a, size_t n)
 /* Parses the options into o; returns 0, or 2 after printing why not. */
 static int parse(int argc, char **argv, ebb_schedule_options *o, int *json, int *actions)
 {
-    enum { O_STEPS = 256, O_SLOTS, O_DISK, O_STRATEGY, O_PERIOD, O_RATIO, O_JSON, O_ACTIONS, O_HELP };
+    enum { O_STEPS = 256, O_SLOTS, O_DISK, O_STRATEGY, O_PERIOD, O_RATIO, O_JSON, O_ACTIONS, O_HELP,
+           O_WRITE, O_READ, O_REVERSE };
     static const struct option longopts[] = {
         {"steps", required_argument, 0, O_STEPS},       {"slots", required_argument, 0, O_SLOTS},
         {"disk-slots", required_argument, 0, O_DISK},   {"strategy", required_argument, 0, O_STRATEGY},
         {"period", required_argument, 0, O_PERIOD},     {"io-ratio", required_argument, 0, O_RATIO},
         {"json", no_argument, 0, O_JSON},               {"actions", no_argument, 0, O_ACTIONS},
-        {"help", no_argument, 0, O_HELP},               {0, 0, 0, 0}};
-    int have_steps = 0, have_slots = 0, c;
+        {"help", no_argument, 0, O_HELP},               {"write-cost", required_argument, 0, O_WRITE},
+        {"read-cost", required_argument, 0, O_READ},    {"reverse-cost", required_argument, 0, O_REVERSE},
+        {0, 0, 0, 0}};
+    int have_steps = 0, have_slots = 0, have_io_cost = 0, c;
     int64_t v;
     opterr = 0;
     optind = 1;
@@ -94,6 +108,18 @@ static int parse(int argc, char **argv, ebb_schedule_options *o, int *json, int 
             if (cli_parse_double("plan", "--io-ratio", optarg, 0.0, &o->io_ratio))
                 return 2;
             break;
+        case O_WRITE:
+        case O_READ:
+        case O_REVERSE: {
+            const char *name = c == O_WRITE ? "--write-cost" : c == O_READ ? "--read-cost"
+                                                                            : "--reverse-cost";
+            double *field = c == O_WRITE ? &o->write_cost : c == O_READ ? &o->read_cost
+                                                                         : &o->reverse_cost;
+            if (cli_parse_double("plan", name, optarg, 0.0, field))
+                return 2;
+            have_io_cost |= c != O_REVERSE;
+            break;
+        }
         case O_JSON: *json = 1; break;
         case O_ACTIONS: *actions = 1; break;
         case O_HELP: fputs(plan_help, stdout); return 1;
@@ -113,6 +139,10 @@ static int parse(int argc, char **argv, ebb_schedule_options *o, int *json, int 
     }
     if (o->strategy == EBB_STRATEGY_MULTISTAGE && o->disk_slots < 0)
         o->disk_slots = 0;
+    /* Disk-Revolve's period follows from the disk costs when they are given. */
+    if (o->strategy == EBB_STRATEGY_DISK_REVOLVE && have_io_cost && o->io_ratio == 0 &&
+        o->period == 0)
+        o->io_ratio = o->write_cost + o->read_cost;
     return 0;
 }
 
@@ -124,6 +154,20 @@ static void print_tier_counts(json_writer *w, const char *key, const int64_t *co
         if (budget[t] > 0 || counts[t] > 0)
             json_int(w, ebb_tier_name((ebb_tier)t), counts[t]);
     json_close(w);
+}
+
+/* The stream's cost under the options' costs: the slow tier's writes and
+ * reads at W and R, the fast tier free, reverse steps at B. */
+static double stream_cost(const ebb_schedule_options *o, const ebb_schedule_stats *st)
+{
+    ebb_stream_costs c;
+    memset(&c, 0, sizeof c);
+    c.write[o->slow_tier] = o->write_cost;
+    c.read[o->slow_tier] = o->read_cost;
+    c.reverse = o->reverse_cost;
+    double cost = 0;
+    ebb_stream_cost(st, &c, &cost);
+    return cost;
 }
 
 static void print_json(const ebb_schedule_options *o, int64_t period, const ebb_schedule_stats *st,
@@ -144,9 +188,20 @@ static void print_json(const ebb_schedule_options *o, int64_t period, const ebb_
     json_int(&w, "recomputed_steps", st->forward_steps - o->steps);
     json_int(&w, "reverse_steps", st->reverse_steps);
     json_int(&w, "actions", st->actions);
+    json_object(&w, "costs");
+    json_double(&w, "write", o->write_cost);
+    json_double(&w, "read", o->read_cost);
+    json_double(&w, "reverse", o->reverse_cost);
+    json_close(&w);
+    double cost = stream_cost(o, st);
+    if (fabs(cost) < 9e18 && cost == (double)(int64_t)cost) /* whole: every digit, not %.9g */
+        json_int(&w, "cost", (int64_t)cost);
+    else
+        json_double(&w, "cost", cost);
     print_tier_counts(&w, "stores", st->stores, budget);
     print_tier_counts(&w, "restores", st->restores, budget);
     print_tier_counts(&w, "transfers_in", st->transfers_in, budget);
+    print_tier_counts(&w, "transfers_out", st->transfers_out, budget);
     json_object(&w, "peak_slots");
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         if (budget[t] > 0 || st->peak_slots[t] > 0)
@@ -172,6 +227,9 @@ static void print_text(const ebb_schedule_options *o, const ebb_schedule_stats *
            (long long)(st->forward_steps - o->steps), (double)st->forward_steps / (double)o->steps);
     printf("reverse steps   %lld\n", (long long)st->reverse_steps);
     printf("actions         %lld\n", (long long)st->actions);
+    printf("cost            %.17g (forward 1, reverse %g, %s write %g, read %g)\n",
+           stream_cost(o, st), o->reverse_cost, ebb_tier_name(o->slow_tier), o->write_cost,
+           o->read_cost);
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         if (budget[t] > 0 || st->peak_slots[t] > 0)
             printf("%-5s slots      peak %d of %d; %lld stores, %lld restores, %lld in, %lld out\n",
@@ -204,24 +262,27 @@ int ebb_cmd_plan(int argc, char **argv)
     if (rc != 0)
         return rc == 1 ? 0 : rc;
 
-    /* Option errors (C too small for the strategy...) come from create. */
-    ebb_schedule *probe = NULL;
-    if (ebb_schedule_create(&o, &probe) != EBB_OK) {
+    /* Option errors (C too small for the strategy...) come from create; the
+     * schedule made here is the one replayed, so its setup (h-revolve's
+     * programme) is counted in the time below. */
+    double t0 = cli_now();
+    ebb_schedule *schedule = NULL;
+    if (ebb_schedule_create(&o, &schedule) != EBB_OK) {
         fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
         return 2;
     }
     int32_t budget[EBB_TIER_COUNT];
-    ebb_schedule_tier_slots(probe, budget);
+    ebb_schedule_tier_slots(schedule, budget);
     ebb_schedule_options resolved;
-    ebb_schedule_get_options(probe, &resolved);
-    ebb_schedule_destroy(probe);
+    ebb_schedule_get_options(schedule, &resolved);
 
     action_printer printer = {stdout, 0};
     ebb_schedule_stats st;
     memset(&st, 0, sizeof st);
-    double t0 = cli_now();
-    ebb_status status = ebb_schedule_replay(&o, &st, actions ? print_actions : NULL, &printer);
+    ebb_status status =
+        ebb_schedule_replay_own(schedule, o.steps, &st, actions ? print_actions : NULL, &printer);
     double seconds = cli_now() - t0;
+    ebb_schedule_destroy(schedule);
     int valid = status == EBB_OK;
     if (json)
         print_json(&o, resolved.period, &st, budget, valid, valid ? "" : ebb_last_error(), seconds);

@@ -86,12 +86,14 @@ typedef enum ebb_strategy {
     EBB_STRATEGY_REVOLVE = 2,     /* binomial Revolve: the optimal offline schedule */
     EBB_STRATEGY_ONLINE = 3,      /* online checkpointing: n learnt when the forward stops */
     EBB_STRATEGY_MULTISTAGE = 4,  /* binomial with C + D slots, the least used D on disk */
-    EBB_STRATEGY_DISK_REVOLVE = 5 /* periodic Disk-Revolve (Aupy & Herrmann 2017) */
+    EBB_STRATEGY_DISK_REVOLVE = 5, /* periodic Disk-Revolve (Aupy & Herrmann 2017) */
+    EBB_STRATEGY_H_REVOLVE = 6     /* least total cost over memory and disk (Herrmann & Pallez) */
 } ebb_strategy;
 
-enum { EBB_STRATEGY_COUNT = 6 };
+enum { EBB_STRATEGY_COUNT = 7 };
 
-/* "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve". */
+/* "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve",
+ * "h-revolve". */
 EBB_API const char *ebb_strategy_name(ebb_strategy strategy);
 
 /* Parses a strategy name as ebb_strategy_name prints it. EBB_ERR_INVALID_ARG
@@ -105,12 +107,19 @@ typedef struct ebb_schedule_options {
     int64_t steps;         /* n >= 1; for EBB_STRATEGY_ONLINE ignored (learnt later) */
     int32_t slots;         /* C >= 1: slots in the fast tier, the one holding x_0 included */
     int32_t disk_slots;    /* D: slots in the slow tier; -1 (default) = as many as needed
-                              (disk-revolve), 0 for the others */
+                              (disk-revolve), 0 for the others; h-revolve needs D >= 0 */
     int64_t period;        /* periodic: k (0 = the smallest k that fits C slots);
                               disk-revolve: period m (0 = derived from io_ratio) */
     double io_ratio;       /* disk-revolve: R = (write + read time of one state) / step time */
     ebb_tier fast_tier;    /* tier of the C slots, default EBB_TIER_HOST */
     ebb_tier slow_tier;    /* tier of the D slots, default EBB_TIER_DISK */
+    /* Costs in units of one forward step, for h-revolve's choice and for
+     * comparing strategies (`ebb plan` reports each stream's cost with them).
+     * Defaults 1, 1, 1: a slow-tier write or read and a reverse step as dear
+     * as a forward step; the fast tier is free. */
+    double write_cost;     /* one store into (or transfer to) the slow tier */
+    double read_cost;      /* one restore from (or transfer out of) the slow tier */
+    double reverse_cost;   /* one reverse step */
 } ebb_schedule_options;
 
 /* Sets the defaults. Returns nothing: it cannot fail. */

@@ -43,6 +43,20 @@ Test(strategy, every_name_loads)
     }
 }
 
+Test(strategy, schedule_only_strategies_are_refused_saying_why)
+{
+    /* h-revolve is an ebb_strategy (ebb plan) but no run.strategy: the file
+     * is refused with the list of those there are, and a name lookup (ebb
+     * plan's predictions, the bindings) says why. */
+    expect_load_error("[run]\nstrategy = \"h-revolve\"\n", EBB_ERR_CONFIG,
+                      "key 'run.strategy': expected one of", "got the string \"h-revolve\"", NULL);
+    ebb_config_strategy cs;
+    cr_assert_eq(ebb_config_strategy_from_name("h-revolve", &cs), EBB_ERR_INVALID_ARG);
+    const char *want = "strategy \"h-revolve\" is a schedule for 'ebb plan' and "
+                       "ebb_schedule_create only; the runtime does not run it";
+    cr_expect(strstr(ebb_last_error(), want) != NULL, "%s", ebb_last_error());
+}
+
 Test(strategy, disk_strategies_need_the_disk_tier)
 {
     expect_load_error("[run]\nstrategy = \"multistage\"\n[tier.disk]\nenabled = false\n", EBB_ERR_CONFIG,

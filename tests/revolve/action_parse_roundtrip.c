@@ -79,6 +79,11 @@ static ebb_schedule_options random_case(ebb_strategy strategy, uint64_t *seed)
         o.period = rng_range(seed, 1, n + 1);
         break;
     case EBB_STRATEGY_MULTISTAGE: o.disk_slots = (int32_t)rng_range(seed, 0, 8); break;
+    case EBB_STRATEGY_H_REVOLVE:
+        o.disk_slots = (int32_t)rng_range(seed, 0, 8);
+        o.write_cost = (double)rng_range(seed, 0, 20) / 4.0;
+        o.read_cost = (double)rng_range(seed, 0, 20) / 4.0;
+        break;
     case EBB_STRATEGY_DISK_REVOLVE:
         if (rng_next(seed) % 2)
             o.period = rng_range(seed, 1, 80);

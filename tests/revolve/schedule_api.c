@@ -41,7 +41,7 @@ Test(schedule_api, batch_size_never_changes_the_stream)
 {
     for (int strat = 0; strat < EBB_STRATEGY_COUNT; strat++) {
         ebb_schedule_options o = opts((ebb_strategy)strat, 137, strat == EBB_STRATEGY_STORE_ALL ? 136 : 30);
-        o.disk_slots = strat == EBB_STRATEGY_MULTISTAGE ? 4 : -1;
+        o.disk_slots = strat == EBB_STRATEGY_MULTISTAGE || strat == EBB_STRATEGY_H_REVOLVE ? 4 : -1;
         o.io_ratio = 20;
         size_t ref_len = 0;
         ebb_action *ref = collect(&o, 4096, &ref_len);
@@ -111,7 +111,7 @@ Test(schedule_api, option_errors_say_what_is_wrong)
     expect_create_error(o, "disk-revolve needs the io ratio");
     o.period = 2;
     o.disk_slots = 1;
-    expect_create_error(o, "disk-revolve with period 2 needs 4 disk slots for 10 steps, got 1");
+    expect_create_error(o, "disk-revolve with period 2 needs 3 disk slots for 10 steps, got 1");
     o = opts(EBB_STRATEGY_MULTISTAGE, 10, 2);
     o.disk_slots = 1;
     o.slow_tier = EBB_TIER_HOST;

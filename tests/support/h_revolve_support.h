@@ -27,6 +27,19 @@ static inline ebb_schedule_options hr_options(int64_t n, int32_t c, int32_t d)
     return o;
 }
 
+/* H-Revolve as the registered strategy: disk writes and reads cost w and r,
+ * a reverse step b. */
+static inline ebb_schedule_options hr_strategy(int64_t n, int32_t c, int32_t d, double w, double r,
+                                               double b)
+{
+    ebb_schedule_options o = hr_options(n, c, d);
+    o.strategy = EBB_STRATEGY_H_REVOLVE;
+    o.write_cost = w;
+    o.read_cost = r;
+    o.reverse_cost = b;
+    return o;
+}
+
 /* Disk writes and reads cost w and r, memory is free, a reverse step b. */
 static inline ebb_stream_costs hr_stream_costs(const ebb_schedule_options *o, double w, double r,
                                                double b)
@@ -39,14 +52,14 @@ static inline ebb_stream_costs hr_stream_costs(const ebb_schedule_options *o, do
     return c;
 }
 
-/* Builds, replays through the validator (failing the test on any broken
+/* Builds through the dispatcher (ebb_schedule_create), replays through the validator (failing the test on any broken
  * rule) and returns the stream's cost; *predicted gets the programme's. */
 static inline double hr_cost(int64_t n, int32_t c, int32_t d, double w, double r, double b,
                              double *predicted)
 {
-    ebb_schedule_options o = hr_options(n, c, d);
+    ebb_schedule_options o = hr_strategy(n, c, d, w, r, b);
     ebb_schedule *s = NULL;
-    cr_assert_eq(ebb_h_revolve_create(&o, w, r, b, &s), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_schedule_create(&o, &s), EBB_OK, "%s", ebb_last_error());
     ebb_stream_costs costs = hr_stream_costs(&o, w, r, b);
     ebb_schedule_stats st;
     double cost = 0;

@@ -97,6 +97,9 @@ class ScheduleOptions(Structure):
         ("io_ratio", c_double),
         ("fast_tier", c_int),
         ("slow_tier", c_int),
+        ("write_cost", c_double),
+        ("read_cost", c_double),
+        ("reverse_cost", c_double),
     ]
 
 
@@ -207,7 +210,8 @@ def _check_layout(lib):
     if tuple(getattr(o, n, None) for n in names) != (1, -1, -1, -1, -1, -1):
         problems.append("ebb_run_options defaults read back wrong")
     _, s = guarded(ScheduleOptions, lib.ebb_schedule_options_init)
-    if (s.strategy, s.disk_slots, s.fast_tier, s.slow_tier) != (2, -1, 1, 2):
+    if (s.strategy, s.disk_slots, s.fast_tier, s.slow_tier, s.write_cost, s.read_cost,
+            s.reverse_cost) != (2, -1, 1, 2, 1.0, 1.0, 1.0):
         problems.append("ebb_schedule_options defaults read back wrong")
     cbuf = (ctypes.c_ubyte * (CONFIG_BYTES + _GUARD))(*([0xA5] * (CONFIG_BYTES + _GUARD)))
     st = lib.ebb_config_init_default(cbuf)

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from . import _capi
 from .errors import EbbError, status
 
-STRATEGIES = ("store-all", "periodic", "revolve", "online", "multistage", "disk-revolve")
+STRATEGIES = ("store-all", "periodic", "revolve", "online", "multistage", "disk-revolve",
+              "h-revolve")
 
 
 @dataclass
@@ -38,7 +39,8 @@ def _stats(strategy, slots, st):
         complete=bool(st.complete))
 
 
-def _options(steps, slots, strategy, disk_slots, period, io_ratio, fast_tier, slow_tier):
+def _options(steps, slots, strategy, disk_slots, period, io_ratio, fast_tier, slow_tier,
+             costs=(1.0, 1.0, 1.0)):
     L = _capi.lib()
     o = _capi.ScheduleOptions()
     L.ebb_schedule_options_init(ctypes.byref(o))
@@ -55,16 +57,21 @@ def _options(steps, slots, strategy, disk_slots, period, io_ratio, fast_tier, sl
     o.io_ratio = float(io_ratio)
     o.fast_tier = _capi.tier_index(fast_tier, "fast_tier")
     o.slow_tier = _capi.tier_index(slow_tier, "slow_tier")
+    o.write_cost, o.read_cost, o.reverse_cost = (float(c) for c in costs)
     return o
 
 
 def plan(steps, slots, strategy="revolve", *, disk_slots=None, period=0, io_ratio=0.0,
-         fast_tier="host", slow_tier="disk"):
+         fast_tier="host", slow_tier="disk", write_cost=1.0, read_cost=1.0,
+         reverse_cost=1.0):
     """Generates the schedule for `steps` steps and `slots` fast-tier slots,
-    replays it through the validator and returns its PlanStats. Raises
+    replays it through the validator and returns its PlanStats. write_cost,
+    read_cost (one slow-tier write and read) and reverse_cost (one reverse
+    step), in forward steps, are what "h-revolve" minimises. Raises
     EbbError (EBB_ERR_INVALID_ARG: the message says which option is wrong)."""
     L = _capi.lib()
-    o = _options(steps, slots, strategy, disk_slots, period, io_ratio, fast_tier, slow_tier)
+    o = _options(steps, slots, strategy, disk_slots, period, io_ratio, fast_tier, slow_tier,
+                 (write_cost, read_cost, reverse_cost))
     st = _capi.out(_capi.ScheduleStats)
     _capi.check(L.ebb_schedule_validate(ctypes.byref(o), ctypes.byref(st)))
     _capi.filled(st)
@@ -76,11 +83,13 @@ def plan(steps, slots, strategy="revolve", *, disk_slots=None, period=0, io_rati
 
 
 def actions(steps, slots, strategy="revolve", *, disk_slots=None, period=0, io_ratio=0.0,
-            fast_tier="host", slow_tier="disk"):
+            fast_tier="host", slow_tier="disk", write_cost=1.0, read_cost=1.0,
+            reverse_cost=1.0):
     """The schedule's whole action stream as text lines ("store 0 host[0]"),
     in the form `ebb plan --actions` prints and validate() reads."""
     L = _capi.lib()
-    o = _options(steps, slots, strategy, disk_slots, period, io_ratio, fast_tier, slow_tier)
+    o = _options(steps, slots, strategy, disk_slots, period, io_ratio, fast_tier, slow_tier,
+                 (write_cost, read_cost, reverse_cost))
     lines = []
     buf = ctypes.create_string_buffer(128)
 
