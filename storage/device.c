@@ -1,214 +1,47 @@
 /* Device tier: slots in GPU memory (one cudaMalloc), copies on the pool's own
- * streams (device -> host, host -> device, device -> device), each operation
- * closed by an event that tickets test, wait for, or make a stream wait for.
- * Only the CUDA runtime API; no kernels. Without CUDA (at build or at run
- * time) creating a gpu pool fails with EBB_ERR_UNSUPPORTED and the rest of
- * the library works. */
+ * non-blocking streams, a few lanes per direction (device -> host, host ->
+ * device, device -> device) so that a copy waiting for something does not
+ * hold up unrelated ones; each operation closed by an event that tickets
+ * test, wait for (sleeping), or make a stream wait for. Only the CUDA
+ * runtime API; no kernels. Without CUDA (at build or at run time) creating
+ * a gpu pool fails with EBB_ERR_UNSUPPORTED and the rest of the library
+ * works. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "storage/cuda.h"
 #include "storage/pool_internal.h"
 #include "storage/topology.h"
 
 #if EBB_HAVE_CUDA
-#include <cuda_runtime_api.h>
 
-enum { S_D2H = 0, S_H2D = 1, S_D2D = 2, S_COUNT = 3 };
+enum { S_D2H = 0, S_H2D = 1, S_D2D = 2, S_COUNT = 3, LANES = 4 };
 
 struct ebb_device {
     int device;
     size_t chunk;
-    cudaStream_t streams[S_COUNT];
-    cudaEvent_t order_event; /* ebb_pool_order_after */
+    cudaStream_t streams[S_COUNT][LANES];
+    int next_lane[S_COUNT];
+    cudaEvent_t order_event;  /* ebb_pool_order_after */
+    cudaEvent_t *slot_events; /* per slot: ebb_pool_slot_order_after */
+    uint64_t peer_tried;      /* bit p: peer access to device p was tried */
 };
 
 static const char *stream_name[S_COUNT] = {"device -> host", "host -> device",
                                            "device -> device"};
 
-int ebb_gpu_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError(); /* clear the sticky "no device" error */
-        return 0;
-    }
-    return n;
-}
-
-ebb_status ebb_topology_gpu_node(int device, int *node)
-{
-    if (!node)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_topology_gpu_node: node is NULL");
-    *node = -1;
-    if (device < 0 || device >= ebb_gpu_count())
-        return EBB_OK;
-    char bus[32];
-    if (cudaDeviceGetPCIBusId(bus, (int)sizeof bus, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return EBB_OK;
-    }
-    *node = ebb_topo_pci_node(bus);
-    return EBB_OK;
-}
-
-int ebb_cuda_host_register(void *ptr, size_t bytes, char *why, size_t why_len)
-{
-    cudaError_t e = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
-    if (e == cudaSuccess)
-        return 0;
-    (void)cudaGetLastError();
-    snprintf(why, why_len, "cudaHostRegister of %zu bytes failed: %s", bytes, cudaGetErrorString(e));
-    return -1;
-}
-
-void ebb_cuda_host_unregister(void *ptr)
-{
-    if (cudaHostUnregister(ptr) != cudaSuccess)
-        (void)cudaGetLastError();
-}
-
-/* Runs with the pool's device current, restoring the caller's afterwards. */
-typedef struct dev_guard {
-    int old;
-    int changed;
-} dev_guard;
-
-static cudaError_t enter(int device, dev_guard *g)
-{
-    g->changed = 0;
-    cudaError_t e = cudaGetDevice(&g->old);
-    if (e != cudaSuccess)
-        return e;
-    if (g->old != device) {
-        e = cudaSetDevice(device);
-        g->changed = e == cudaSuccess;
-    }
-    return e;
-}
-
-static void leave(dev_guard *g)
-{
-    if (g->changed)
-        (void)cudaSetDevice(g->old);
-}
-
-/* Errors that leave the context unusable ("any further CUDA work will return
- * the same error"): cudaGetLastError cannot clear them. The codes added after
- * CUDA 11 are compared by value so that older toolkits still compile. */
-static int cuda_sticky(cudaError_t e)
-{
-    switch ((int)e) {
-    case cudaErrorECCUncorrectable:
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchFailure:
-    case 226: /* cudaErrorContained */
-    case 721: /* cudaErrorTensorMemoryLeak */
-    case 810: /* cudaErrorMpsClientTerminated */
-    case 911: /* cudaErrorExternalDevice */
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* After one of our own calls returned `e`: resets the thread's last-error
- * state when it holds exactly that (so a caller's cudaGetLastError does not
- * see our failure, nor a cudaErrorNotReady should the runtime keep one),
- * never when it holds something else (the caller's own pending error) and
- * never for a sticky error, which cannot be cleared and must stay visible. */
-static void clear_own_error(cudaError_t e)
-{
-    if (e == cudaSuccess || cuda_sticky(e))
-        return;
-    if (cudaPeekAtLastError() == e)
-        (void)cudaGetLastError();
-}
-
-/* 1 while the work `ev` captured is still running. Any other answer means
- * not running: cudaSuccess (done, or never recorded), or an error (the copy
- * or the context failed: the copy's own ticket reports it). */
-static int event_pending(cudaEvent_t ev)
-{
-    cudaError_t q = cudaEventQuery(ev);
-    clear_own_error(q);
-    return q == cudaErrorNotReady;
-}
-
-int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size_t why_len)
-{
-    dev_guard g;
-    cudaError_t e = enter(device, &g);
-    if (e != cudaSuccess) {
-        clear_own_error(e);
-        snprintf(why, why_len, "cannot make CUDA device %d current: %s", device,
-                 cudaGetErrorString(e));
-        return -1;
-    }
-    int32_t made = 0;
-    for (; made < n; made++) {
-        cudaEvent_t ev = NULL;
-        e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-        if (e != cudaSuccess)
-            break;
-        events[made] = ev;
-    }
-    if (e != cudaSuccess) {
-        clear_own_error(e);
-        snprintf(why, why_len, "creating CUDA event %d of %d on device %d failed: %s",
-                 (int)made + 1, (int)n, device, cudaGetErrorString(e));
-        while (made > 0) {
-            made--;
-            cudaError_t d = cudaEventDestroy((cudaEvent_t)events[made]);
-            clear_own_error(d);
-            events[made] = NULL;
-        }
-    }
-    leave(&g);
-    return e == cudaSuccess ? 0 : -1;
-}
-
-void ebb_cuda_events_destroy(int device, void **events, int32_t n)
-{
-    dev_guard g;
-    cudaError_t e = enter(device, &g);
-    int entered = e == cudaSuccess;
-    clear_own_error(e);
-    /* An event whose work is still running may be destroyed: its resources
-     * are released when the work completes. */
-    for (int32_t i = 0; i < n; i++)
-        if (events[i]) {
-            clear_own_error(cudaEventDestroy((cudaEvent_t)events[i]));
-            events[i] = NULL;
-        }
-    if (entered)
-        leave(&g);
-}
-
-int ebb_cuda_event_busy(void *event)
-{
-    return event_pending((cudaEvent_t)event);
-}
-
-void ebb_cuda_event_wait(void *event)
-{
-    clear_own_error(cudaEventSynchronize((cudaEvent_t)event));
-}
+#define clear_own_error ebb_cuda_clear_own_error
+#define event_pending ebb_cuda_event_pending
 
 /* Records a host slot's tracking event on `st`, after the copy just queued
  * there. While the event still tracks an earlier copy in flight (pool.c lets
- * only another host -> gpu read of the same slot overlap), `st` first waits
- * for that copy, so the event completes only when both have (the new copy's
- * ticket, recorded after, then completes no earlier than the old copy: once
- * the tickets are complete the slot is free). Returns 1 if recorded. */
+ * only another host -> gpu read of the same slot overlap, on another stream),
+ * `st` first waits for that copy, so the event completes only when both have
+ * (the new copy's ticket, recorded after, then completes no earlier than the
+ * old copy: once the tickets are complete the slot is free). Returns 1 if
+ * recorded. */
 static int record_mark(cudaStream_t st, cudaEvent_t ev)
 {
     cudaError_t e = cudaSuccess;
@@ -223,8 +56,11 @@ static int record_mark(cudaStream_t st, cudaEvent_t ev)
 static ebb_status cuda_fail(ebb_status s, cudaError_t e, const char *what, int device)
 {
     clear_own_error(e);
-    return ebb_fail(s, "%s on CUDA device %d failed: %s (%s)", what, device, cudaGetErrorString(e),
-                    cudaGetErrorName(e));
+    return ebb_fail(s, "%s on CUDA device %d failed: %s (%s)%s", what, device,
+                    cudaGetErrorString(e), cudaGetErrorName(e),
+                    ebb_cuda_sticky(e) ? "; the CUDA context is unusable (a sticky error): "
+                                         "destroy the pools and reset the device"
+                                       : "");
 }
 
 /* Records that the operation of `op` failed on the device with `e`. */
@@ -232,9 +68,12 @@ static void copy_failed(struct ebb_pool *pool, ebb_op *op, cudaError_t e)
 {
     atomic_fetch_add(&pool->st_errors, 1);
     op->status = EBB_ERR_IO;
-    snprintf(op->msg, sizeof op->msg, "gpu slot %d: %s copy on CUDA device %d failed: %s (%s)",
+    snprintf(op->msg, sizeof op->msg, "gpu slot %d: %s copy on CUDA device %d failed: %s (%s)%s",
              (int)(op - pool->ops), stream_name[op->copy], pool->device->device,
-             cudaGetErrorString(e), cudaGetErrorName(e));
+             cudaGetErrorString(e), cudaGetErrorName(e),
+             ebb_cuda_sticky(e) ? "; the CUDA context is unusable (a sticky error, from this "
+                                  "or another operation on the device)"
+                                : "");
 }
 
 void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_mark *mark)
@@ -244,12 +83,36 @@ void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_ma
     mark->recorded = 0;
 }
 
+static cudaError_t create_objects(struct ebb_device *dv, struct ebb_pool *pool)
+{
+    cudaError_t e = cudaSuccess;
+    /* non-blocking: no implicit wait on the legacy default stream's kernels */
+    for (int i = 0; i < S_COUNT && e == cudaSuccess; i++)
+        for (int l = 0; l < LANES && e == cudaSuccess; l++)
+            e = cudaStreamCreateWithFlags(&dv->streams[i][l], cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&dv->order_event, EBB_CUDA_EVENT_FLAGS);
+    for (int32_t i = 0; i < pool->slots && e == cudaSuccess; i++) {
+        cudaEvent_t ev;
+        e = cudaEventCreateWithFlags(&ev, EBB_CUDA_EVENT_FLAGS);
+        if (e == cudaSuccess) {
+            pool->ops[i].event = ev;
+            e = cudaEventCreateWithFlags(&ev, EBB_CUDA_EVENT_FLAGS);
+        }
+        if (e == cudaSuccess) {
+            pool->ops[i].read_event = ev;
+            e = cudaEventCreateWithFlags(&dv->slot_events[i], EBB_CUDA_EVENT_FLAGS);
+        }
+    }
+    return e;
+}
+
 ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        (void)cudaGetLastError();
+        clear_own_error(e);
         return ebb_fail(EBB_ERR_UNSUPPORTED,
                         "gpu pool: no CUDA device is usable (%s); run without the gpu tier",
                         e != cudaSuccess ? cudaGetErrorString(e) : "no device found");
@@ -261,19 +124,22 @@ ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
         return ebb_fail(EBB_ERR_INVALID_ARG, "gpu pool: block (copy chunk) is 0 bytes");
     struct ebb_device *dv = calloc(1, sizeof *dv);
     pool->ops = calloc((size_t)o->slots, sizeof *pool->ops);
-    if (!dv || !pool->ops) {
+    cudaEvent_t *slot_events = calloc((size_t)o->slots, sizeof *slot_events);
+    if (!dv || !pool->ops || !slot_events) {
         free(dv);
         free(pool->ops);
+        free(slot_events);
         pool->ops = NULL;
         return ebb_fail(EBB_ERR_NO_MEMORY, "gpu pool: cannot allocate bookkeeping");
     }
     pool->device = dv;
     dv->device = o->device;
     dv->chunk = o->block;
+    dv->slot_events = slot_events;
     pool->stride = (o->slot_size + 255) / 256 * 256;
     pool->bytes = (uint64_t)pool->stride * (uint64_t)o->slots;
-    dev_guard g;
-    if ((e = enter(dv->device, &g)) != cudaSuccess) {
+    ebb_cuda_guard g;
+    if ((e = ebb_cuda_enter(dv->device, &g)) != cudaSuccess) {
         ebb_status s = cuda_fail(EBB_ERR_UNSUPPORTED, e, "cudaSetDevice", o->device);
         ebb_device_destroy(pool);
         return s;
@@ -281,8 +147,8 @@ ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
     void *mem = NULL;
     e = cudaMalloc(&mem, (size_t)pool->bytes);
     if (e != cudaSuccess) {
-        leave(&g);
-        (void)cudaGetLastError();
+        ebb_cuda_leave(&g);
+        clear_own_error(e);
         ebb_status s = ebb_fail(EBB_ERR_NO_MEMORY,
                                 "gpu pool: cannot allocate %llu bytes (%d slots of %zu bytes) on "
                                 "CUDA device %d: %s; lower the gpu budget",
@@ -292,21 +158,8 @@ ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
         return s;
     }
     pool->base = mem;
-    for (int i = 0; i < S_COUNT && e == cudaSuccess; i++)
-        e = cudaStreamCreateWithFlags(&dv->streams[i], cudaStreamNonBlocking);
-    if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags(&dv->order_event, cudaEventDisableTiming);
-    for (int32_t i = 0; i < o->slots && e == cudaSuccess; i++) {
-        cudaEvent_t ev;
-        e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-        if (e == cudaSuccess) {
-            pool->ops[i].event = ev;
-            e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
-        }
-        if (e == cudaSuccess)
-            pool->ops[i].read_event = ev;
-    }
-    leave(&g);
+    e = create_objects(dv, pool);
+    ebb_cuda_leave(&g);
     if (e != cudaSuccess) {
         ebb_status s = cuda_fail(EBB_ERR_IO, e, "gpu pool: creating streams and events",
                                  o->device);
@@ -322,15 +175,17 @@ void ebb_device_destroy(struct ebb_pool *pool)
     struct ebb_device *dv = pool->device;
     if (!dv)
         return;
-    dev_guard g;
-    cudaError_t e = enter(dv->device, &g);
-    int entered = e == cudaSuccess;
-    clear_own_error(e);
+    ebb_cuda_guard g;
+    clear_own_error(ebb_cuda_enter(dv->device, &g));
+    /* Under a sticky error every call below fails at once: nothing waits,
+     * the host-side bookkeeping is freed, the device memory goes with the
+     * context when the caller resets the device. */
     for (int i = 0; i < S_COUNT; i++)
-        if (dv->streams[i]) {
-            clear_own_error(cudaStreamSynchronize(dv->streams[i]));
-            clear_own_error(cudaStreamDestroy(dv->streams[i]));
-        }
+        for (int l = 0; l < LANES; l++)
+            if (dv->streams[i][l]) {
+                clear_own_error(cudaStreamSynchronize(dv->streams[i][l]));
+                clear_own_error(cudaStreamDestroy(dv->streams[i][l]));
+            }
     if (dv->order_event)
         clear_own_error(cudaEventDestroy(dv->order_event));
     /* Copies of other gpu pools (on their streams) that still read a slot
@@ -343,56 +198,131 @@ void ebb_device_destroy(struct ebb_pool *pool)
             clear_own_error(cudaEventSynchronize((cudaEvent_t)op->read_event));
             clear_own_error(cudaEventDestroy((cudaEvent_t)op->read_event));
         }
+        if (dv->slot_events[i])
+            clear_own_error(cudaEventDestroy(dv->slot_events[i]));
     }
     if (pool->base)
         clear_own_error(cudaFree(pool->base));
-    if (entered)
-        leave(&g);
+    ebb_cuda_leave(&g);
     pool->base = NULL;
     free(pool->ops);
     pool->ops = NULL;
+    free(dv->slot_events);
     free(dv);
     pool->device = NULL;
 }
 
-ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_device)
+static const char *memory_kind(const struct cudaPointerAttributes *a)
 {
-    struct cudaPointerAttributes a;
+    switch (a->type) {
+    case cudaMemoryTypeDevice: return "device";
+    case cudaMemoryTypeManaged: return "managed";
+    case cudaMemoryTypeHost: return "pinned host";
+    default: return "pageable host";
+    }
+}
+
+ebb_status ebb_device_check_user_ptr(const void *ptr, size_t bytes, const char *what,
+                                     int *on_device)
+{
+    /* Both ends of the range: a pinned buffer shorter than a slot would be
+     * an overrunning copy (from pageable memory past its end). */
+    struct cudaPointerAttributes a, z;
     memset(&a, 0, sizeof a);
+    memset(&z, 0, sizeof z);
+    const char *last = (const char *)ptr + (bytes ? bytes - 1 : 0);
     cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e == cudaSuccess)
+        e = cudaPointerGetAttributes(&z, last);
     if (e != cudaSuccess) {
-        (void)cudaGetLastError();
+        clear_own_error(e);
         return ebb_fail(EBB_ERR_INVALID_ARG, "%s: cannot tell what memory %p is: %s", what, ptr,
                         cudaGetErrorString(e));
     }
-    switch (a.type) {
-    /* Managed memory, and device memory of any device: copied with
-     * cudaMemcpyDefault on the device -> device stream. */
-    case cudaMemoryTypeDevice:
-    case cudaMemoryTypeManaged:
-        *on_device = 1;
-        return EBB_OK;
-    case cudaMemoryTypeHost:
-        *on_device = 0;
-        return EBB_OK;
-    default:
+    int dev_a = a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+    int dev_z = z.type == cudaMemoryTypeDevice || z.type == cudaMemoryTypeManaged;
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged &&
+        a.type != cudaMemoryTypeHost)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "%s: %p is pageable host memory; gpu transfers use pinned memory only "
                         "(copy it into a host pool slot and ebb_move that)",
                         what, ptr);
-    }
+    if (dev_a != dev_z || (z.type == cudaMemoryTypeDevice && z.device != a.device) ||
+        (!dev_z && z.type != cudaMemoryTypeHost))
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s: the %zu bytes at %p (the pool's slot_size) are not one %s buffer: "
+                        "the last byte, %p, is %s memory; pass a buffer of at least slot_size "
+                        "bytes",
+                        what, bytes, ptr, memory_kind(&a), (const void *)last, memory_kind(&z));
+    *on_device = dev_a;
+    return EBB_OK;
 }
 
-ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
-                           int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
-                           ebb_ticket *ticket)
+/* A copy's stream in direction `which`: the first idle lane, else the next
+ * in turn, so that a copy queued behind a wait holds up few others. */
+static cudaStream_t pick_lane(struct ebb_device *dv, int which)
 {
-    if (mark)
-        mark->recorded = 0;
+    int start = dv->next_lane[which];
+    int l = start;
+    for (int i = 0; i < LANES; i++) {
+        int k = (start + i) % LANES;
+        cudaError_t q = cudaStreamQuery(dv->streams[which][k]);
+        clear_own_error(q);
+        if (q == cudaSuccess) {
+            l = k;
+            break;
+        }
+    }
+    dv->next_lane[which] = (l + 1) % LANES;
+    return dv->streams[which][l];
+}
+
+/* Before the first copy between the pool's device and memory of device
+ * `peer`: peer access, so that the copies go directly, not staged through
+ * host memory. A refusal is a warning; the copies still work. */
+static void enable_peer(struct ebb_pool *pool, int peer)
+{
     struct ebb_device *dv = pool->device;
+    if (peer < 0 || peer >= 64 || peer == dv->device || ((dv->peer_tried >> peer) & 1))
+        return;
+    dv->peer_tried |= 1ull << peer;
+    int can = 0;
+    cudaError_t e = cudaDeviceCanAccessPeer(&can, dv->device, peer);
+    if (e == cudaSuccess && !can) {
+        ebb_pool_warn(pool, "CUDA device %d cannot access device %d directly: copies between "
+                      "them go through host memory", dv->device, peer);
+        return;
+    }
+    if (e == cudaSuccess)
+        e = cudaDeviceEnablePeerAccess(peer, 0);
+    clear_own_error(e);
+    if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+        ebb_pool_warn(pool, "peer access from CUDA device %d to %d failed (%s): copies between "
+                      "them go through host memory", dv->device, peer, cudaGetErrorName(e));
+}
+
+/* The device of device memory at `mem`, -1 for any other kind. */
+static int memory_device(const void *mem)
+{
+    struct cudaPointerAttributes a;
+    memset(&a, 0, sizeof a);
+    cudaError_t e = cudaPointerGetAttributes(&a, mem);
+    clear_own_error(e);
+    return e == cudaSuccess && a.type == cudaMemoryTypeDevice ? a.device : -1;
+}
+
+/* Makes `st` wait for `ev` if its work is still running. */
+static cudaError_t wait_if_pending(cudaStream_t st, cudaEvent_t ev)
+{
+    return ev && event_pending(ev) ? cudaStreamWaitEvent(st, ev, 0) : cudaSuccess;
+}
+
+/* Refuses a slot that an operation still uses; reports (once) a failure
+ * its ticket never reported. */
+static ebb_status slot_free(struct ebb_pool *pool, int32_t slot, int to_device)
+{
     ebb_op *op = &pool->ops[slot];
-    cudaEvent_t ev = (cudaEvent_t)op->event;
-    cudaError_t q = cudaEventQuery(ev);
+    cudaError_t q = cudaEventQuery((cudaEvent_t)op->event);
     clear_own_error(q);
     if (q == cudaErrorNotReady)
         return ebb_fail(EBB_ERR_STATE,
@@ -417,8 +347,22 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
                         "tested: %s",
                         (int)slot, op->msg);
     }
+    return EBB_OK;
+}
+
+ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
+                           int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
+                           ebb_ticket *ticket)
+{
+    if (mark)
+        mark->recorded = 0;
+    struct ebb_device *dv = pool->device;
+    ebb_op *op = &pool->ops[slot];
+    cudaEvent_t ev = (cudaEvent_t)op->event;
+    ebb_status s = slot_free(pool, slot, to_device);
+    if (s != EBB_OK)
+        return s;
     int which = mem_on_device ? S_D2D : (to_device ? S_H2D : S_D2H);
-    cudaStream_t st = dv->streams[which];
     unsigned char *slot_mem = pool->base + (size_t)slot * pool->stride;
     unsigned char *dst = to_device ? slot_mem : mem;
     const unsigned char *src = to_device ? mem : slot_mem;
@@ -427,12 +371,19 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
     enum cudaMemcpyKind kind = mem_on_device ? cudaMemcpyDefault
                                : to_device   ? cudaMemcpyHostToDevice
                                              : cudaMemcpyDeviceToHost;
-    dev_guard g;
-    cudaError_t e = enter(dv->device, &g);
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(dv->device, &g);
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, "cudaSetDevice", dv->device);
-    if (after && after->event)
-        e = cudaStreamWaitEvent(st, (cudaEvent_t)after->event, 0);
+    if (mem_on_device)
+        enable_peer(pool, memory_device(mem));
+    cudaStream_t st = pick_lane(dv, which);
+    /* after the source slot's operation (gpu -> gpu), and after the caller's
+     * work on this slot that ebb_pool_slot_order_after marked */
+    if (after)
+        e = wait_if_pending(st, (cudaEvent_t)after->event);
+    if (e == cudaSuccess)
+        e = wait_if_pending(st, dv->slot_events[slot]);
     uint64_t chunks = 0;
     int queued = 0; /* some chunk is on the stream */
     for (size_t off = 0; e == cudaSuccess && off < pool->slot_size; off += dv->chunk) {
@@ -468,7 +419,7 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
                  "gpu slot %d: enqueuing its %s copy on CUDA device %d failed part way: %s",
                  (int)slot, stream_name[which], dv->device, cudaGetErrorName(e));
     }
-    leave(&g);
+    ebb_cuda_leave(&g);
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, stream_name[which], dv->device);
     op->generation++;
@@ -494,6 +445,7 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
 ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *done)
 {
     cudaEvent_t ev = (cudaEvent_t)op->event;
+    /* blocking-sync events: a wait sleeps instead of polling */
     cudaError_t e = block ? cudaEventSynchronize(ev) : cudaEventQuery(ev);
     clear_own_error(e);
     if (e == cudaErrorNotReady) {
@@ -509,15 +461,34 @@ ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *do
 ebb_status ebb_device_order_after(struct ebb_pool *pool, void *stream)
 {
     struct ebb_device *dv = pool->device;
-    dev_guard g;
-    cudaError_t e = enter(dv->device, &g);
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(dv->device, &g);
     if (e == cudaSuccess)
         e = cudaEventRecord(dv->order_event, (cudaStream_t)stream);
-    for (int i = 0; i < S_COUNT && e == cudaSuccess; i++)
-        e = cudaStreamWaitEvent(dv->streams[i], dv->order_event, 0);
-    leave(&g);
+    /* Only the copies that read what the caller's work produced (device ->
+     * host, device -> device) wait; host -> device copies start at once
+     * (the slot they overwrite is ordered by ebb_pool_slot_order_after). */
+    static const int readers[] = {S_D2H, S_D2D};
+    for (int i = 0; i < 2 && e == cudaSuccess; i++)
+        for (int l = 0; l < LANES && e == cudaSuccess; l++)
+            e = cudaStreamWaitEvent(dv->streams[readers[i]][l], dv->order_event, 0);
+    ebb_cuda_leave(&g);
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, "ordering copies after the caller's stream", dv->device);
+    return EBB_OK;
+}
+
+ebb_status ebb_device_slot_order_after(struct ebb_pool *pool, int32_t slot, void *stream)
+{
+    struct ebb_device *dv = pool->device;
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(dv->device, &g);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(dv->slot_events[slot], (cudaStream_t)stream);
+    ebb_cuda_leave(&g);
+    if (e != cudaSuccess)
+        return cuda_fail(EBB_ERR_IO, e, "ordering a slot's copies after the caller's stream",
+                         dv->device);
     return EBB_OK;
 }
 
@@ -525,11 +496,11 @@ ebb_status ebb_device_stream_wait(struct ebb_pool *pool, ebb_op *op, void *strea
 {
     /* With the pool's device current, as ebb_device_order_after: a NULL
      * stream is that device's legacy default stream in both. */
-    dev_guard g;
-    cudaError_t e = enter(pool->device->device, &g);
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(pool->device->device, &g);
     if (e == cudaSuccess)
         e = cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)op->event, 0);
-    leave(&g);
+    ebb_cuda_leave(&g);
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, "making the caller's stream wait for a copy",
                          pool->device->device);
@@ -552,47 +523,6 @@ static ebb_status no_cuda(void)
                     "CUDA toolkit (EBB_WITH_CUDA=ON) or run without the gpu tier");
 }
 
-int ebb_gpu_count(void) { return 0; }
-
-ebb_status ebb_topology_gpu_node(int device, int *node)
-{
-    (void)device;
-    if (!node)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_topology_gpu_node: node is NULL");
-    *node = -1;
-    return EBB_OK;
-}
-
-int ebb_cuda_host_register(void *ptr, size_t bytes, char *why, size_t why_len)
-{
-    (void)ptr;
-    (void)bytes;
-    snprintf(why, why_len, "built without CUDA");
-    return -1;
-}
-
-void ebb_cuda_host_unregister(void *ptr) { (void)ptr; }
-
-int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size_t why_len)
-{
-    (void)device, (void)events, (void)n;
-    snprintf(why, why_len, "built without CUDA");
-    return -1;
-}
-
-void ebb_cuda_events_destroy(int device, void **events, int32_t n)
-{
-    (void)device, (void)events, (void)n;
-}
-
-int ebb_cuda_event_busy(void *event)
-{
-    (void)event;
-    return 0;
-}
-
-void ebb_cuda_event_wait(void *event) { (void)event; }
-
 ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     (void)pool;
@@ -610,11 +540,10 @@ void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_ma
     mark->recorded = 0;
 }
 
-ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_device)
+ebb_status ebb_device_check_user_ptr(const void *ptr, size_t bytes, const char *what,
+                                     int *on_device)
 {
-    (void)ptr;
-    (void)what;
-    (void)on_device;
+    (void)ptr, (void)bytes, (void)what, (void)on_device;
     return no_cuda();
 }
 
@@ -639,6 +568,12 @@ ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *do
 ebb_status ebb_device_order_after(struct ebb_pool *pool, void *stream)
 {
     (void)pool, (void)stream;
+    return no_cuda();
+}
+
+ebb_status ebb_device_slot_order_after(struct ebb_pool *pool, int32_t slot, void *stream)
+{
+    (void)pool, (void)slot, (void)stream;
     return no_cuda();
 }
 

@@ -28,8 +28,12 @@ void ebb_disk_enqueue(struct ebb_pool *pool, int32_t slot, int hashed)
 {
     ebb_disk *d = pool->disk;
     pthread_mutex_lock(&d->lock);
-    d->queue[(d->qhead + d->qcount) % d->qcap] = slot;
-    d->qcount++;
+    if (d->backend == EBB_DISK_BACKEND_URING) {
+        ebb_uring_enqueue(pool, slot);
+    } else {
+        d->queue[(d->qhead + d->qcount) % d->qcap] = slot;
+        d->qcount++;
+    }
     if (hashed)
         d->hash_writes--; /* with the enqueue: the engine sees one or the other */
     pthread_mutex_unlock(&d->lock);
@@ -48,7 +52,8 @@ void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info)
     info->registered_files = d->fixed_files;
     info->registered_bytes = d->fixed_buffers ? d->registered_bytes : 0;
     info->queue_depth = d->depth;
-    info->threads = d->backend == EBB_DISK_BACKEND_URING ? 1 : d->nthreads;
+    /* io_uring: one ring thread per device group */
+    info->threads = d->backend == EBB_DISK_BACKEND_URING ? d->nrings : d->nthreads;
     info->block = d->block;
     info->alignment = d->align;
     info->checksum = d->checksum;
@@ -89,29 +94,18 @@ ebb_status ebb_disk_move(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
     if ((s = ebb_host_slot_check(host, host_slot, !write)) != EBB_OK)
         return s;
 
-    op->generation++;
+    ebb_op_begin(op, d->bps);
     op->write = write;
     op->slot = slot;
     op->host = host;
     op->host_slot = host_slot;
-    op->buf = host->base + (size_t)host_slot * host->stride;
+    op->buf = ebb_host_slot_addr(host, host_slot);
     /* Registered memory: the staging pool's first fixed_slots slots. The
      * staging pool is retained, so no other pool can have its address. */
     op->fixed = host == d->staging && d->fixed_buffers && host_slot < d->fixed_slots;
-    op->blocks = d->bps;
-    op->next_block = 0;
-    atomic_store(&op->remaining, d->bps);
-    atomic_store(&op->failed, 0);
-    op->status = EBB_OK;
-    op->reported = 0;
-    op->msg[0] = '\0';
-    if (write) {
+    if (write)
         atomic_store(&d->valid[slot], 0);
-        atomic_fetch_add(&host->readers[host_slot], 1);
-    } else {
-        atomic_fetch_add(&host->writers[host_slot], 1);
-    }
-    ebb_host_disk_op_begin(host);
+    ebb_host_disk_begin(host, host_slot, write);
     atomic_store_explicit(&op->state, EBB_OP_PENDING, memory_order_release);
 
     if (write && d->hasher_started) {
@@ -124,9 +118,7 @@ ebb_status ebb_disk_move(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
         ebb_disk_enqueue(pool, slot, 0);
     }
 
-    ticket->pool = pool;
-    ticket->index = (uint32_t)slot;
-    ticket->generation = op->generation;
+    ebb_op_ticket(op, pool, (uint32_t)slot, ticket);
     return EBB_OK;
 }
 
@@ -177,11 +169,7 @@ void ebb_disk_complete(struct ebb_pool *pool, ebb_op *op)
     } else {
         atomic_fetch_add(&pool->st_errors, 1);
     }
-    if (op->write)
-        atomic_fetch_sub(&host->readers[op->host_slot], 1);
-    else
-        atomic_fetch_sub(&host->writers[op->host_slot], 1);
-    ebb_host_disk_op_end(host); /* the last touch of the host pool */
+    ebb_host_disk_end(host, op->host_slot, op->write); /* the last touch of the host pool */
     pthread_mutex_lock(&d->lock);
     atomic_store_explicit(&op->state, EBB_OP_DONE, memory_order_release);
     pthread_cond_broadcast(&d->done_cv);
@@ -254,8 +242,8 @@ void ebb_disk_fail_io(struct ebb_pool *pool, ebb_op *op, uint32_t block, int err
                 d->names[loc.file] ? d->names[loc.file] : "?", what ? what : strerror(err));
 }
 
-void ebb_disk_fail_retries(struct ebb_pool *pool, ebb_op *op, uint32_t block, int err,
-                           int attempts, double seconds)
+static void fail_retries(struct ebb_pool *pool, ebb_op *op, uint32_t block, int err,
+                         int attempts, double seconds)
 {
     char what[256];
     snprintf(what, sizeof what,
@@ -269,6 +257,51 @@ uint32_t ebb_disk_retry_pause_us(int attempt)
 {
     uint64_t us = (uint64_t)EBB_DISK_RETRY_US << (attempt > 20 ? 20 : attempt - 1);
     return us > EBB_DISK_RETRY_MAX_US ? EBB_DISK_RETRY_MAX_US : (uint32_t)us;
+}
+
+uint64_t ebb_disk_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int ebb_disk_progress_step(struct ebb_pool *pool, ebb_op *op, uint32_t block,
+                           ebb_disk_progress *p, long res, size_t asked, uint32_t *pause_us)
+{
+    *pause_us = 0;
+    if (res == -EAGAIN || res == -EINTR) {
+        uint64_t t = ebb_disk_now_ns();
+        if (p->attempts++ == 0)
+            p->first_ns = t;
+        if (atomic_load(&op->failed))
+            return EBB_DISK_BLOCK_FAILED;
+        if (p->attempts > EBB_DISK_RETRIES) {
+            fail_retries(pool, op, block, (int)-res, p->attempts,
+                         (double)(t - p->first_ns) / 1e9);
+            return EBB_DISK_BLOCK_FAILED;
+        }
+        atomic_fetch_add(&pool->st_retries, 1);
+        if (res == -EAGAIN) /* busy: a pause that grows */
+            *pause_us = ebb_disk_retry_pause_us(p->attempts);
+        return EBB_DISK_BLOCK_AGAIN;
+    }
+    p->attempts = 0;
+    if (res < 0) {
+        ebb_disk_fail_io(pool, op, block, (int)-res, NULL);
+        return EBB_DISK_BLOCK_FAILED;
+    }
+    if (res == 0) {
+        ebb_disk_fail_io(pool, op, block, 0,
+                         op->write ? "the device wrote 0 bytes" : "unexpected end of file");
+        return EBB_DISK_BLOCK_FAILED;
+    }
+    p->done += (size_t)res;
+    if (p->done >= p->len)
+        return EBB_DISK_BLOCK_DONE;
+    if ((size_t)res < asked)
+        atomic_fetch_add(&pool->st_retries, 1); /* short: finish it */
+    return atomic_load(&op->failed) ? EBB_DISK_BLOCK_FAILED : EBB_DISK_BLOCK_AGAIN;
 }
 
 long ebb_disk_fault(struct ebb_pool *pool, uint64_t seq, long res, size_t len)
@@ -323,6 +356,7 @@ ebb_status ebb_disk_debug_get(const ebb_pool *pool, ebb_disk_debug *out)
     out->plain_requests = atomic_load(&d->plain_reqs);
     out->enter_calls = atomic_load(&d->enter_calls);
     out->paced_waits = atomic_load(&d->paced_waits);
+    out->rings = d->backend == EBB_DISK_BACKEND_URING ? (uint32_t)d->nrings : 0;
     return EBB_OK;
 }
 

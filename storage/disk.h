@@ -44,6 +44,11 @@ typedef struct ebb_disk {
     int depth;
     int nthreads;
     int node;               /* NUMA node near the first drive, -1 unknown */
+    /* Files grouped by device (st_dev): the io_uring engine runs one ring
+     * (and thread) per group, placed near that device's NUMA node. */
+    int ngroups;
+    int *file_group;        /* per file: its group, 0 .. ngroups - 1 */
+    int *group_node;        /* per group: NUMA node of its device, -1 unknown */
 
     struct ebb_pool *staging; /* retained (ebb_pool_retain) until the disk pool goes */
     int fixed_buffers;
@@ -91,7 +96,8 @@ typedef struct ebb_disk {
 
     pthread_t *threads;
     int threads_started;
-    struct ebb_uring *uring;
+    struct ebb_uring *rings; /* io_uring engine: ngroups rings, NULL otherwise */
+    int nrings;              /* rings started */
 } ebb_disk;
 
 /* Where block `block` of `slot` lives and how long it is. */
@@ -140,14 +146,30 @@ int ebb_hasher_start(struct ebb_pool *pool);
 void ebb_hasher_push(struct ebb_pool *pool, ebb_op *op);
 void ebb_hasher_stop(struct ebb_pool *pool);
 
+/* One block's progress through its requests, for both engines: a request
+ * may complete short (the rest is sent again), or with -EAGAIN / -EINTR
+ * (sent again, EAGAIN after a pause, at most EBB_DISK_RETRIES in a row). */
+typedef struct ebb_disk_progress {
+    size_t done;        /* bytes of the block transferred */
+    size_t len;         /* bytes of the block (its I/O length) */
+    int attempts;       /* EAGAIN/EINTR completions in a row */
+    uint64_t first_ns;  /* CLOCK_MONOTONIC of the first of them */
+} ebb_disk_progress;
+enum { EBB_DISK_BLOCK_DONE, EBB_DISK_BLOCK_AGAIN, EBB_DISK_BLOCK_FAILED };
+/* A request of `asked` bytes for `block` of `op` completed with `res` (a
+ * byte count or -errno, fault injection applied). Returns BLOCK_DONE (all of
+ * it transferred), BLOCK_FAILED (the operation failed, now or earlier: the
+ * block is over) or BLOCK_AGAIN: send the rest (p->done on) after *pause_us
+ * microseconds (0: at once). Fails the operation and counts retries. */
+int ebb_disk_progress_step(struct ebb_pool *pool, ebb_op *op, uint32_t block,
+                           ebb_disk_progress *p, long res, size_t asked, uint32_t *pause_us);
+
 /* Fails `op` with the errno of a request. */
 void ebb_disk_fail_io(struct ebb_pool *pool, ebb_op *op, uint32_t block, int err,
                       const char *what);
-/* Fails `op` after a request kept completing with -err (EAGAIN, EINTR). */
-void ebb_disk_fail_retries(struct ebb_pool *pool, ebb_op *op, uint32_t block, int err,
-                           int attempts, double seconds);
 /* Microseconds to wait before retry number `attempt` (1-based) of EAGAIN. */
 uint32_t ebb_disk_retry_pause_us(int attempt);
+uint64_t ebb_disk_now_ns(void);
 
 /* Fault injection: the result a request with sequence `seq` reports instead of
  * `res` (a byte count or -errno). */
@@ -179,18 +201,15 @@ void ebb_disk_pace_sleep(ebb_disk *d, uint64_t ns);
 /* The pool is being destroyed (d->lock held): no more pacing, sleepers wake. */
 void ebb_disk_pace_lift(ebb_disk *d);
 
-/* Engines. start: 0 or -errno (message in why). */
+/* Engines. start: 0 or -errno (message in why). uring_enqueue: hands an
+ * operation to every ring (d->lock held); kick then wakes them. */
 int ebb_uring_start(struct ebb_pool *pool, char *why, size_t why_len);
+void ebb_uring_enqueue(struct ebb_pool *pool, int32_t slot);
 void ebb_uring_kick(struct ebb_pool *pool);
 void ebb_uring_stop(struct ebb_pool *pool);
 int ebb_threads_start(struct ebb_pool *pool, char *why, size_t why_len);
 void ebb_threads_kick(struct ebb_pool *pool);
 void ebb_threads_stop(struct ebb_pool *pool);
 
-/* io_uring setup (disk_uring_setup.c): the ring, fixed files, fixed buffers
- * (as much of the staging pool as RLIMIT_MEMLOCK allows). 0 or -errno. */
-struct io_uring;
-int ebb_uring_setup_ring(struct ebb_pool *pool, struct io_uring *ring, char *why, size_t why_len);
-void ebb_uring_register(struct ebb_pool *pool, struct io_uring *ring, unsigned char **reg_base);
 
 #endif

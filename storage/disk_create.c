@@ -297,6 +297,40 @@ static ebb_status preallocate(struct ebb_pool *pool, int i, const char *dir, uin
                           dir);
 }
 
+/* ---- device groups ----------------------------------------------------------- */
+
+/* Groups the files by the device they are on (st_dev; a file that cannot
+ * be stat()ed is a group of its own), in the order of first appearance, and
+ * finds each group's NUMA node from its first directory. */
+static ebb_status group_files(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    ebb_disk *d = pool->disk;
+    dev_t *dev = calloc((size_t)d->nfiles, sizeof *dev);
+    d->file_group = calloc((size_t)d->nfiles, sizeof *d->file_group);
+    d->group_node = calloc((size_t)d->nfiles, sizeof *d->group_node);
+    if (!dev || !d->file_group || !d->group_node) {
+        free(dev);
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");
+    }
+    d->ngroups = 0;
+    for (int i = 0; i < d->nfiles; i++) {
+        struct stat st;
+        dev[i] = fstat(d->fds[i], &st) == 0 ? st.st_dev : (dev_t)-1 - (dev_t)i;
+        int g = 0;
+        while (g < i && dev[g] != dev[i])
+            g++;
+        if (g < i) {
+            d->file_group[i] = d->file_group[g];
+            continue;
+        }
+        d->file_group[i] = d->ngroups;
+        int node = ebb_topo_path_node(o->paths[i]);
+        d->group_node[d->ngroups++] = node >= 0 ? node : -1;
+    }
+    free(dev);
+    return EBB_OK;
+}
+
 /* ---- creation ---------------------------------------------------------------- */
 
 static ebb_status disk_check_options(const ebb_pool_options *o)
@@ -485,9 +519,9 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
         s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");
         goto fail;
     }
-    d->node = ebb_topo_path_node(o->paths[0]);
-    if (d->node < 0)
-        d->node = -1;
+    if ((s = group_files(pool, o)) != EBB_OK)
+        goto fail;
+    d->node = d->group_node[0];
     pool->numa_node = d->node;
     if ((s = start_engine(pool, o)) != EBB_OK)
         goto fail;
@@ -506,7 +540,7 @@ void ebb_disk_destroy(struct ebb_pool *pool)
     /* Order: the engine drains (it waits for the writes the checksum
      * thread still hashes), then the checksum thread finishes the reads it
      * verifies. */
-    if (d->uring)
+    if (d->rings)
         ebb_uring_stop(pool);
     if (d->threads)
         ebb_threads_stop(pool);
@@ -520,6 +554,8 @@ void ebb_disk_destroy(struct ebb_pool *pool)
     free(d->names);
     free(d->file_direct);
     free(d->file_bytes);
+    free(d->file_group);
+    free(d->group_node);
     free(d->sums);
     free((void *)d->valid);
     free(d->queue);

@@ -21,56 +21,29 @@ static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
     ebb_disk_locate(d, pool->slot_size, op->slot, b, &loc);
     int fd = d->fds[loc.file];
     unsigned char *buf = op->buf + loc.buf_offset;
-    size_t done = 0;
-    int attempts = 0; /* EAGAIN/EINTR in a row */
-    struct timespec first;
+    ebb_disk_progress p = {0, loc.io_len, 0, 0};
     if (op->write)
         ebb_disk_before_write(pool, op, b);
-    while (done < loc.io_len) {
-        size_t n = loc.io_len - done;
+    for (;;) {
+        size_t n = p.len - p.done;
         if (n > EBB_DISK_MAX_IO)
             n = EBB_DISK_MAX_IO;
         uint64_t seq = atomic_fetch_add(&d->io_seq, 1) + 1;
         atomic_fetch_add(&pool->st_requests, 1);
         atomic_fetch_add(&d->plain_reqs, 1);
-        ssize_t r = op->write ? pwrite(fd, buf + done, n, (off_t)(loc.offset + done))
-                              : pread(fd, buf + done, n, (off_t)(loc.offset + done));
-        long res = r < 0 ? -(long)errno : (long)r;
-        res = ebb_disk_fault(pool, seq, res, n);
-        if (res == -EINTR || res == -EAGAIN) {
-            if (attempts == 0)
-                clock_gettime(CLOCK_MONOTONIC, &first);
-            if (++attempts > EBB_DISK_RETRIES) {
-                struct timespec now;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                ebb_disk_fail_retries(pool, op, b, (int)-res, attempts,
-                                      (double)(now.tv_sec - first.tv_sec) +
-                                          1e-9 * (double)(now.tv_nsec - first.tv_nsec));
-                return -1;
-            }
-            atomic_fetch_add(&pool->st_retries, 1);
-            if (res == -EAGAIN) { /* busy: give it a growing pause */
-                uint32_t us = ebb_disk_retry_pause_us(attempts);
-                struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
-                nanosleep(&ts, NULL);
-            }
-            continue;
-        }
-        attempts = 0;
-        if (res < 0) {
-            ebb_disk_fail_io(pool, op, b, (int)-res, NULL);
+        ssize_t r = op->write ? pwrite(fd, buf + p.done, n, (off_t)(loc.offset + p.done))
+                              : pread(fd, buf + p.done, n, (off_t)(loc.offset + p.done));
+        long res = ebb_disk_fault(pool, seq, r < 0 ? -(long)errno : (long)r, n);
+        uint32_t pause_us;
+        int step = ebb_disk_progress_step(pool, op, b, &p, res, n, &pause_us);
+        if (step == EBB_DISK_BLOCK_FAILED)
             return -1;
+        if (step == EBB_DISK_BLOCK_DONE)
+            break;
+        if (pause_us) {
+            struct timespec ts = {(time_t)(pause_us / 1000000), (long)(pause_us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
         }
-        if (res == 0) {
-            ebb_disk_fail_io(pool, op, b, 0,
-                             op->write ? "the device wrote 0 bytes" : "unexpected end of file");
-            return -1;
-        }
-        if ((size_t)res < n)
-            atomic_fetch_add(&pool->st_retries, 1); /* short: finish it */
-        done += (size_t)res;
-        if (atomic_load(&op->failed))
-            return -1;
     }
     if (!op->write && ebb_disk_after_read(pool, op, b) != 0)
         return -1;

@@ -49,6 +49,7 @@ typedef struct ebb_disk_debug {
     uint64_t plain_requests;  /* requests issued on unregistered buffers */
     uint64_t enter_calls;     /* io_uring engine: submit-and-wait calls made */
     uint64_t paced_waits;     /* block requests the bandwidth limit held back */
+    uint32_t rings;           /* io_uring engine: rings (one per device group); 0: threads */
 } ebb_disk_debug;
 
 ebb_status ebb_disk_debug_get(const ebb_pool *pool, ebb_disk_debug *out);

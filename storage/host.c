@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/error_internal.h"
+#include "storage/cuda.h"
 #include "storage/pool_internal.h"
 #include "storage/topology.h"
 
@@ -144,8 +145,12 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
     if (o->pin) {
         if (ebb_gpu_count() > 0) {
             char why[256];
-            if (ebb_cuda_host_register(pool->base, bytes, why, sizeof why) == 0) {
+            /* on the pool's device: no context on whichever is current (a
+             * device that does not exist: the current one) */
+            int dev = o->device < ebb_gpu_count() ? o->device : -1;
+            if (ebb_cuda_host_register(pool->base, bytes, dev, why, sizeof why) == 0) {
                 pool->pinned = 1;
+                pool->pin_device = dev;
                 gpu_tracking_create(pool, o->device);
             } else
                 ebb_pool_warn(pool, "not pinned: %s; GPU transfers from this pool are refused",
@@ -157,19 +162,44 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
     return EBB_OK;
 }
 
-void ebb_host_disk_op_begin(struct ebb_pool *host)
+unsigned char *ebb_host_slot_addr(const struct ebb_pool *host, int32_t slot)
 {
+    return host->base + (size_t)slot * host->stride;
+}
+
+void ebb_host_disk_begin(struct ebb_pool *host, int32_t slot, int reads_slot)
+{
+    atomic_fetch_add(reads_slot ? &host->readers[slot] : &host->writers[slot], 1);
     pthread_mutex_lock(&host->drain_mu);
     host->disk_ops++;
     pthread_mutex_unlock(&host->drain_mu);
 }
 
-void ebb_host_disk_op_end(struct ebb_pool *host)
+void ebb_host_disk_end(struct ebb_pool *host, int32_t slot, int reads_slot)
 {
+    atomic_fetch_sub(reads_slot ? &host->readers[slot] : &host->writers[slot], 1);
     pthread_mutex_lock(&host->drain_mu);
     if (--host->disk_ops == 0)
         pthread_cond_broadcast(&host->drain_cv);
     pthread_mutex_unlock(&host->drain_mu);
+}
+
+void ebb_host_gpu_mark(const struct ebb_pool *host, int32_t slot, ebb_copy_mark *mark)
+{
+    mark->event = NULL;
+    mark->device = -1;
+    mark->recorded = 0;
+    if (host->gpu_events) {
+        mark->event = host->gpu_events[slot];
+        mark->device = host->gpu_events_device;
+    }
+}
+
+void ebb_host_gpu_marked(struct ebb_pool *host, int32_t slot, const ebb_copy_mark *mark,
+                         int to_device)
+{
+    if (mark->recorded)
+        host->gpu_use[slot] = to_device ? EBB_HOST_GPU_READ : EBB_HOST_GPU_WRITE;
 }
 
 void ebb_host_destroy(struct ebb_pool *pool)
@@ -197,7 +227,7 @@ void ebb_host_destroy(struct ebb_pool *pool)
     pool->gpu_use = NULL;
     pool->gpu_events_device = -1;
     if (pool->pinned)
-        ebb_cuda_host_unregister(pool->base);
+        ebb_cuda_host_unregister(pool->base, pool->pin_device);
     pool->pinned = 0;
     if (pool->base)
         munmap(pool->base, pool->map_bytes);
@@ -227,15 +257,25 @@ ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int wr
                         "its ticket before overwriting the slot",
                         (int)slot);
     /* The last tracked gpu copy: one that fills the slot forbids any use, one
-     * that reads it forbids writing, while its event says it is in flight. */
+     * that reads it forbids writing, while its event says it is in flight
+     * (or cannot say: the device's context failed, the copy may still run). */
     if (pool->gpu_events) {
         unsigned char use = pool->gpu_use[slot];
-        if ((use == EBB_HOST_GPU_WRITE || (use == EBB_HOST_GPU_READ && writing)) &&
-            ebb_cuda_event_busy(pool->gpu_events[slot]))
+        char why[160] = "";
+        int busy = use == EBB_HOST_GPU_WRITE || (use == EBB_HOST_GPU_READ && writing)
+                       ? ebb_cuda_event_state(pool->gpu_events[slot], why, sizeof why)
+                       : 0;
+        const char *copy = use == EBB_HOST_GPU_WRITE ? "gpu -> host" : "host -> gpu";
+        if (busy > 0)
             return ebb_fail(EBB_ERR_STATE,
                             "host slot %d is in use by a %s copy still in flight; wait for its "
                             "ticket first",
-                            (int)slot, use == EBB_HOST_GPU_WRITE ? "gpu -> host" : "host -> gpu");
+                            (int)slot, copy);
+        if (busy < 0)
+            return ebb_fail(EBB_ERR_IO,
+                            "host slot %d: the %s copy that last used it cannot be known to have "
+                            "ended: %s; destroy the pools and reset the device",
+                            (int)slot, copy, why);
     }
     return EBB_OK;
 }

@@ -52,42 +52,6 @@ void ebb_pool_options_init(ebb_pool_options *o, ebb_tier tier)
     o->block = tier == EBB_TIER_GPU ? (size_t)64 << 20 : (size_t)8 << 20;
 }
 
-void ebb_pool_warn(struct ebb_pool *pool, const char *fmt, ...)
-{
-    size_t used = strlen(pool->warnings);
-    if (used + 3 >= sizeof pool->warnings)
-        return;
-    if (used) {
-        memcpy(pool->warnings + used, "; ", 3);
-        used += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(pool->warnings + used, sizeof pool->warnings - used, fmt, ap);
-    va_end(ap);
-}
-
-int ebb_op_fail(ebb_op *op, ebb_status status, const char *fmt, ...)
-{
-    int expected = 0;
-    if (!atomic_compare_exchange_strong(&op->failed, &expected, 1))
-        return 0;
-    op->status = status;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(op->msg, sizeof op->msg, fmt, ap);
-    va_end(ap);
-    return 1;
-}
-
-ebb_status ebb_op_report(ebb_op *op)
-{
-    if (op->status == EBB_OK)
-        return EBB_OK;
-    op->reported = 1;
-    return ebb_fail(op->status, "%s", op->msg);
-}
-
 static ebb_status check_options(const ebb_pool_options *o)
 {
     if (o->tier != EBB_TIER_GPU && o->tier != EBB_TIER_HOST && o->tier != EBB_TIER_DISK)
@@ -159,17 +123,6 @@ void ebb_pool_destroy(ebb_pool *pool)
     }
     pool->destroyed = 1;
     ebb_pool_release(pool);
-}
-
-void ebb_pool_retain(struct ebb_pool *pool)
-{
-    atomic_fetch_add(&pool->refs, 1);
-}
-
-void ebb_pool_release(struct ebb_pool *pool)
-{
-    if (atomic_fetch_sub(&pool->refs, 1) == 1)
-        free(pool);
 }
 
 ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info)
@@ -266,15 +219,11 @@ static void count(ebb_pool *pool, int into)
 static ebb_status host_gpu_copy(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t slot,
                                 int to_device, ebb_ticket *ticket)
 {
-    ebb_copy_mark mark = {NULL, -1, 0};
-    if (host->gpu_events) {
-        mark.event = host->gpu_events[slot];
-        mark.device = host->gpu_events_device;
-    }
-    ebb_status s = ebb_device_copy(gpu, gpu_slot, host->base + (size_t)slot * host->stride,
-                                   to_device, 0, NULL, &mark, ticket);
-    if (mark.recorded)
-        host->gpu_use[slot] = to_device ? EBB_HOST_GPU_READ : EBB_HOST_GPU_WRITE;
+    ebb_copy_mark mark;
+    ebb_host_gpu_mark(host, slot, &mark);
+    ebb_status s = ebb_device_copy(gpu, gpu_slot, ebb_host_slot_addr(host, slot), to_device, 0,
+                                   NULL, &mark, ticket);
+    ebb_host_gpu_marked(host, slot, &mark, to_device);
     return s;
 }
 
@@ -373,7 +322,8 @@ ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticke
     case EBB_TIER_GPU:
     {
         int on_device = 0;
-        if ((s = ebb_device_check_user_ptr(src, "ebb_pool_put: src", &on_device)) != EBB_OK)
+        if ((s = ebb_device_check_user_ptr(src, pool->slot_size, "ebb_pool_put: src",
+                                             &on_device)) != EBB_OK)
             return s;
         return ebb_device_copy(pool, slot, (void *)src, 1, on_device, NULL, NULL, ticket);
     }
@@ -402,7 +352,8 @@ ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *tic
     case EBB_TIER_GPU:
     {
         int on_device = 0;
-        if ((s = ebb_device_check_user_ptr(dst, "ebb_pool_get: dst", &on_device)) != EBB_OK)
+        if ((s = ebb_device_check_user_ptr(dst, pool->slot_size, "ebb_pool_get: dst",
+                                             &on_device)) != EBB_OK)
             return s;
         return ebb_device_copy(pool, slot, dst, 0, on_device, NULL, NULL, ticket);
     }
@@ -417,18 +368,7 @@ ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *tic
  * (its slot has started another operation since): then it completed. */
 static ebb_status ticket_op(const ebb_ticket *t, ebb_op **op)
 {
-    *op = NULL;
-    ebb_pool *pool = t->pool;
-    if (!pool->ops || t->index >= (uint32_t)pool->slots)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ticket does not belong to this %s pool",
-                        ebb_tier_name(pool->tier));
-    ebb_op *o = &pool->ops[t->index];
-    if (o->generation == t->generation)
-        *op = o;
-    else if (t->generation > o->generation)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ticket (slot %u, generation %u) was never issued",
-                        t->index, t->generation);
-    return EBB_OK;
+    return ebb_op_lookup(t->pool->ops, t->pool->slots, t->pool->tier, t, op);
 }
 
 static ebb_status ticket_poll(const ebb_ticket *t, int block, int *done)
@@ -501,6 +441,21 @@ ebb_status ebb_pool_order_after(ebb_pool *pool, void *stream)
                         "ebb_pool_order_after: the %s pool has no CUDA streams; only gpu pools do",
                         ebb_tier_name(pool->tier));
     return ebb_device_order_after(pool, stream);
+}
+
+ebb_status ebb_pool_slot_order_after(ebb_pool *pool, int32_t slot, void *stream)
+{
+    if (!pool)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_slot_order_after: pool is NULL");
+    if (pool->tier != EBB_TIER_GPU)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_pool_slot_order_after: the %s pool has no CUDA streams; only gpu "
+                        "pools do",
+                        ebb_tier_name(pool->tier));
+    ebb_status s = check_slot(pool, slot, "ebb_pool_slot_order_after");
+    if (s != EBB_OK)
+        return s;
+    return ebb_device_slot_order_after(pool, slot, stream);
 }
 
 ebb_status ebb_ticket_stream_wait(const ebb_ticket *ticket, void *stream)

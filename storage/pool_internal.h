@@ -6,44 +6,15 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "ebb/storage.h"
 #include "storage/fault.h"
+#include "storage/op.h"
 
-enum { EBB_OP_IDLE = 0, EBB_OP_PENDING = 1, EBB_OP_DONE = 2 };
 /* What the last gpu copy recorded in a host slot's event does to the slot. */
 enum { EBB_HOST_GPU_NONE = 0, EBB_HOST_GPU_READ = 1 /* host -> gpu */,
        EBB_HOST_GPU_WRITE = 2 /* gpu -> host */ };
-enum { EBB_OP_MSG = 512, EBB_WARN_MSG = 1024 };
-
-/* One operation record per slot of the pool that runs it (the disk pool for
- * host <-> disk, the gpu pool for host <-> gpu): a slot takes one operation at
- * a time, so these are all the records a pool will ever need. */
-typedef struct ebb_op {
-    _Atomic uint32_t state;      /* EBB_OP_*: DONE is stored with release */
-    uint32_t generation;         /* bumped when the record is reused */
-    int write;                   /* disk: 1 = host -> disk, 0 = disk -> host */
-    int32_t slot;                /* slot of the running pool */
-    struct ebb_pool *host;       /* disk: the host pool of the other end */
-    int32_t host_slot;
-    unsigned char *buf;          /* disk: host address of the slot's data */
-    int fixed;                   /* disk/io_uring: buf lies in registered memory */
-    uint32_t blocks;             /* requests the operation is split into */
-    uint32_t next_block;         /* next block to issue (engine private) */
-    _Atomic uint32_t remaining;  /* blocks not yet complete */
-    _Atomic int failed;          /* first failure claims it (0 -> 1) */
-    ebb_status status;           /* result, valid once DONE */
-    int reported;                /* a failure was returned to the caller */
-    char msg[EBB_OP_MSG];        /* failure message, valid once DONE */
-    void *event;                 /* gpu: cudaEvent_t of the operation */
-    int copy;                    /* gpu: direction (stream) of the operation's
-                                    copy, which its failure message names */
-    void *read_event;            /* gpu: cudaEvent_t recorded after each
-                                    gpu -> gpu copy that reads this slot from a
-                                    pool on the same device (on that copy's
-                                    stream): writes into the slot are refused
-                                    while it is pending */
-} ebb_op;
 
 struct ebb_disk;
 struct ebb_device;
@@ -66,6 +37,7 @@ struct ebb_pool {
     size_t map_bytes;            /* host: bytes mapped */
     int numa_node;
     int pinned;
+    int pin_device;              /* host: the device whose context pinned it */
     int hwloc_alloc;             /* host: memory came from hwloc_alloc_membind */
     _Atomic int32_t *readers;    /* host: disk operations reading each slot */
     _Atomic int32_t *writers;    /* host: disk operations writing each slot */
@@ -99,21 +71,22 @@ struct ebb_pool {
     _Atomic uint64_t fault_delays;   /* completions delayed so far (fault.delay_us_max) */
 };
 
-/* Reference counting of pool handles (see struct ebb_pool). */
-void ebb_pool_retain(struct ebb_pool *pool);
-void ebb_pool_release(struct ebb_pool *pool);
+/* Reference counting of pool handles (see struct ebb_pool): inline, so that
+ * a tier holding another pool (a disk pool its staging pool) calls nothing
+ * in pool.c. The last release frees the handle. */
+static inline void ebb_pool_retain(struct ebb_pool *pool)
+{
+    atomic_fetch_add(&pool->refs, 1);
+}
+static inline void ebb_pool_release(struct ebb_pool *pool)
+{
+    if (atomic_fetch_sub(&pool->refs, 1) == 1)
+        free(pool);
+}
 
-/* Appends "; "-separated text to pool->warnings (truncates quietly). */
-void ebb_pool_warn(struct ebb_pool *pool, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Records the first failure of an operation (thread safe; later ones are
- * dropped). Returns 1 if this call recorded it. */
-int ebb_op_fail(ebb_op *op, ebb_status status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Returns an operation's result as the caller's error (message included). */
-ebb_status ebb_op_report(ebb_op *op);
+/* Appends "; "-separated text to pool->warnings (op.c; truncates quietly). */
+#define ebb_pool_warn(pool, ...) \
+    ebb_warn_append((pool)->warnings, sizeof (pool)->warnings, __VA_ARGS__)
 
 /* Host tier. */
 ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o);
@@ -123,10 +96,22 @@ void ebb_host_destroy(struct ebb_pool *pool);
  * copy in flight forbids it (a writer forbids any use, a reader forbids
  * writing). Never blocks: a gpu copy is one cudaEventQuery. */
 ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int writing);
-/* A disk operation on one of the host pool's slots starts / has completed
- * (end is its last touch of the host pool). */
-void ebb_host_disk_op_begin(struct ebb_pool *host);
-void ebb_host_disk_op_end(struct ebb_pool *host);
+/* host.c owns a host slot's state (readers, writers, gpu_use): the other
+ * files call these instead of touching the fields.
+ * A disk operation on host slot `slot` starts / has completed; reads_slot:
+ * it reads the slot (a write to disk), else it fills it. end is the
+ * operation's last touch of the host pool (destroy waits for it). */
+void ebb_host_disk_begin(struct ebb_pool *host, int32_t slot, int reads_slot);
+void ebb_host_disk_end(struct ebb_pool *host, int32_t slot, int reads_slot);
+/* Address of a host slot's data. */
+unsigned char *ebb_host_slot_addr(const struct ebb_pool *host, int32_t slot);
+struct ebb_copy_mark;
+/* A gpu copy of host slot `slot`: gpu_mark fills the mark ebb_device_copy
+ * records (nothing when the pool tracks no gpu copies); gpu_marked, after
+ * the copy, remembers what a recorded copy does to the slot. */
+void ebb_host_gpu_mark(const struct ebb_pool *host, int32_t slot, struct ebb_copy_mark *mark);
+void ebb_host_gpu_marked(struct ebb_pool *host, int32_t slot, const struct ebb_copy_mark *mark,
+                         int to_device);
 
 /* Disk tier. */
 ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o);
@@ -172,25 +157,15 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
  * destination pool) records it like a host slot's mark, so that writes into
  * the source slot are refused while the copy still reads it. */
 void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_mark *mark);
-/* Checks the caller's pointer: device or pinned host memory; *on_device says which. */
-ebb_status ebb_device_check_user_ptr(const void *ptr, const char *what, int *on_device);
+/* Checks the caller's buffer, all `bytes` of it (its first and last byte):
+ * device or pinned host memory; *on_device says which. */
+ebb_status ebb_device_check_user_ptr(const void *ptr, size_t bytes, const char *what,
+                                     int *on_device);
 ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *done);
 ebb_status ebb_device_order_after(struct ebb_pool *pool, void *stream);
+ebb_status ebb_device_slot_order_after(struct ebb_pool *pool, int32_t slot, void *stream);
 ebb_status ebb_device_stream_wait(struct ebb_pool *pool, ebb_op *op, void *stream);
 void ebb_device_info(const struct ebb_pool *pool, ebb_pool_info *info);
-/* cudaHostRegister / Unregister; 0 on success, otherwise fills why. */
-int ebb_cuda_host_register(void *ptr, size_t bytes, char *why, size_t why_len);
-void ebb_cuda_host_unregister(void *ptr);
-/* Host slot tracking events (stubs without CUDA). create: `n` events
- * (cudaEventDisableTiming) on `device`, entered and left as the gpu tier
- * does; 0 on success, otherwise none is left and why says what failed.
- * destroy: NULL entries are skipped. busy: 1 while the work the event
- * captured is still running (cudaErrorNotReady); 0 when it completed, was
- * never recorded, or the query failed (the copy's ticket reports failures).
- * Never blocks. wait: blocks until it completed (errors ignored). */
-int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size_t why_len);
-void ebb_cuda_events_destroy(int device, void **events, int32_t n);
-int ebb_cuda_event_busy(void *event);
-void ebb_cuda_event_wait(void *event);
+/* The CUDA wrappers the host tier uses too (pinning, slot events): cuda.h. */
 
 #endif

@@ -296,10 +296,21 @@ EBB_API ebb_status ebb_ticket_wait_all(const ebb_ticket *tickets, size_t count);
  * pool or ticket; EBB_ERR_IO when CUDA refuses (its error text in the
  * message). */
 
-/* Operations started on `pool` after this call begin only after the work
- * queued on `stream` now (e.g. the forward step that produced the state to
- * store). The stream itself never waits. */
+/* Operations started on `pool` after this call that read what the caller's
+ * work may have produced (gpu -> host, gpu -> gpu, and put / get with the
+ * caller's device memory) begin only after the work queued on `stream` now
+ * (e.g. the forward step that produced the state to store). Copies into the
+ * pool's slots from host memory (restores, prefetches) do not wait: they
+ * start at once; order them after the caller's use of their slot with
+ * ebb_pool_slot_order_after. The stream itself never waits. */
 EBB_API ebb_status ebb_pool_order_after(ebb_pool *pool, void *stream);
+
+/* Every operation started on `slot` after this call begins only after the
+ * work queued on `stream` now. Call it once the work that reads or writes
+ * the slot is queued (e.g. after each step that used it), so that a later
+ * restore into the slot cannot overwrite it under that work, without
+ * waiting for the rest of the stream. */
+EBB_API ebb_status ebb_pool_slot_order_after(ebb_pool *pool, int32_t slot, void *stream);
 
 /* Makes `stream` wait (on the GPU, without blocking the caller) for the
  * operation of `ticket`, e.g. before a reverse step reads a restored state.

@@ -11,8 +11,15 @@
  * probability, and a synchronize runs random runnable commands until what it
  * waits for is done. CUDA_MOCK_EAGER runs every runnable command at once.
  *
- * Misuse (a destroyed stream or event, an event recorded on a stream of
- * another device, pageable memory copied as pinned, a copy past the end of an
+ * Streams: the legacy default stream (NULL, cudaStreamLegacy) synchronises
+ * implicitly with blocking streams (cudaStreamCreate, flags 0, and
+ * cudaStreamPerThread): work queued on it waits for their earlier work and
+ * their later work waits for it; cudaStreamNonBlocking streams do neither.
+ * An event of another device may be waited for (cudaStreamWaitEvent); one
+ * recorded on a stream of another device is refused
+ * (cudaErrorInvalidResourceHandle), as by the runtime.
+ *
+ * Misuse (a destroyed stream or event, pageable memory copied as pinned, a copy past the end of an
  * allocation, freeing or unregistering memory a pending copy touches, a
  * synchronize that can never return) prints "cuda_mock: MISUSE: ..." and
  * aborts, which fails the test.
@@ -61,10 +68,45 @@ uint64_t cuda_mock_copies_run(void);
  * `function` (its name, e.g. "cudaMemcpyAsync"), the next `count` calls
  * return `err` (and set the last error) without doing anything.
  * fail_async: the copy queued after `skip` more copies is accepted, but fails
- * when it runs: it moves nothing, and every event recorded after it on its
- * stream (until a later copy there succeeds) reports `err` from
- * cudaEventQuery / cudaEventSynchronize, as does cudaStreamSynchronize. */
+ * when it runs: it moves nothing. A sticky error (cudaErrorLaunchFailure,
+ * cudaErrorIllegalAddress, cudaErrorECCUncorrectable, ... as the runtime
+ * documents) kills the device's context: its streams run nothing more and
+ * every later call in it returns that error, cudaGetLastError cannot clear
+ * it, until cudaDeviceReset. Any other error stays on the stream: every
+ * event recorded after the copy there (until a later copy there succeeds)
+ * reports it from cudaEventQuery / cudaEventSynchronize, as does
+ * cudaStreamSynchronize. */
 void cuda_mock_fail_call(const char *function, int skip, int count, cudaError_t err);
 void cuda_mock_fail_async(int skip, cudaError_t err);
+
+/* A fake kernel on `stream`: writes `value` over [ptr, ptr + bytes) of device
+ * memory in pieces (set_kernel_pieces, default 8), one piece each time the
+ * mock runs a step of the stream, so a copy that does not wait for it reads
+ * a half-written buffer. */
+void cuda_mock_kernel_fill(cudaStream_t stream, void *ptr, size_t bytes, int value);
+void cuda_mock_set_kernel_pieces(size_t pieces);
+
+/* Polling: cudaEventQuery / cudaStreamQuery calls, plus a poll per step a
+ * spinning synchronize waited (cudaStreamSynchronize, and
+ * cudaEventSynchronize of an event without cudaEventBlockingSync). sleeps:
+ * cudaEventSynchronize calls on blocking-sync events (the thread sleeps). */
+uint64_t cuda_mock_polls(void);
+uint64_t cuda_mock_sleeps(void);
+/* Copy ends that went the slow way: another device's memory without peer
+ * access enabled from the stream's device (staged through host memory), and
+ * pinned memory registered by another device's context without the
+ * Portable flag (pageable to this device: a synchronous copy). */
+uint64_t cuda_mock_staged_copies(void);
+uint64_t cuda_mock_unportable_copies(void);
+/* Primary contexts created on `device` so far (the first call that works on
+ * it, cudaSetDevice included as since CUDA 12; again after cudaDeviceReset). */
+int cuda_mock_contexts_created(int device);
+/* The device whose context registered (or cudaHostAlloc'ed) the pinned
+ * memory holding p, -1 when it is not pinned; *portable its flag. */
+int cuda_mock_registration(const void *p, int *portable);
+/* 1 for a blocking stream (created without cudaStreamNonBlocking). */
+int cuda_mock_stream_blocking(cudaStream_t stream);
+/* The sticky error of device's context (cudaSuccess when alive). */
+cudaError_t cuda_mock_sticky_error(int device);
 
 #endif

@@ -20,6 +20,22 @@ static inline void mock_wait_ok(const ebb_ticket *t, const char *what)
     cr_assert_eq(ebb_ticket_wait(t), EBB_OK, "%s: %s", what, ebb_last_error());
 }
 
+/* Whether a ticket's operation completed (tested without waiting). */
+static inline int mock_done(const ebb_ticket *t, const char *what)
+{
+    int done = 0;
+    cr_assert_eq(ebb_ticket_test(t, &done), EBB_OK, "%s: %s", what, ebb_last_error());
+    return done;
+}
+
+static inline int mock_all_bytes(const void *p, size_t n, int v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (((const unsigned char *)p)[i] != (unsigned char)v)
+            return 0;
+    return 1;
+}
+
 static inline void mock_refused(ebb_status s, const char *want, const char *what)
 {
     cr_assert_eq(s, EBB_ERR_STATE, "%s: expected EBB_ERR_STATE, got %d (%s)", what, (int)s,

@@ -1,0 +1,73 @@
+/* Operation and ticket records, and pool warnings: the bottom of the storage
+ * layer. The tiers (host.c, disk*.c, device.c) and pool.c use these; this
+ * file uses none of them, so no tier calls back up into pool.c. */
+#ifndef EBB_STORAGE_OP_H
+#define EBB_STORAGE_OP_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/storage.h"
+
+enum { EBB_OP_IDLE = 0, EBB_OP_PENDING = 1, EBB_OP_DONE = 2 };
+enum { EBB_OP_MSG = 512, EBB_WARN_MSG = 1024 };
+
+struct ebb_pool;
+
+/* One operation record per slot of the pool that runs it (the disk pool for
+ * host <-> disk, the gpu pool for host <-> gpu): a slot takes one operation at
+ * a time, so these are all the records a pool will ever need. */
+typedef struct ebb_op {
+    _Atomic uint32_t state;      /* EBB_OP_*: DONE is stored with release */
+    uint32_t generation;         /* bumped when the record is reused */
+    int write;                   /* disk: 1 = host -> disk, 0 = disk -> host */
+    int32_t slot;                /* slot of the running pool */
+    struct ebb_pool *host;       /* disk: the host pool of the other end */
+    int32_t host_slot;
+    unsigned char *buf;          /* disk: host address of the slot's data */
+    int fixed;                   /* disk/io_uring: buf lies in registered memory */
+    uint32_t blocks;             /* requests the operation is split into */
+    uint32_t next_block;         /* next block to issue (threads engine) */
+    _Atomic uint32_t remaining;  /* blocks not yet complete */
+    _Atomic int failed;          /* first failure claims it (0 -> 1) */
+    ebb_status status;           /* result, valid once DONE */
+    int reported;                /* a failure was returned to the caller */
+    char msg[EBB_OP_MSG];        /* failure message, valid once DONE */
+    void *event;                 /* gpu: cudaEvent_t of the operation */
+    int copy;                    /* gpu: direction (stream) of the operation's
+                                    copy, which its failure message names */
+    void *read_event;            /* gpu: cudaEvent_t recorded after each
+                                    gpu -> gpu copy that reads this slot from a
+                                    pool on the same device (on that copy's
+                                    stream): writes into the slot are refused
+                                    while it is pending */
+} ebb_op;
+
+/* Starts a new use of the record: a new generation (old tickets go stale),
+ * `blocks` pieces left, no failure yet. The caller stores PENDING last. */
+void ebb_op_begin(ebb_op *op, uint32_t blocks);
+
+/* Fills `ticket` for the record `op`, which is ops[index] of `pool`. */
+void ebb_op_ticket(const ebb_op *op, struct ebb_pool *pool, uint32_t index, ebb_ticket *ticket);
+
+/* The record a ticket names among `ops` (n of them), or NULL in *op when the
+ * ticket is stale (its slot has started another operation since: it
+ * completed). EBB_ERR_INVALID_ARG for a ticket no record issued. */
+ebb_status ebb_op_lookup(ebb_op *ops, int32_t n, ebb_tier tier, const ebb_ticket *ticket,
+                         ebb_op **op);
+
+/* Records the first failure of an operation (thread safe; later ones are
+ * dropped). Returns 1 if this call recorded it. */
+int ebb_op_fail(ebb_op *op, ebb_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Returns an operation's result as the caller's error (message included). */
+ebb_status ebb_op_report(ebb_op *op);
+
+/* Appends "; "-separated text to a warnings buffer of `size` bytes
+ * (truncates quietly). */
+void ebb_warn_append(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
