@@ -2,7 +2,16 @@
 # package config so that find_package(ebb) works.
 include(CMakePackageConfigHelpers)
 
-install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+if(EBB_HAVE_MPI)
+  install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+  install(TARGETS ebb_mpi ebb_mpi_static EXPORT ebbTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+else()
+  # ebb/mpi.h only with the library that implements it
+  install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "mpi.h" EXCLUDE)
+endif()
 install(FILES ${PROJECT_BINARY_DIR}/include/ebb/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ebb)
 install(TARGETS ebb ebb_static EXPORT ebbTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -201,23 +201,27 @@ static int32_t oldest_middle(const rt_async *a)
 }
 
 /* The store decision at x_i (1 <= i < n): emits what it decides (at most
- * two actions). */
-static void decide(rt_async *a, int64_t i, ebb_action *out, size_t *k, rt_async_idle_fn idle,
-                   void *ctx)
+ * two actions). One `idle` question: the channel down from the fast tier,
+ * and the one below the middle tier when that must evict to make room. */
+static ebb_status decide(rt_async *a, int64_t i, ebb_action *out, size_t *k,
+                         rt_async_idle_fn idle, void *ctx)
 {
     int64_t last = a->list[a->count - 1].step;
-    if (i - last < a->gap || !idle(ctx, 0))
-        return;
+    if (i - last < a->gap)
+        return EBB_OK;
     int32_t s = free_slot(a, 1);
-    if (s < 0 && a->o.tiers == 3) {
+    int32_t d = s < 0 && a->o.tiers == 3 ? free_slot(a, 2) : -1;
+    int mask = 1 | (d >= 0 ? 2 : 0), free_now = 0;
+    ebb_status st = idle(ctx, mask, i, &free_now);
+    if (st != EBB_OK || !free_now)
+        return st;
+    if (s < 0 && d < 0) {
+        /* every slow slot is full */
+        thin(a);
+        return EBB_OK;
+    }
+    if (s < 0) {
         /* the middle tier is full: its oldest state moves down */
-        int32_t d = free_slot(a, 2);
-        if (d < 0) {
-            thin(a);
-            return;
-        }
-        if (!idle(ctx, 1))
-            return;
         int32_t e = oldest_middle(a);
         ebb_action ev = act(EBB_ACT_EVICT, a->o.tier[1], a->list[e].slot, a->list[e].step);
         ev.tier_to = (int16_t)a->o.tier[2];
@@ -228,13 +232,11 @@ static void decide(rt_async *a, int64_t i, ebb_action *out, size_t *k, rt_async_
         take_slot(a, 2, d);
         a->list[e].level = 2;
         a->list[e].slot = d;
-    } else if (s < 0) {
-        thin(a);
-        return;
     }
     put(out, k, act(EBB_ACT_STORE, a->o.tier[1], s, i));
     take_slot(a, 1, s);
     a->list[a->count++] = (entry){.step = i, .level = 1, .slot = s};
+    return EBB_OK;
 }
 
 static ebb_status forward(rt_async *a, ebb_action *out, size_t cap, size_t *k,
@@ -262,7 +264,9 @@ static ebb_status forward(rt_async *a, ebb_action *out, size_t cap, size_t *k,
         a->ph = P_TURN;
         return EBB_OK;
     } else {
-        decide(a, a->live, out, k, idle, ctx);
+        ebb_status st = decide(a, a->live, out, k, idle, ctx);
+        if (st != EBB_OK)
+            return st;
         if (a->ndrops > 0)
             return forward(a, out, cap, k, idle, ctx);
     }

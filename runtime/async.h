@@ -27,9 +27,12 @@
 
 typedef struct rt_async rt_async;
 
-/* Whether the channel from tiers[level] to tiers[level + 1] is free for a new
- * transfer (level 0: fast -> middle, 1: middle -> last). */
-typedef int (*rt_async_idle_fn)(void *ctx, int level);
+/* Asked once per store decision, at x_step: *idle = 1 when every channel in
+ * `mask` is free for a new transfer (bit l: the channel from tiers[l] to
+ * tiers[l + 1]; bit 0 always, bit 1 when the middle tier must evict). Its
+ * answer may be agreed between processes (runtime/agree.h), hence one
+ * question per decision; an error stops the run. */
+typedef ebb_status (*rt_async_idle_fn)(void *ctx, int mask, int64_t step, int *idle);
 
 typedef struct rt_async_options {
     int64_t steps;                 /* n, 0 = unknown (learnt from rt_async_set_steps) */

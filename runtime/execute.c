@@ -5,8 +5,10 @@
  * Transfers are started and left running: a STORE to disk returns once the
  * write is queued, and the buffer it reads is not reused until the write
  * completed (buffers.c). Only a RESTORE waits, for the data it needs. For a
- * GPU state every copy is ordered after the work queued on the user's stream
- * (ebb_pool_order_after) and the stream waits for every copy that fills a
+ * GPU state every copy that reads a buffer is ordered after the work queued
+ * on the user's stream (ebb_pool_order_after), a copy into a buffer after
+ * the steps that used it (ebb_pool_slot_order_after, slot_used), and the
+ * stream waits for every copy that fills a
  * buffer it will read (ebb_ticket_stream_wait), so the host thread waits
  * for a gpu transfer only where a buffer's one ticket must be freed for a
  * second transfer (buffers.c), and for data read back from disk.
@@ -81,6 +83,15 @@ static ebb_status stream_ready(ebb_run *run, rt_mem *m, int32_t b)
     if (m->tier == EBB_TIER_GPU)
         return ebb_ticket_stream_wait(&x->pending, run->opt.stream);
     return rt_settle(run, m, b);
+}
+
+/* The user's stream was given work on buffer b of a gpu state: later copies
+ * into b (restores do not wait for the whole stream) wait for that work. */
+static ebb_status slot_used(ebb_run *run, rt_mem *m, int32_t b)
+{
+    if (m->tier != EBB_TIER_GPU || b < 0)
+        return EBB_OK;
+    return ebb_pool_slot_order_after(m->pool, b, run->opt.stream);
 }
 
 /* Starts writing buffer b of `src` to disk slot `slot`. */
@@ -292,6 +303,9 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
         rt_trace_span(&run->trace, "reverse", a->step, NULL, t0, t1);
     if (rc != EBB_STEP_OK)
         return callback_failed("reverse", a->step, rc, 0);
+    ebb_status st = slot_used(run, run->state, run->live);
+    if (st != EBB_OK)
+        return st;
     /* the reverse step may have changed the buffer; a disk slot it caches
      * holds x_i too, which no later action reads (until rewritten) */
     run->stats.reverse_steps++;
@@ -323,11 +337,13 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
         release(run, a->tier, a->slot);
         return EBB_OK;
     case EBB_ACT_TURN:
+        /* the user's own work on x_n, queued before the reverse sweep */
+        st = slot_used(run, run->state, run->xn);
         run->live = run->prev;
         run->live_step = a->step - 1;
         run->prev = -1;
         run->xn = -1;
-        return EBB_OK;
+        return st;
     case EBB_ACT_REVERSE:
         return do_reverse(run, a);
     case EBB_ACT_END:
@@ -365,6 +381,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         double t0 = rt_now();
         rc = run->opt.forward(run->opt.user, k, rt_buf_ptr(m, in), rt_buf_ptr(m, out));
         forward_timed(run, k, recomputed, t0);
+        if ((st = slot_used(run, m, in)) != EBB_OK || (st = slot_used(run, m, out)) != EBB_OK)
+            return st;
     } else {
         const rt_buf *x = &m->buf[in];
         out = in;
@@ -387,6 +405,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         double t0 = rt_now();
         rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(m, out));
         forward_timed(run, k, recomputed, t0);
+        if ((st = slot_used(run, m, out)) != EBB_OK)
+            return st;
     }
     if (rc == EBB_STEP_LAST && run->opt.steps == 0 && !recomputed && run->phase == RT_FORWARD)
         *last = 1;

@@ -11,9 +11,8 @@
 #include "runtime/planner_internal.h"
 
 /* source.c's channel_idle, on the simulated tickets. */
-static int channel_idle(void *ctx, int level)
+static int channel_idle(ps_sim *s, int level)
 {
-    ps_sim *s = ctx;
     ebb_tier to = s->async_tier[level + 1];
     if (to == EBB_TIER_DISK && s->active_chains > 0) {
         ps_progress(s, 0);
@@ -23,11 +22,22 @@ static int channel_idle(void *ctx, int level)
     return ps_done(s, &s->last_in[to]);
 }
 
+/* source.c's channels_idle: the levels in order, the first busy one ends it. */
+static ebb_status channels_idle(void *ctx, int mask, int64_t step, int *idle)
+{
+    (void)step;
+    *idle = 1;
+    for (int l = 0; l < 2 && *idle; l++)
+        if (mask & 1 << l)
+            *idle = channel_idle(ctx, l);
+    return EBB_OK;
+}
+
 ebb_status ps_source_next(void *sim, ebb_action *out, size_t cap, size_t *count)
 {
     ps_sim *s = sim;
     if (s->async)
-        return rt_async_next_batch(s->async, out, cap, count, channel_idle, s);
+        return rt_async_next_batch(s->async, out, cap, count, channels_idle, s);
     return ebb_schedule_next_batch(s->schedule, out, cap, count);
 }
 

@@ -52,6 +52,8 @@ static void release_all(ebb_run *run)
 /* Stops the run on an error: waits, frees every pool, keeps the message. */
 static ebb_status stop(ebb_run *run, ebb_status st)
 {
+    if (run->agree) /* the other processes stop too; the status is the failing one's */
+        st = run->agree->fail(run->agree, st);
     snprintf(run->failure, sizeof run->failure, "%s", ebb_last_error());
     run->phase = RT_FAILED;
     if (run->host.pool || run->gpu.pool || run->disk)
@@ -137,8 +139,8 @@ static ebb_status open_trace(ebb_run *run)
     return rt_trace_open(&run->trace, path, rt_now());
 }
 
-ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storage_fault *fault,
-                                      ebb_run **out)
+static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *fault,
+                         rt_agree *agree, ebb_run **out)
 {
     if (!o || !out)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_create: NULL argument");
@@ -158,6 +160,9 @@ ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storag
     run->info.steps = o->steps;
     run->info.inplace = o->forward_inplace != NULL;
     run->info.warnings = run->warnings;
+    run->agree = agree;
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        run->slot_cap[t] = INT32_MAX;
 
     ebb_config own;
     const ebb_config *cfg = o->config;
@@ -176,6 +181,7 @@ ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storag
     if (st != EBB_OK) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", ebb_last_error());
+        run->agree = NULL; /* still the caller's */
         ebb_run_destroy(run);
         return ebb_fail(st, "%s", msg);
     }
@@ -183,9 +189,30 @@ ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storag
     return EBB_OK;
 }
 
+ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storage_fault *fault,
+                                      ebb_run **out)
+{
+    return create(o, fault, NULL, out);
+}
+
 ebb_status ebb_run_create(const ebb_run_options *o, ebb_run **out)
 {
-    return ebb_run_create_with_faults(o, NULL, out);
+    return create(o, NULL, NULL, out);
+}
+
+ebb_status ebb_run_create_agreed(const ebb_run_options *o, rt_agree *agree, ebb_run **out)
+{
+    return create(o, NULL, agree, out);
+}
+
+rt_agree *ebb_run_agreement(const ebb_run *run)
+{
+    return run ? run->agree : NULL;
+}
+
+uint64_t ebb_run_actions_hash(const ebb_run *run)
+{
+    return run ? run->actions_hash : 0;
 }
 
 void ebb_run_destroy(ebb_run *run)
@@ -204,6 +231,8 @@ void ebb_run_destroy(ebb_run *run)
     rt_audit_free(run);
     ebb_schedule_destroy(run->schedule);
     rt_async_destroy(run->async);
+    if (run->agree)
+        run->agree->destroy(run->agree);
     free(run);
 }
 
@@ -236,7 +265,9 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
         memcpy(rt_buf_ptr(m, b), x0, run->opt.state_size);
     } else {
         ebb_ticket t;
-        if ((st = ebb_pool_put(m->pool, b, x0, &t)) != EBB_OK ||
+        /* x_0 in device memory may still be in the making on the stream */
+        if ((st = ebb_pool_order_after(m->pool, run->opt.stream)) != EBB_OK ||
+            (st = ebb_pool_put(m->pool, b, x0, &t)) != EBB_OK ||
             (st = rt_mark(run, m, b, t, EBB_TIER_GPU, 1)) != EBB_OK ||
             (st = ebb_ticket_stream_wait(&t, run->opt.stream)) != EBB_OK)
             return stop(run, ebb_fail_context(st, "copying x_0"));
@@ -308,10 +339,14 @@ ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
     ebb_status st = check_phase(run, RT_FORWARD, "ebb_run_finish_forward");
     if (st != EBB_OK)
         return st;
+    if (run->opt.steps == 0 && run->live_step < 1)
+        return ebb_fail(EBB_ERR_STATE,
+                        "ebb_run_finish_forward: no forward step ran yet (n must be >= 1)");
+    /* the processes' forward sweeps must end at the same step (n known or
+     * not); a process that failed is heard of here */
+    if (run->agree && (st = run->agree->finish_forward(run->agree, run->live_step)) != EBB_OK)
+        return stop(run, st);
     if (run->opt.steps == 0) {
-        if (run->live_step < 1)
-            return ebb_fail(EBB_ERR_STATE,
-                            "ebb_run_finish_forward: no forward step ran yet (n must be >= 1)");
         if ((st = rt_source_set_steps(run, run->live_step)) != EBB_OK)
             return stop(run, st);
         run->info.steps = run->stats.steps = run->live_step;
@@ -385,6 +420,8 @@ ebb_status ebb_run_reverse(ebb_run *run)
         }
     }
     if (run->validator && (st = ebb_validator_finish(run->validator)) != EBB_OK)
+        return stop(run, st);
+    if (run->agree && (st = run->agree->finish_reverse(run->agree)) != EBB_OK)
         return stop(run, st);
     run->phase = RT_REVERSED;
     run->stats.reverse_sweep_s = rt_now() - run->t_reverse_begin;

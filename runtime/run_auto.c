@@ -9,6 +9,7 @@
  * slower tier -> async, which follows the compute/transfer ratio it meets;
  * else revolve (online while n is unknown).
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "common/error_internal.h"
@@ -41,11 +42,31 @@ static ebb_status planned(ebb_run *run, const ebb_config *cfg, int fast, int32_t
         p.slots[slow] = slow_slots;
     if (slow == EBB_TIER_DISK && (st = ebb_plan_channels_measure(&p, cfg)) != EBB_OK)
         return st;
+    if (run->agree && slow == EBB_TIER_DISK) {
+        /* the processes on this node share its disk */
+        p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth /= run->agree->ranks_per_node;
+        p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth /= run->agree->ranks_per_node;
+    }
     ebb_plan_prediction all[EBB_PLAN_MAX];
     size_t count = 0;
     int best = -1;
     if ((st = ebb_plan_all(&p, all, &count, &best)) != EBB_OK)
         return st;
+    if (run->agree) {
+        /* every process picks from the slowest process's predictions */
+        double sec[EBB_PLAN_MAX];
+        for (size_t i = 0; i < count; i++)
+            sec[i] = all[i].fits ? all[i].predicted_s : INFINITY;
+        if ((st = run->agree->predictions(run->agree, sec, (int)count)) != EBB_OK)
+            return st;
+        best = -1;
+        for (size_t i = 0; i < count; i++) {
+            all[i].fits = isfinite(sec[i]);
+            all[i].predicted_s = sec[i];
+            if (all[i].fits && (best < 0 || sec[i] < sec[best]))
+                best = (int)i;
+        }
+    }
     if (best < 0)
         return ebb_fail(EBB_ERR_NO_MEMORY, "auto: no strategy fits the budgets");
     /* near a tie, the strategy that follows the machine's real ratio: the

@@ -18,6 +18,7 @@
 
 #include "ebb/runtime.h"
 #include "ebb/storage.h"
+#include "runtime/agree.h"
 #include "runtime/async.h"
 #include "runtime/trace.h"
 #include "runtime/window.h"
@@ -105,6 +106,9 @@ struct ebb_run {
     int32_t scratch;       /* host buffer to hash a gpu state, -1 if none */
 
     ebb_storage_fault disk_fault; /* tests only (ebb_run_create_with_faults) */
+    rt_agree *agree;       /* other processes run the same schedule (agree.h); NULL: none */
+    uint64_t actions_hash; /* with agree: every action fetched, hashed (source.c) */
+    int32_t slot_cap[EBB_TIER_COUNT]; /* with agree: the least slots over the processes */
     double t_forward_begin, t_reverse_begin;
 };
 
@@ -113,6 +117,12 @@ struct ebb_run {
 ebb_status ebb_run_create_with_faults(const ebb_run_options *options,
                                       const ebb_storage_fault *disk_fault, ebb_run **out);
 ebb_pool *ebb_run_debug_pool(ebb_run *run, ebb_tier tier);
+/* mpi/: ebb_run_create with the processes' agreement, which the run owns
+ * from then on (destroyed with it, or here when creation fails). */
+ebb_status ebb_run_create_agreed(const ebb_run_options *options, rt_agree *agree, ebb_run **out);
+/* mpi/: the run's agreement and its hash of the actions (0 without one). */
+rt_agree *ebb_run_agreement(const ebb_run *run);
+uint64_t ebb_run_actions_hash(const ebb_run *run);
 
 /* run_setup.c: resolves strategy, tiers and slot counts into the schedule
  * options and creates the schedule. */

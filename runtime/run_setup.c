@@ -50,6 +50,39 @@ static ebb_status budget_slots(const ebb_config *cfg, int tier, size_t state, in
     return EBB_OK;
 }
 
+/* Under agreement (agree.h), no more than the least count over the processes. */
+static int32_t capped(const ebb_run *run, int tier, int32_t slots)
+{
+    return tier >= 0 && slots > run->slot_cap[tier] ? run->slot_cap[tier] : slots;
+}
+
+/* The processes agree on n, the tiers and the slots (the least over them);
+ * a budget that cannot be read limits no one here: it fails later, where
+ * the strategy needs it. */
+static ebb_status agree_setup(ebb_run *run, const ebb_config *cfg, int fast, int slow,
+                              int32_t *c, int32_t *d_hint)
+{
+    rt_agree_setup s = {.steps = run->opt.steps, .state_tier = run->opt.state_tier,
+                        .fast = fast, .slow = slow};
+    for (int t = 0; t < EBB_TIER_COUNT; t++) {
+        s.slots[t] = 0;
+        if (t == fast)
+            s.slots[t] = *c;
+        else if (t == slow)
+            s.slots[t] = *d_hint;
+        else if (t > fast && tier_enabled(cfg, t) &&
+                 budget_slots(cfg, t, run->opt.state_size, &s.slots[t]) != EBB_OK)
+            s.slots[t] = INT32_MAX;
+    }
+    ebb_status st = run->agree->setup(run->agree, &s);
+    if (st != EBB_OK)
+        return st;
+    memcpy(run->slot_cap, s.slots, sizeof s.slots);
+    *c = capped(run, fast, *c);
+    *d_hint = capped(run, slow, *d_hint);
+    return EBB_OK;
+}
+
 static ebb_status choose_tiers(ebb_run *run, const ebb_config *cfg, int *fast, int *slow)
 {
     const ebb_run_options *o = &run->opt;
@@ -69,8 +102,6 @@ static ebb_status choose_tiers(ebb_run *run, const ebb_config *cfg, int *fast, i
     return EBB_OK;
 }
 
-/* The strategy to run; *async = 1 for the asynchronous strategy (which has
- * no ebb_strategy: its intervals run Revolve). run->reason says why. */
 /* The strategy to run; *async = 1 for the asynchronous strategy (which has
  * no ebb_strategy: its intervals run Revolve). run->reason says why. */
 static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int fast,
@@ -132,7 +163,7 @@ static ebb_status setup_async(ebb_run *run, const ebb_config *cfg, int fast, int
         ebb_status st;
         if (d <= 0 && (st = budget_slots(cfg, t, o->state_size, &d)) != EBB_OK)
             return st;
-        if (!rt_async_add_tier(&ao, (ebb_tier)t, d))
+        if (!rt_async_add_tier(&ao, (ebb_tier)t, capped(run, t, d)))
             break;
     }
     if (ao.tiers < 2)
@@ -168,7 +199,13 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
     int32_t d_hint = o->slow_slots;
     if (slow >= 0 && d_hint <= 0 && budget_slots(cfg, slow, o->state_size, &d_hint) != EBB_OK)
         d_hint = 0; /* reported by the strategy that needs the tier */
+    if (run->agree && (st = agree_setup(run, cfg, fast, slow, &c, &d_hint)) != EBB_OK)
+        return st;
     if ((st = choose_strategy(run, cfg, fast, c, slow, d_hint, &strategy, &async)) != EBB_OK)
+        return st;
+    if (run->agree &&
+        (st = run->agree->strategy(run->agree, async ? -1 : (int)strategy,
+                                   async ? "async" : ebb_strategy_name(strategy))) != EBB_OK)
         return st;
     if (async)
         return setup_async(run, cfg, fast, c);
@@ -178,6 +215,7 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
                         ebb_strategy_name(strategy), ebb_tier_name((ebb_tier)fast));
     if (two_tiers && d <= 0 && (st = budget_slots(cfg, slow, o->state_size, &d)) != EBB_OK)
         return st;
+    d = capped(run, slow, d);
 
     int64_t n = o->steps;
     ebb_schedule_options so;
@@ -193,7 +231,7 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
     if (strategy == EBB_STRATEGY_MULTISTAGE)
         so.disk_slots = n > 0 && d > n ? (int32_t)n : d;
     else if (strategy == EBB_STRATEGY_DISK_REVOLVE)
-        so.disk_slots = o->slow_slots > 0 ? o->slow_slots : -1;
+        so.disk_slots = o->slow_slots > 0 ? capped(run, slow, o->slow_slots) : -1;
     else
         so.disk_slots = 0;
 

@@ -1,16 +1,19 @@
 /*
  * Where the runtime's actions come from: an offline or online schedule
  * (revolve/), or the asynchronous strategy's generator (async.c), which asks
- * the runtime whether a channel to a slower tier is free.
+ * the runtime whether a channel to a slower tier is free. Under agreement
+ * between processes (agree.h) the answer is agreed, and every action is
+ * folded into a running hash, so that the processes can compare streams.
  */
+#include <xxhash.h>
+
 #include "common/error_internal.h"
 #include "runtime/run_internal.h"
 
 /* Free: the last transfer into the tier below `level` completed (a gpu ->
  * host -> disk store counts until its disk write completed). */
-static int channel_idle(void *ctx, int level)
+static int channel_idle(ebb_run *run, int level)
 {
-    ebb_run *run = ctx;
     ebb_tier to = run->async_tier[level + 1];
     if (to == EBB_TIER_DISK && run->active_chains > 0) {
         if (rt_progress(run, 0) != EBB_OK || run->active_chains > 0)
@@ -27,12 +30,46 @@ static int channel_idle(void *ctx, int level)
     return done;
 }
 
+/* This process's answer: the levels in order, the first busy one ends it. */
+static ebb_status local_idle(void *ctx, int mask, int64_t step, int *idle)
+{
+    (void)step;
+    *idle = 1;
+    for (int l = 0; l < 2 && *idle; l++)
+        if (mask & 1 << l)
+            *idle = channel_idle(ctx, l);
+    return EBB_OK;
+}
+
+static ebb_status agreed_idle(void *ctx, int mask, int64_t step, int *idle)
+{
+    ebb_run *run = ctx;
+    return run->agree->idle(run->agree, local_idle, run, mask, step, idle);
+}
+
+/* The fields of each action, not its padding. */
+static uint64_t hash_actions(uint64_t h, const ebb_action *a, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        int64_t f[7] = {a[i].kind, a[i].tier,    a[i].tier_to, a[i].slot,
+                        a[i].slot_to, a[i].step, a[i].to};
+        h = XXH3_64bits_withSeed(f, sizeof f, h);
+    }
+    return h;
+}
+
 ebb_status rt_source_next(void *ctx, ebb_action *out, size_t cap, size_t *count)
 {
     ebb_run *run = ctx;
+    ebb_status st;
     if (run->async)
-        return rt_async_next_batch(run->async, out, cap, count, channel_idle, run);
-    return ebb_schedule_next_batch(run->schedule, out, cap, count);
+        st = rt_async_next_batch(run->async, out, cap, count,
+                                 run->agree ? agreed_idle : local_idle, run);
+    else
+        st = ebb_schedule_next_batch(run->schedule, out, cap, count);
+    if (st == EBB_OK && run->agree)
+        run->actions_hash = hash_actions(run->actions_hash, out, *count);
+    return st;
 }
 
 ebb_status rt_source_set_steps(ebb_run *run, int64_t steps)

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   liburing-dev libhwloc-dev libxxhash-dev libtomlplusplus-dev
   libcriterion-dev
+  openmpi-bin libopenmpi-dev
   gfortran
   python3 python3-pytest python3-torch libopenblas0-pthread
 )

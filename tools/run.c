@@ -16,6 +16,9 @@
 #include "tools/cli.h"
 #include "tools/json.h"
 #include "tools/workload.h"
+#ifdef EBB_HAVE_MPI
+#include "tools/run_mpi.h"
+#endif
 
 static const char run_help[] =
     "usage: ebb run [options]\n"
@@ -44,6 +47,15 @@ static const char run_help[] =
     "  --json             print one JSON object on stdout ({\"runs\": [...]} with all)\n"
     "  --trace FILE       write the timeline (Chrome trace-event JSON: open it in\n"
     "                     Perfetto); with all, one file per strategy: FILE.<strategy>\n"
+    "  --seed S           x_0's seed (default 0); with --mpi rank r uses S + r\n"
+    "  --mpi              under mpirun: every rank runs the workload with its own x_0\n"
+    "                     and configuration (mpirun's MPMD form: -np 1 ebb run --mpi\n"
+    "                     --config a.toml : -np 3 ebb run --mpi --config b.toml), the\n"
+    "                     schedule decisions agreed; rank 0 prints each rank's action\n"
+    "                     hash, gradient, wall and stall times (one JSON object with\n"
+    "                     --json). Not with all. Needs ebb built with MPI.\n"
+    "  --fail-at-step K   tests: the forward step K fails (a callback error)\n"
+    "  --fail-rank R      with --mpi and --fail-at-step: only rank R fails (default 0)\n"
     "\n"
     "A strategy the fast tier is too small for (its budget, or --slots C) is retried\n"
     "with its slots on disk. The gradient is a hash of every state the reverse steps\n"
@@ -63,12 +75,16 @@ typedef struct run_args {
     double forward_ms, reverse_ms;
     int audit, inplace, json;
     const char *trace;
+    uint64_t seed;
+    int mpi, fail, fail_rank;
+    int64_t fail_step;
 } run_args;
 
 static int parse(int argc, char **argv, run_args *a)
 {
     enum { O_CONFIG = 256, O_STRATEGY, O_STEPS, O_SLOTS, O_DISK, O_PERIOD, O_RATIO, O_SIZE,
-           O_FORWARD, O_REVERSE, O_AUDIT, O_INPLACE, O_JSON, O_TRACE, O_HELP };
+           O_FORWARD, O_REVERSE, O_AUDIT, O_INPLACE, O_JSON, O_TRACE, O_HELP, O_SEED, O_MPI,
+           O_FAIL_STEP, O_FAIL_RANK };
     static const struct option longopts[] = {
         {"config", required_argument, 0, O_CONFIG},       {"strategy", required_argument, 0, O_STRATEGY},
         {"steps", required_argument, 0, O_STEPS},         {"slots", required_argument, 0, O_SLOTS},
@@ -77,7 +93,9 @@ static int parse(int argc, char **argv, run_args *a)
         {"forward-ms", required_argument, 0, O_FORWARD},  {"reverse-ms", required_argument, 0, O_REVERSE},
         {"audit", no_argument, 0, O_AUDIT},               {"inplace", no_argument, 0, O_INPLACE},
         {"json", no_argument, 0, O_JSON},                 {"help", no_argument, 0, O_HELP},
-        {"trace", required_argument, 0, O_TRACE},
+        {"trace", required_argument, 0, O_TRACE},         {"seed", required_argument, 0, O_SEED},
+        {"mpi", no_argument, 0, O_MPI},                   {"fail-at-step", required_argument, 0, O_FAIL_STEP},
+        {"fail-rank", required_argument, 0, O_FAIL_RANK},
         {0, 0, 0, 0}};
     int c;
     int64_t v;
@@ -146,6 +164,23 @@ static int parse(int argc, char **argv, run_args *a)
         case O_INPLACE: a->inplace = 1; break;
         case O_JSON: a->json = 1; break;
         case O_TRACE: a->trace = optarg; break;
+        case O_SEED:
+            if (cli_parse_int("run", "--seed", optarg, 0, INT64_MAX / 2, &v))
+                return 2;
+            a->seed = (uint64_t)v;
+            break;
+        case O_MPI: a->mpi = 1; break;
+        case O_FAIL_STEP:
+            if (cli_parse_int("run", "--fail-at-step", optarg, 0, INT64_MAX / 4, &v))
+                return 2;
+            a->fail = 1;
+            a->fail_step = v;
+            break;
+        case O_FAIL_RANK:
+            if (cli_parse_int("run", "--fail-rank", optarg, 0, INT32_MAX, &v))
+                return 2;
+            a->fail_rank = (int)v;
+            break;
         case O_HELP: fputs(run_help, stdout); return 1;
         default:
             fprintf(stderr, "ebb run: unknown or incomplete option '%s' (see 'ebb run --help')\n",
@@ -370,6 +405,19 @@ int ebb_cmd_run(int argc, char **argv)
     int rc = parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : rc;
+#ifndef EBB_HAVE_MPI
+    if (a.mpi) {
+        fprintf(stderr, "ebb run: --mpi: this ebb was built without MPI; install Open MPI "
+                        "(Debian: libopenmpi-dev) and rebuild, or set EBB_WITH_MPI=ON to make "
+                        "its absence an error\n");
+        return 2;
+    }
+#else
+    if (a.mpi && a.all) {
+        fprintf(stderr, "ebb run: --mpi runs one strategy, not all\n");
+        return 2;
+    }
+#endif
 
     ebb_config cfg;
     if (ebb_config_init_default(&cfg) != EBB_OK) {
@@ -392,7 +440,28 @@ int ebb_cmd_run(int argc, char **argv)
     workload_request req = {
         .config = &cfg, .strategy = a.strategy, .slots = a.slots, .slow_slots = a.disk_slots,
         .period = a.period, .io_ratio = a.io_ratio, .audit = a.audit, .inplace = a.inplace,
-        .progress = isatty(STDERR_FILENO) ? 1 : 2};
+        .progress = isatty(STDERR_FILENO) ? 1 : 2, .seed = a.seed, .fail = a.fail,
+        .fail_step = a.fail_step};
+#ifdef EBB_HAVE_MPI
+    /* MPI starts once this rank's own arguments are known good */
+    char rank_trace[4096];
+    run_mpi *mpi = NULL;
+    int rank = 0, ranks = 1;
+    if (a.mpi && !(mpi = run_mpi_begin(&rank, &ranks))) {
+        ebb_config_dispose(&cfg);
+        return 1;
+    }
+    if (mpi) {
+        req.seed = a.seed + (uint64_t)rank;
+        req.fail = a.fail && a.fail_rank == rank;
+        req.progress = 0;
+        run_mpi_request(mpi, &req);
+        if (a.trace) { /* one timeline per rank */
+            snprintf(rank_trace, sizeof rank_trace, "%s.%d", a.trace, rank);
+            a.trace = rank_trace;
+        }
+    }
+#endif
 
     workload_result res[MAX_RUNS];
     int count = a.all ? MAX_RUNS : 1, ran = 0, failed = 0;
@@ -408,6 +477,12 @@ int ebb_cmd_run(int argc, char **argv)
             req.trace = a.trace;
         }
         int out = workload_run(&plan, &req, &res[i]);
+#ifdef EBB_HAVE_MPI
+        if (mpi) {
+            ebb_config_dispose(&cfg);
+            return run_mpi_end(mpi, &plan, &req, &res[i], out, a.json);
+        }
+#endif
         if (out == WORKLOAD_OK) {
             ran++;
             continue;

@@ -68,10 +68,10 @@ static uint64_t pass_key(int64_t step, int64_t p)
     return mix64((uint64_t)step * UINT64_C(0x9e3779b97f4a7c15) + (uint64_t)p + 1);
 }
 
-/* x_0: pseudo-random bytes from a fixed seed. */
-static void fill_x0(unsigned char *x, size_t size)
+/* x_0: pseudo-random bytes from a fixed seed (seed 0: the original x_0). */
+static void fill_x0(unsigned char *x, size_t size, uint64_t seed)
 {
-    uint64_t s = X0_SEED;
+    uint64_t s = X0_SEED + (seed ? mix64(seed) : 0);
     for (size_t i = 0; i < size; i += 8) {
         uint64_t v = mix64(s += UINT64_C(0x9e3779b97f4a7c15));
         memcpy(x + i, &v, size - i < 8 ? size - i : 8);
@@ -89,7 +89,7 @@ int workload_calibrate(size_t size, int64_t steps, double forward_ms, double rev
                  size);
         return -1;
     }
-    fill_x0(a, size);
+    fill_x0(a, size, 0);
     pass(a, b, size, 1); /* faults b in */
     /* Passes as a forward step makes them (from a to b, then on b in place),
      * in batches of at least 0.5 ms (small states time well); the fastest of
@@ -137,6 +137,8 @@ typedef struct workload_ctx {
     int64_t next_reverse; /* the reverse step expected next */
     double forward_s, reverse_s, first_s;
     int64_t first_steps, recomputed;
+    int fail;             /* tests: forward step fail_step fails */
+    int64_t fail_step;
     /* progress */
     int progress;
     const char *name;
@@ -186,6 +188,9 @@ static int forward_step(void *user, int64_t step, const void *in, void *out)
     if (step < 0 || step >= c->plan->steps)
         return ebb_callback_fail("forward step %lld called, outside 0 .. %lld", (long long)step,
                                  (long long)c->plan->steps - 1);
+    if (c->fail && step == c->fail_step)
+        return ebb_callback_fail("injected failure at forward step %lld (--fail-at-step)",
+                                 (long long)step);
     double t0 = cli_now();
     size_t size = c->plan->size;
     pass(in, out, size, pass_key(step, 0));
@@ -200,6 +205,9 @@ static int forward_inplace_step(void *user, int64_t step, void *state)
     if (step < 0 || step >= c->plan->steps)
         return ebb_callback_fail("forward step %lld called, outside 0 .. %lld", (long long)step,
                                  (long long)c->plan->steps - 1);
+    if (c->fail && step == c->fail_step)
+        return ebb_callback_fail("injected failure at forward step %lld (--fail-at-step)",
+                                 (long long)step);
     double t0 = cli_now();
     for (int64_t p = 0; p < c->plan->forward_passes; p++)
         pass(state, state, c->plan->size, pass_key(step, p));
@@ -236,10 +244,15 @@ static void set_error(workload_result *r, const char *what)
  * tier is too small for the strategy: its budget (EBB_ERR_NO_MEMORY), or
  * the slot count given with --slots, which stands for a budget of that many
  * states (the engine refuses too few slots with EBB_ERR_INVALID_ARG). */
+static ebb_status create_one(const ebb_run_options *o, const workload_request *req, ebb_run **run)
+{
+    return req->create ? req->create(req->ctx, o, run) : ebb_run_create(o, run);
+}
+
 static ebb_status create(ebb_run_options *o, const workload_request *req, workload_result *r,
                          ebb_run **run)
 {
-    ebb_status s = ebb_run_create(o, run);
+    ebb_status s = create_one(o, req, run);
     if (s != EBB_ERR_NO_MEMORY && !(s == EBB_ERR_INVALID_ARG && req->slots > 0)) {
         if (s != EBB_OK)
             set_error(r, ebb_last_error());
@@ -250,7 +263,7 @@ static ebb_status create(ebb_run_options *o, const workload_request *req, worklo
     o->fast_tier = EBB_TIER_DISK;
     o->slots = req->slow_slots; /* 0: as many as the disk budget holds */
     o->slow_slots = 0;
-    s = ebb_run_create(o, run);
+    s = create_one(o, req, run);
     if (s == EBB_OK)
         r->on_disk = 1;
     else
@@ -273,6 +286,8 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
     c.next_reverse = plan->steps - 1;
     c.progress = req->progress;
     c.name = r->strategy;
+    c.fail = req->fail;
+    c.fail_step = req->fail_step;
 
     ebb_run_options o;
     ebb_run_options_init(&o);
@@ -312,7 +327,7 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
                  plan->size);
         goto out;
     }
-    fill_x0(x0, plan->size);
+    fill_x0(x0, plan->size, req->seed);
     void *xn = NULL;
     c.first_sweep = 1;
     ebb_status s = ebb_run_forward(run, x0, &xn);
@@ -358,6 +373,8 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
 out:
     free(x0);
     free(c.scratch);
+    if (req->before_destroy)
+        req->before_destroy(req->ctx, run, rc == WORKLOAD_OK);
     ebb_run_destroy(run);
     return rc;
 }

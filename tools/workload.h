@@ -37,6 +37,14 @@ typedef struct workload_request {
     int inplace;
     int progress;       /* 0 none, 1 on a terminal (10 updates/s), 2 to a file (1/s) */
     const char *trace;  /* timeline file, or NULL */
+    uint64_t seed;      /* x_0's seed (ebb run --seed); 0: the default x_0 */
+    int fail;           /* tests: 1 = the forward step fail_step fails (--fail-at-step) */
+    int64_t fail_step;
+    /* another way to create the run (ebb run --mpi), NULL: ebb_run_create;
+     * and a look at the run before it is destroyed (ok: both sweeps ran) */
+    ebb_status (*create)(void *ctx, const ebb_run_options *o, ebb_run **run);
+    void (*before_destroy)(void *ctx, ebb_run *run, int ok);
+    void *ctx;
 } workload_request;
 
 /* The result of one run. */

@@ -82,4 +82,26 @@ void rd_direction(const rd_params *p, uint64_t seed, double *d);
 /* a . b over N values. */
 double rd_dot(const rd_params *p, const double *a, const double *b);
 
+/* The same numerics on a block of m >= 1 consecutive points of the grid,
+ * global indices lo .. lo + m - 1, for a domain-decomposed code
+ * (examples/reaction_diffusion_mpi): the neighbours of the block's two ends
+ * come in as `left` and `right` (the ghost cells a halo exchange fills).
+ * Point for point the arithmetic is the whole-grid functions', which are
+ * these with one block and the neighbours wrapped around; N in the means
+ * and in w / N stays p->points, the whole grid's. */
+void rd_initial_block(const rd_params *p, int64_t lo, int64_t m, double *u0);
+void rd_target_block(const rd_params *p, int64_t lo, int64_t m, double *target);
+void rd_step_block(const rd_params *p, double left, const double *in, double right, double *out,
+                   int64_t m);
+/* The block's shares of the two sums (pairwise over the block only). */
+double rd_running_cost_block(const rd_params *p, const double *u, int64_t m);
+double rd_final_cost_block(const rd_params *p, const double *target, const double *un, int64_t m);
+void rd_final_adjoint_block(const rd_params *p, const double *target, const double *un,
+                            double *lambda, int64_t m);
+/* lambda[0 .. m-1] of the step's adjoint; returns the block's
+ * sum_j lambda_next[j] u[j]^3, of which dJ/dr gets -dt times (summed over
+ * the blocks). */
+double rd_adjoint_step_block(const rd_params *p, const double *u, double left,
+                             const double *lambda_next, double right, double *lambda, int64_t m);
+
 #endif

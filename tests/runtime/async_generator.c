@@ -19,9 +19,8 @@ typedef struct chan {
     int64_t stores, evicts;
 } chan;
 
-static int idle(void *ctx, int level)
+static int level_idle(chan *c, int level)
 {
-    chan *c = ctx;
     if (c->busy[level] < 0)
         return 0;
     if (c->left[level] > 0) {
@@ -29,6 +28,17 @@ static int idle(void *ctx, int level)
         return 0;
     }
     return 1;
+}
+
+/* Asked once per decision: the levels in order, the first busy one ends it. */
+static ebb_status idle(void *ctx, int mask, int64_t step, int *out)
+{
+    (void)step;
+    *out = 1;
+    for (int l = 0; l < 2 && *out; l++)
+        if (mask & 1 << l)
+            *out = level_idle(ctx, l);
+    return EBB_OK;
 }
 
 typedef struct outcome {
@@ -196,11 +206,13 @@ Test(async_generator, refuses_too_few_slots)
     cr_assert(strstr(ebb_last_error(), "at least 1 slot in tier.disk"), "%s", ebb_last_error());
 }
 
-static int always_idle(void *ctx, int level)
+static ebb_status always_idle(void *ctx, int mask, int64_t step, int *out)
 {
     (void)ctx;
-    (void)level;
-    return 1;
+    (void)mask;
+    (void)step;
+    *out = 1;
+    return EBB_OK;
 }
 
 Test(async_generator, refuses_misuse)
