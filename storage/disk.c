@@ -13,17 +13,6 @@
 #include "common/error_internal.h"
 #include "storage/disk.h"
 
-int32_t ebb_disk_queue_front(ebb_disk *d)
-{
-    return d->qcount ? d->queue[d->qhead] : -1;
-}
-
-void ebb_disk_queue_pop(ebb_disk *d)
-{
-    d->qhead = (d->qhead + 1) % d->qcap;
-    d->qcount--;
-}
-
 void ebb_disk_enqueue(struct ebb_pool *pool, int32_t slot, int hashed)
 {
     ebb_disk *d = pool->disk;
@@ -31,8 +20,7 @@ void ebb_disk_enqueue(struct ebb_pool *pool, int32_t slot, int hashed)
     if (d->backend == EBB_DISK_BACKEND_URING) {
         ebb_uring_enqueue(pool, slot);
     } else {
-        d->queue[(d->qhead + d->qcount) % d->qcap] = slot;
-        d->qcount++;
+        ebb_threads_enqueue(pool, slot);
     }
     if (hashed)
         d->hash_writes--; /* with the enqueue: the engine sees one or the other */
@@ -52,8 +40,8 @@ void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info)
     info->registered_files = d->fixed_files;
     info->registered_bytes = d->fixed_buffers ? d->registered_bytes : 0;
     info->queue_depth = d->depth;
-    /* io_uring: one ring thread per device group */
-    info->threads = d->backend == EBB_DISK_BACKEND_URING ? d->nrings : d->nthreads;
+    /* io_uring: one ring thread per device group; threads: nthreads per group */
+    info->threads = d->backend == EBB_DISK_BACKEND_URING ? d->nrings : d->threads_started;
     info->block = d->block;
     info->alignment = d->align;
     info->checksum = d->checksum;

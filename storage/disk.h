@@ -23,6 +23,7 @@
 #define EBB_DISK_RETRY_MAX_US 50000
 
 struct ebb_uring;
+struct ebb_thr_group;
 
 typedef struct ebb_disk {
     int nfiles;
@@ -56,12 +57,12 @@ typedef struct ebb_disk {
     int32_t fixed_slots;    /* staging slots [0, fixed_slots) lie in registered memory */
     uint64_t registered_bytes;
 
-    /* caller -> engine queue of operation indices, and completion signalling */
+    /* completion signalling; each engine keeps its own queues (per ring, per
+     * group), qcap operations long */
     pthread_mutex_t lock;
     pthread_cond_t done_cv;
     pthread_cond_t work_cv; /* threads engine, or a stopped io_uring engine: work or stop */
-    int32_t *queue;
-    uint32_t qhead, qcount, qcap;
+    uint32_t qcap;
     int stop;
 
     /* checksum thread (io_uring engine with checksums): hashes writes before
@@ -94,8 +95,9 @@ typedef struct ebb_disk {
     pthread_cond_t hold_cv;
     int sync_init;          /* the mutexes and condition variables exist */
 
-    pthread_t *threads;
+    pthread_t *threads;      /* threads engine: nthreads per device group */
     int threads_started;
+    struct ebb_thr_group *tgroups; /* threads engine: ngroups queues, NULL otherwise */
     struct ebb_uring *rings; /* io_uring engine: ngroups rings, NULL otherwise */
     int nrings;              /* rings started */
 } ebb_disk;
@@ -124,9 +126,6 @@ void ebb_disk_locate(const ebb_disk *d, size_t slot_size, int32_t slot, uint32_t
 /* The bytes file `file` holds in that layout. */
 uint64_t ebb_disk_file_bytes(const ebb_disk *d, int file);
 
-/* Pops the next queued operation index, or -1 (caller holds d->lock). */
-int32_t ebb_disk_queue_front(ebb_disk *d);
-void ebb_disk_queue_pop(ebb_disk *d);
 /* Appends an operation to the engine's queue and wakes the engine; hashed:
  * it comes from the checksum thread (one write fewer in hash_writes). */
 void ebb_disk_enqueue(struct ebb_pool *pool, int32_t slot, int hashed);
@@ -208,6 +207,9 @@ void ebb_uring_enqueue(struct ebb_pool *pool, int32_t slot);
 void ebb_uring_kick(struct ebb_pool *pool);
 void ebb_uring_stop(struct ebb_pool *pool);
 int ebb_threads_start(struct ebb_pool *pool, char *why, size_t why_len);
+/* threads_enqueue: hands an operation to the queue of every device group
+ * that holds some of its blocks (d->lock held); kick then wakes them. */
+void ebb_threads_enqueue(struct ebb_pool *pool, int32_t slot);
 void ebb_threads_kick(struct ebb_pool *pool);
 void ebb_threads_stop(struct ebb_pool *pool);
 

@@ -511,11 +511,10 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
     uint64_t total_blocks = (uint64_t)pool->slots * d->bps;
     d->sums = calloc((size_t)total_blocks, sizeof *d->sums);
     d->valid = calloc((size_t)pool->slots, sizeof *d->valid);
-    d->queue = calloc((size_t)pool->slots, sizeof *d->queue);
     d->hqueue = calloc((size_t)pool->slots, sizeof *d->hqueue);
     d->qcap = (uint32_t)pool->slots;
     pool->ops = calloc((size_t)pool->slots, sizeof *pool->ops);
-    if (!d->sums || !d->valid || !d->queue || !d->hqueue || !pool->ops) {
+    if (!d->sums || !d->valid || !d->hqueue || !pool->ops) {
         s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");
         goto fail;
     }
@@ -558,7 +557,6 @@ void ebb_disk_destroy(struct ebb_pool *pool)
     free(d->group_node);
     free(d->sums);
     free((void *)d->valid);
-    free(d->queue);
     free(d->hqueue);
     free(pool->ops);
     pool->ops = NULL;

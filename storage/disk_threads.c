@@ -1,6 +1,10 @@
 /* Disk engine for where io_uring is refused: worker threads that claim one
- * block at a time from the queued operations and run pread/pwrite on it, so
- * `threads` blocks are in flight, across operations as well as within one. */
+ * block at a time from the queued operations and run pread/pwrite on it.
+ * Like the io_uring engine's rings, the workers are per device group
+ * (ebb_disk.ngroups): each group has its own queue and `nthreads` workers
+ * bound near its device's NUMA node, and claims only the blocks that lie in
+ * its group's files, so a slow drive never holds up another one's queue;
+ * whichever worker finishes an operation's last block completes it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +16,62 @@
 #include "common/error_internal.h"
 #include "storage/disk.h"
 #include "storage/topology.h"
+
+/* One device group's share of the engine; every field under d->lock. */
+typedef struct ebb_thr_group {
+    struct ebb_pool *pool;
+    int group;
+    int32_t *queue;      /* operation indices, one per slot at most */
+    uint32_t qhead, qcount;
+    uint32_t next_block; /* the front operation's next block to look at */
+} ebb_thr_group;
+
+static int own_block(const struct ebb_pool *pool, const ebb_thr_group *g, const ebb_op *op,
+                     uint32_t b)
+{
+    if (pool->disk->ngroups == 1)
+        return 1;
+    ebb_disk_loc loc;
+    ebb_disk_locate(pool->disk, pool->slot_size, op->slot, b, &loc);
+    return pool->disk->file_group[loc.file] == g->group;
+}
+
+static void group_pop(ebb_thr_group *g, uint32_t cap)
+{
+    g->qhead = (g->qhead + 1) % cap;
+    g->qcount--;
+    g->next_block = 0;
+}
+
+/* Moves the front operation's cursor onto its next block in this group's
+ * files: 1, or 0 and the operation popped when there is none (popped
+ * before its completion, so a new operation on the slot never finds a
+ * stale cursor). */
+static int group_advance(struct ebb_pool *pool, ebb_thr_group *g, const ebb_op *op)
+{
+    while (g->next_block < op->blocks && !own_block(pool, g, op, g->next_block))
+        g->next_block++;
+    if (g->next_block < op->blocks)
+        return 1;
+    group_pop(g, pool->disk->qcap);
+    return 0;
+}
+
+void ebb_threads_enqueue(struct ebb_pool *pool, int32_t slot)
+{
+    ebb_disk *d = pool->disk;
+    const ebb_op *op = &pool->ops[slot];
+    for (int k = 0; k < d->ngroups; k++) {
+        ebb_thr_group *g = &d->tgroups[k];
+        int has = 0;
+        for (uint32_t b = 0; !has && b < op->blocks; b++)
+            has = own_block(pool, g, op, b);
+        if (!has)
+            continue; /* none of its blocks lie on this device */
+        g->queue[(g->qhead + g->qcount) % d->qcap] = slot;
+        g->qcount++;
+    }
+}
 
 /* Transfers one block; 0, or fails the op and returns -1. */
 static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
@@ -52,45 +112,49 @@ static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
 
 static void *worker(void *arg)
 {
-    struct ebb_pool *pool = arg;
+    ebb_thr_group *g = arg;
+    struct ebb_pool *pool = g->pool;
     ebb_disk *d = pool->disk;
-    /* Named so that top, gdb and the no-allocation test can tell ebb's threads. */
-    (void)pthread_setname_np(pthread_self(), "ebb-io");
     for (;;) {
         pthread_mutex_lock(&d->lock);
         ebb_op *op;
+        uint32_t b, claimed = 0;
         for (;;) {
-            while (!d->stop && d->qcount == 0)
+            while (!d->stop && g->qcount == 0)
                 pthread_cond_wait(&d->work_cv, &d->lock);
-            if (d->qcount == 0) { /* stop, and nothing left */
+            if (g->qcount == 0) { /* stop, and nothing left */
                 pthread_mutex_unlock(&d->lock);
                 return NULL;
             }
-            op = &pool->ops[ebb_disk_queue_front(d)];
-            /* The bandwidth limit: wait (the lock released) for the block's turn. */
-            uint64_t wait = atomic_load(&op->failed) ? 0 : ebb_disk_pace(pool, op, op->next_block);
-            if (!wait)
+            op = &pool->ops[g->queue[g->qhead]];
+            if (atomic_load(&op->failed)) {
+                /* Skip what this group did not start. */
+                for (b = g->next_block; b < op->blocks; b++)
+                    claimed += (uint32_t)own_block(pool, g, op, b);
+                group_pop(g, d->qcap);
                 break;
+            }
+            if (!group_advance(pool, g, op))
+                continue; /* nothing (more) of it on this device */
+            /* The bandwidth limit: wait (the lock released) for the block's turn. */
+            uint64_t wait = ebb_disk_pace(pool, op, g->next_block);
+            if (!wait) {
+                b = g->next_block++;
+                claimed = 1;
+                group_advance(pool, g, op);
+                break;
+            }
             ebb_disk_pace_sleep(d, wait);
         }
-        uint32_t b = op->next_block;
-        uint32_t claimed = 1;
-        if (atomic_load(&op->failed)) {
-            claimed = op->blocks - b; /* skip what was not started */
-            op->next_block = op->blocks;
-        } else {
-            op->next_block++;
-        }
-        if (op->next_block == op->blocks)
-            ebb_disk_queue_pop(d);
+        int skipped = atomic_load(&op->failed) || claimed != 1;
         pthread_mutex_unlock(&d->lock);
 
-        if (claimed == 1 && !atomic_load(&op->failed)) {
+        if (claimed == 1 && !skipped) {
             ebb_disk_inflight(d, 1);
             do_block(pool, op, b);
             ebb_disk_inflight(d, -1);
         }
-        if (atomic_fetch_sub(&op->remaining, claimed) == claimed)
+        if (claimed && atomic_fetch_sub(&op->remaining, claimed) == claimed)
             ebb_disk_complete(pool, op);
     }
 }
@@ -99,21 +163,43 @@ int ebb_threads_start(struct ebb_pool *pool, char *why, size_t why_len)
 {
     ebb_disk *d = pool->disk;
     d->backend = EBB_DISK_BACKEND_THREADS;
-    d->threads = calloc((size_t)d->nthreads, sizeof *d->threads);
-    if (!d->threads) {
+    /* `nthreads` workers per device group, as queue_depth is per ring. */
+    int total = d->nthreads * d->ngroups;
+    d->tgroups = calloc((size_t)d->ngroups, sizeof *d->tgroups);
+    d->threads = calloc((size_t)total, sizeof *d->threads);
+    if (!d->tgroups || !d->threads) {
         snprintf(why, why_len, "out of memory");
+        ebb_threads_stop(pool);
         return -ENOMEM;
     }
-    for (int i = 0; i < d->nthreads; i++) {
-        int r = pthread_create(&d->threads[i], NULL, worker, pool);
-        if (r != 0) {
-            snprintf(why, why_len, "pthread_create: %s", strerror(r));
+    for (int k = 0; k < d->ngroups; k++) {
+        ebb_thr_group *g = &d->tgroups[k];
+        g->pool = pool;
+        g->group = k;
+        g->queue = calloc(d->qcap, sizeof *g->queue);
+        if (!g->queue) {
+            snprintf(why, why_len, "out of memory");
             ebb_threads_stop(pool);
-            return -r;
+            return -ENOMEM;
         }
-        d->threads_started++;
     }
-    ebb_topo_bind_threads(d->threads, d->threads_started, d->node);
+    for (int k = 0; k < d->ngroups; k++) {
+        int first = d->threads_started;
+        for (int i = 0; i < d->nthreads; i++) {
+            int r = pthread_create(&d->threads[d->threads_started], NULL, worker,
+                                   &d->tgroups[k]);
+            if (r != 0) {
+                snprintf(why, why_len, "pthread_create: %s", strerror(r));
+                ebb_threads_stop(pool);
+                return -r;
+            }
+            /* Named (before start returns) so that top, gdb and the tests
+             * can tell ebb's threads. */
+            (void)pthread_setname_np(d->threads[d->threads_started], "ebb-io");
+            d->threads_started++;
+        }
+        ebb_topo_bind_threads(d->threads + first, d->nthreads, d->group_node[k]);
+    }
     return 0;
 }
 
@@ -140,4 +226,8 @@ void ebb_threads_stop(struct ebb_pool *pool)
     free(d->threads);
     d->threads = NULL;
     d->threads_started = 0;
+    for (int k = 0; d->tgroups && k < d->ngroups; k++)
+        free(d->tgroups[k].queue);
+    free(d->tgroups);
+    d->tgroups = NULL;
 }

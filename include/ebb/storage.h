@@ -117,7 +117,8 @@ typedef struct ebb_pool_options {
     int32_t path_count;       /* entries in paths, >= 1 */
     ebb_disk_backend backend; /* default EBB_DISK_BACKEND_AUTO */
     int32_t queue_depth;      /* requests in flight, default 16, 1 .. 4096 */
-    int32_t threads;          /* thread backend workers; 0 (default) = queue_depth */
+    int32_t threads;          /* thread backend workers per device (directories on one
+                                 file system share them); 0 (default) = queue_depth */
     int direct;               /* 1 (default): O_DIRECT, buffered with a warning where
                                  the file system refuses it; 0: buffered */
     int checksum;             /* 1: XXH3-64 per block, verified on every read;
