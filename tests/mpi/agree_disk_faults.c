@@ -121,19 +121,9 @@ static void one_case(const dcase *d, const char *dir, int rank, int ranks)
         disk->fault.io_errno = ENOSPC;
     }
     st = mw_sweeps(c.run, &c.w, (uint64_t)rank);
-    char msg[2048];
-    snprintf(msg, sizeof msg, "%s", ebb_last_error());
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "rank %d failed: ", bad);
+    const char *msg = mw_check_failure(d->name, st, d->expect, bad, 1, d->message);
     if (me_bad && d->corrupt_at >= 0 && !c.corrupted)
         mw_fail("%s: reverse step %lld never came", d->name, (long long)d->corrupt_at);
-    if (st != d->expect)
-        mw_fail("%s: status %s, expected %s (%s)", d->name, ebb_status_name(st),
-                ebb_status_name(d->expect), msg);
-    else if (strncmp(msg, prefix, strlen(prefix)) != 0)
-        mw_fail("%s: the error does not start with '%s': %s", d->name, prefix, msg);
-    else if (!strstr(msg, d->message))
-        mw_fail("%s: the error does not say '%s': %s", d->name, d->message, msg);
     if (rank == 0)
         printf("%-22s every rank: %s\n", d->name, msg);
     /* stopped: the pools are released at the failure, before destroy */
@@ -150,16 +140,8 @@ static void one_case(const dcase *d, const char *dir, int rank, int ranks)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int ranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &mw_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s SCRATCH_DIR\n", argv[0]);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
     char dir[4096];
-    mw_dir(dir, sizeof dir, argv[1], mw_rank);
+    int ranks = mw_start(&argc, &argv, dir, sizeof dir);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         one_case(&cases[i], dir, mw_rank, ranks);
     rmdir(dir);

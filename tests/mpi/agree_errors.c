@@ -92,17 +92,7 @@ static void one_case(const ecase *c, const char *dir, int rank, int ranks)
     } else if (st == EBB_OK) {
         st = mw_sweeps(run, &w, (uint64_t)rank);
     }
-    char msg[2048];
-    snprintf(msg, sizeof msg, "%s", ebb_last_error());
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "rank %d failed: ", bad);
-    if (st != c->expect)
-        mw_fail("%s: status %s, expected %s (%s)", c->name, ebb_status_name(st),
-                ebb_status_name(c->expect), msg);
-    else if (c->names_rank && strncmp(msg, prefix, strlen(prefix)) != 0)
-        mw_fail("%s: the error does not start with '%s': %s", c->name, prefix, msg);
-    else if (!strstr(msg, c->message))
-        mw_fail("%s: the error does not say '%s': %s", c->name, c->message, msg);
+    const char *msg = mw_check_failure(c->name, st, c->expect, bad, c->names_rank, c->message);
     if (rank == 0)
         printf("%-18s every rank: %s\n", c->name, msg);
     ebb_run_destroy(run);
@@ -114,16 +104,8 @@ static void one_case(const ecase *c, const char *dir, int rank, int ranks)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int ranks;
-    MPI_Comm_rank(MPI_COMM_WORLD, &mw_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s SCRATCH_DIR\n", argv[0]);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
     char dir[4096];
-    mw_dir(dir, sizeof dir, argv[1], mw_rank);
+    int ranks = mw_start(&argc, &argv, dir, sizeof dir);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         one_case(&cases[i], dir, mw_rank, ranks);
     rmdir(dir);

@@ -154,6 +154,42 @@ __attribute__((format(printf, 1, 2))) static inline void mw_fail(const char *fmt
     mw_failures++;
 }
 
+/* MPI_Init, this rank, the rank count; `dir` = this rank's scratch
+ * directory under argv[1]. */
+static inline int mw_start(int *argc, char ***argv, char *dir, size_t len)
+{
+    MPI_Init(argc, argv);
+    int ranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mw_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (*argc != 2) {
+        fprintf(stderr, "usage: %s SCRATCH_DIR\n", (*argv)[0]);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    mw_dir(dir, len, (*argv)[1], mw_rank);
+    return ranks;
+}
+
+/* A failed run as every rank must see it: status `expect`, the message
+ * starting "rank <bad> failed: " (when names_rank) and saying `says`.
+ * Returns the message (static). */
+static inline const char *mw_check_failure(const char *name, ebb_status st, ebb_status expect,
+                                           int bad, int names_rank, const char *says)
+{
+    static char msg[2048];
+    snprintf(msg, sizeof msg, "%s", ebb_last_error());
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "rank %d failed: ", bad);
+    if (st != expect)
+        mw_fail("%s: status %s, expected %s (%s)", name, ebb_status_name(st),
+                ebb_status_name(expect), msg);
+    else if (names_rank && strncmp(msg, prefix, strlen(prefix)) != 0)
+        mw_fail("%s: the error does not start with '%s': %s", name, prefix, msg);
+    else if (!strstr(msg, says))
+        mw_fail("%s: the error does not say '%s': %s", name, says, msg);
+    return msg;
+}
+
 /* Every rank's failure count summed: the exit status of the program. */
 static inline int mw_finish(void)
 {
