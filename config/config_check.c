@@ -246,7 +246,8 @@ ebb_status ebb_config_check_values(const ebb_config *cfg)
 ebb_status ebb_config_check_strategy_tiers(const ebb_config *cfg)
 {
     if ((cfg->strategy == EBB_CONFIG_STRATEGY_MULTISTAGE ||
-         cfg->strategy == EBB_CONFIG_STRATEGY_DISK_REVOLVE) && !cfg->disk.enabled) {
+         cfg->strategy == EBB_CONFIG_STRATEGY_DISK_REVOLVE ||
+         cfg->strategy == EBB_CONFIG_STRATEGY_H_REVOLVE) && !cfg->disk.enabled) {
         char at[512];
         int from_strategy = cfg->line[EBB_KEY_RUN_STRATEGY] >= cfg->line[EBB_KEY_DISK_ENABLED];
         ebb_config_where(cfg, from_strategy ? EBB_KEY_RUN_STRATEGY : EBB_KEY_DISK_ENABLED, "", at,

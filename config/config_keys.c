@@ -33,9 +33,9 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
         .c_type = "ebb_config_strategy", .dflt = EBB_CONFIG_STRATEGY_AUTO,
         .doc = "How states are kept: \"store-all\" every state, \"periodic\" every k-th, "
                "\"revolve\" binomial Revolve, \"online\" for a sweep of unknown length, "
-               "\"multistage\" and \"disk-revolve\" with slots on disk (they need the disk "
-               "tier), \"async\" the runtime's adaptive schedule, \"auto\" the fastest the "
-               "planner predicts.",
+               "\"multistage\", \"disk-revolve\" and \"h-revolve\" with slots on disk (they "
+               "need the disk tier), \"async\" the runtime's adaptive schedule, \"auto\" the "
+               "fastest the planner predicts.",
     },
     [EBB_KEY_RUN_AUDIT] = {
         .name = "run.audit", ENUM(audit),

@@ -15,7 +15,8 @@
 /* ---- names ----------------------------------------------------------------- */
 
 const char *const ebb_config_strategy_names[EBB_CONFIG_STRATEGY_COUNT] = {
-    "auto", "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve", "async",
+    "auto",       "store-all", "periodic", "revolve",   "online",
+    "multistage", "disk-revolve", "async", "h-revolve",
 };
 
 const char *const ebb_config_backend_names[EBB_CONFIG_BACKEND_COUNT] = {"auto", "uring", "threads"};
@@ -211,15 +212,6 @@ ebb_status ebb_config_strategy_from_name(const char *name, ebb_config_strategy *
     if (!name || !out)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_strategy_from_name: NULL argument");
     int i = ebb_config_find_name(name, ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT);
-    ebb_strategy schedule_only;
-    if (i < 0 && ebb_strategy_from_name(name, &schedule_only) == EBB_OK)
-        /* A schedule (ebb plan, ebb_schedule_create) that the runtime does
-         * not drive: h-revolve would need its disk costs per step. */
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "strategy \"%s\" is a schedule for 'ebb plan' and ebb_schedule_create "
-                        "only; the runtime does not run it: use \"multistage\" or "
-                        "\"disk-revolve\" for states on disk, or \"auto\"",
-                        name);
     if (i < 0) {
         char list[256];
         ebb_config_list_quoted(ebb_config_strategy_names, EBB_CONFIG_STRATEGY_COUNT, list, sizeof list);
@@ -243,6 +235,7 @@ ebb_status ebb_config_strategy_schedule(ebb_config_strategy strategy, ebb_strate
     case EBB_CONFIG_STRATEGY_ONLINE: *out = EBB_STRATEGY_ONLINE; return EBB_OK;
     case EBB_CONFIG_STRATEGY_MULTISTAGE: *out = EBB_STRATEGY_MULTISTAGE; return EBB_OK;
     case EBB_CONFIG_STRATEGY_DISK_REVOLVE: *out = EBB_STRATEGY_DISK_REVOLVE; return EBB_OK;
+    case EBB_CONFIG_STRATEGY_H_REVOLVE: *out = EBB_STRATEGY_H_REVOLVE; return EBB_OK;
     case EBB_CONFIG_STRATEGY_AUTO:
     case EBB_CONFIG_STRATEGY_ASYNC:
         return ebb_fail(EBB_ERR_UNSUPPORTED,

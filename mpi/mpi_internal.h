@@ -8,11 +8,12 @@
  *   stats.c   ebb_mpi_stats_reduce.
  *
  * Every collective ebb makes on the run's communicator (a duplicate of the
- * user's) is an MPI_Iallreduce of int64[10] with MPI_MAX: slot 0 carries a
+ * user's) is an MPI_Iallreduce of int64[11] with MPI_MAX: slot 0 carries a
  * failure (the failing rank + 1, else 0), slots 1 and 2 what the collective
- * is for (its tag, and the tag negated), slots 3..9 the payload (a least
- * value is sent negated). So a failing rank's message matches whatever
- * collective the others are in, by order. After a failure is agreed, one
+ * is for (its tag, and the tag negated), slots 3..10 the payload (a
+ * least value is sent negated; 8 values, one per strategy auto predicts).
+ * So a failing rank's message matches whatever collective the others are
+ * in, by order. After a failure is agreed, one
  * MPI_Bcast from the failing rank carries its status and message, and then
  * ebb makes no more collectives on that run. Ranks whose tags differ (one
  * ended its forward sweep while another still decides) all see it in the
@@ -26,7 +27,7 @@
 
 #include "runtime/agree.h"
 
-enum { MPI_MSG = 10, MSG_TAG = 1, MSG_DATA = 3, MSG_PAYLOAD = 7 };
+enum { MPI_MSG = 11, MSG_TAG = 1, MSG_DATA = 3, MSG_PAYLOAD = 8 };
 
 /* What a collective is for (MSG_TAG). */
 typedef enum mpi_tag {

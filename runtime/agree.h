@@ -28,8 +28,8 @@ typedef struct rt_agree rt_agree;
 struct rt_agree {
     int ranks_per_node;   /* processes sharing this one's disk */
     ebb_status (*setup)(rt_agree *a, rt_agree_setup *s);
-    /* auto's planner: seconds[k] (k < count <= 7, +inf: does not fit) becomes
-     * the largest over the processes */
+    /* auto's planner: seconds[k] (k < count <= 8, +inf: does not fit) becomes
+     * the largest over the processes; h-revolve's three costs likewise */
     ebb_status (*predictions)(rt_agree *a, double *seconds, int count);
     /* the strategy chosen (a code and its name): must be equal */
     ebb_status (*strategy)(rt_agree *a, int code, const char *name);

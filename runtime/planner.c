@@ -106,7 +106,7 @@ static ebb_status predict_one(const ebb_plan_problem *p, ebb_config_strategy cs,
 static const ebb_config_strategy every[EBB_PLAN_MAX] = {
     EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
     EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE,
-    EBB_CONFIG_STRATEGY_ASYNC};
+    EBB_CONFIG_STRATEGY_ASYNC,     EBB_CONFIG_STRATEGY_H_REVOLVE};
 
 ebb_status ebb_plan_all(const ebb_plan_problem *p, ebb_plan_prediction *out, size_t *count,
                         int *best)

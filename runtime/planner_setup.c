@@ -2,8 +2,9 @@
  * From a problem and a strategy to the action source and the buffer tables
  * the simulation runs on, resolved as run_setup.c resolves them for a run
  * (fast tier, slot counts capped at n, disk-revolve's period from its io
- * ratio, the asynchronous strategy's tiers), and, as `ebb run` does, a
- * strategy the fast tier is too small for retried with its slots on disk.
+ * ratio, h-revolve's disk slots and costs, the asynchronous strategy's
+ * tiers), and, as `ebb run` does, a strategy the fast tier is too small for
+ * retried with its slots on disk.
  *
  * A tier is "enabled" here when the problem gives it slots.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "runtime/h_costs.h"
 #include "runtime/planner_internal.h"
 
 /* What each strategy needs; the rest of the planner is the same for all. */
@@ -30,6 +32,7 @@ static const strategy_row rows[] = {
     {EBB_CONFIG_STRATEGY_ONLINE, EBB_STRATEGY_ONLINE, 0, 1, 0},
     {EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_STRATEGY_MULTISTAGE, 1, 0, 0},
     {EBB_CONFIG_STRATEGY_DISK_REVOLVE, EBB_STRATEGY_DISK_REVOLVE, 1, 0, 0},
+    {EBB_CONFIG_STRATEGY_H_REVOLVE, EBB_STRATEGY_H_REVOLVE, 1, 0, 0},
     {EBB_CONFIG_STRATEGY_ASYNC, EBB_STRATEGY_REVOLVE, 0, 0, 1},
 };
 
@@ -88,7 +91,8 @@ static ebb_status setup_source(ps_sim *s, const ebb_plan_problem *p, const strat
         else
             return setup_async(s, p, fast, c, out);
     }
-    int two = out->schedule == EBB_STRATEGY_MULTISTAGE || out->schedule == EBB_STRATEGY_DISK_REVOLVE;
+    int two = out->schedule == EBB_STRATEGY_MULTISTAGE ||
+              out->schedule == EBB_STRATEGY_DISK_REVOLVE || out->schedule == EBB_STRATEGY_H_REVOLVE;
     if (two && slow < 0)
         return ebb_fail(EBB_ERR_CONFIG, "%s needs a slower tier than %s",
                         ebb_strategy_name(out->schedule), ebb_tier_name((ebb_tier)fast));
@@ -107,8 +111,25 @@ static ebb_status setup_source(ps_sim *s, const ebb_plan_problem *p, const strat
         so.disk_slots = d > n ? (int32_t)n : d;
     else if (out->schedule == EBB_STRATEGY_DISK_REVOLVE)
         so.disk_slots = -1;
+    else if (out->schedule == EBB_STRATEGY_H_REVOLVE)
+        so.disk_slots = rt_h_budget_disk_slots(n, so.slots, d);
     else
         so.disk_slots = 0;
+    if (out->schedule == EBB_STRATEGY_H_REVOLVE) {
+        /* the costs the runtime derives from the same figures (run_setup.c) */
+        rt_h_costs hc;
+        rt_h_costs_of(p, fast, slow, 1, &hc);
+        so.write_cost = hc.write;
+        so.read_cost = hc.read;
+        so.reverse_cost = hc.reverse;
+        if ((int64_t)(so.slots + so.disk_slots) * n > RT_H_BUDGET_ENTRIES)
+            return ebb_fail(EBB_ERR_NO_MEMORY,
+                            "h-revolve: the planner plans its programme up to %lld entries, "
+                            "(%d memory + %d disk slots) x %lld steps exceed it (run it by "
+                            "name to try)",
+                            (long long)RT_H_BUDGET_ENTRIES, so.slots, so.disk_slots,
+                            (long long)n);
+    }
     ebb_status st = ebb_schedule_create(&so, &s->schedule);
     if (st != EBB_OK) {
         char msg[200];

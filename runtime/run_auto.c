@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/error_internal.h"
 #include "ebb/planner.h"
@@ -46,6 +47,10 @@ static ebb_status planned(ebb_run *run, const ebb_config *cfg, int fast, int32_t
         /* the processes on this node share its disk */
         p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth /= run->agree->ranks_per_node;
         p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth /= run->agree->ranks_per_node;
+    }
+    if (slow == EBB_TIER_DISK) { /* h-revolve's costs, as the planner derives them */
+        memcpy(run->plan_channel, p.channel, sizeof p.channel);
+        run->planned_channels = 1;
     }
     ebb_plan_prediction all[EBB_PLAN_MAX];
     size_t count = 0;

@@ -3,6 +3,7 @@
  *   run.c        the public calls: create (options, strategy, tiers, pools),
  *                the sweeps' control flow, destroy, info and statistics;
  *   run_setup.c  resolving the strategy, the tiers and the slot counts;
+ *   h_costs.c    h-revolve's costs from the step times and bandwidths;
  *   execute.c    one action at a time over the pools;
  *   buffers.c    the physical buffers behind the schedule's slots;
  *   source.c     where the actions come from: a schedule or async.c;
@@ -16,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "ebb/planner.h"
 #include "ebb/runtime.h"
 #include "ebb/storage.h"
 #include "runtime/agree.h"
@@ -109,6 +111,9 @@ struct ebb_run {
     rt_agree *agree;       /* other processes run the same schedule (agree.h); NULL: none */
     uint64_t actions_hash; /* with agree: every action fetched, hashed (source.c) */
     int32_t slot_cap[EBB_TIER_COUNT]; /* with agree: the least slots over the processes */
+    /* auto's planner measured the disk: its channels, for h-revolve's costs */
+    int planned_channels;
+    ebb_plan_channel plan_channel[EBB_PLAN_CHANNEL_COUNT];
     double t_forward_begin, t_reverse_begin;
 };
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "runtime/h_costs.h"
 #include "runtime/run_internal.h"
 
 static int tier_enabled(const ebb_config *cfg, int tier)
@@ -182,6 +183,45 @@ static ebb_status setup_async(ebb_run *run, const ebb_config *cfg, int fast, int
     return EBB_OK;
 }
 
+/* h-revolve's costs (h_costs.h) from the step times and the disk's figures:
+ * tier.disk.max_bandwidth and what auto's planner measured; under agreement
+ * the largest over the processes, so that all run one schedule. */
+static ebb_status set_h_costs(ebb_run *run, const ebb_config *cfg, int fast, int slow,
+                              ebb_schedule_options *so)
+{
+    ebb_plan_problem p;
+    ebb_plan_problem_init(&p);
+    p.state_size = run->opt.state_size;
+    p.forward_s = run->opt.forward_seconds;
+    p.reverse_s = run->opt.reverse_seconds > 0 ? run->opt.reverse_seconds : 0.0;
+    int known = 0;
+    if (slow == EBB_TIER_DISK) {
+        if (run->planned_channels)
+            memcpy(p.channel, run->plan_channel, sizeof p.channel);
+        ebb_plan_cap_disk(&p, (double)cfg->disk.max_bandwidth);
+        known = run->planned_channels || p.disk_pace > 0;
+    }
+    rt_h_costs c;
+    rt_h_costs_of(&p, fast, slow, known, &c);
+    if (run->agree) {
+        double v[3] = {c.write, c.read, c.reverse};
+        ebb_status st = run->agree->predictions(run->agree, v, 3);
+        if (st != EBB_OK)
+            return st;
+        c.write = v[0];
+        c.read = v[1];
+        c.reverse = v[2];
+    }
+    so->write_cost = c.write;
+    so->read_cost = c.read;
+    so->reverse_cost = c.reverse;
+    size_t len = strlen(run->reason);
+    snprintf(run->reason + len, sizeof run->reason - len,
+             "; costs in forward steps: write %.4g, read %.4g, reverse %.4g (%s)", c.write,
+             c.read, c.reverse, rt_h_source_text(c.source));
+    return EBB_OK;
+}
+
 ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
 {
     const ebb_run_options *o = &run->opt;
@@ -209,11 +249,15 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
         return st;
     if (async)
         return setup_async(run, cfg, fast, c);
-    int two_tiers = strategy == EBB_STRATEGY_MULTISTAGE || strategy == EBB_STRATEGY_DISK_REVOLVE;
+    int two_tiers = strategy == EBB_STRATEGY_MULTISTAGE ||
+                    strategy == EBB_STRATEGY_DISK_REVOLVE || strategy == EBB_STRATEGY_H_REVOLVE;
     if (two_tiers && slow < 0)
         return ebb_fail(EBB_ERR_CONFIG, "%s needs a slower tier than %s: enable tier.disk",
                         ebb_strategy_name(strategy), ebb_tier_name((ebb_tier)fast));
-    if (two_tiers && d <= 0 && (st = budget_slots(cfg, slow, o->state_size, &d)) != EBB_OK)
+    int d_budget = two_tiers && d <= 0;
+    int from_auto = (o->strategy >= 0 ? o->strategy : (int)cfg->strategy) ==
+                    EBB_CONFIG_STRATEGY_AUTO;
+    if (d_budget && (st = budget_slots(cfg, slow, o->state_size, &d)) != EBB_OK)
         return st;
     d = capped(run, slow, d);
 
@@ -232,12 +276,20 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
         so.disk_slots = n > 0 && d > n ? (int32_t)n : d;
     else if (strategy == EBB_STRATEGY_DISK_REVOLVE)
         so.disk_slots = o->slow_slots > 0 ? capped(run, slow, o->slow_slots) : -1;
+    else if (strategy == EBB_STRATEGY_H_REVOLVE && (d_budget || from_auto))
+        so.disk_slots = rt_h_budget_disk_slots(n, so.slots, d); /* as the planner caps them */
+    else if (strategy == EBB_STRATEGY_H_REVOLVE)
+        so.disk_slots = n > 0 && d > n ? (int32_t)n : d;
     else
         so.disk_slots = 0;
+    if (strategy == EBB_STRATEGY_H_REVOLVE &&
+        (st = set_h_costs(run, cfg, fast, slow, &so)) != EBB_OK)
+        return st;
 
     st = ebb_schedule_create(&so, &run->schedule);
     if (st != EBB_OK) {
-        if (o->slots > 0)
+        /* h-revolve's table: more slots would not help */
+        if (o->slots > 0 || strategy == EBB_STRATEGY_H_REVOLVE)
             return st;
         char msg[600];
         snprintf(msg, sizeof msg, "%s", ebb_last_error());

@@ -43,7 +43,7 @@ static const char predict_help[] =
     "  --period K            periodic: k; disk-revolve: m (default: as the runtime derives)\n"
     "  --io-ratio R          disk-revolve's ratio (default 1, as the runtime)\n"
     "  --strategy S          auto | async | store-all | periodic | revolve | online |\n"
-    "                        multistage | disk-revolve | all (default all)\n"
+    "                        multistage | disk-revolve | h-revolve | all (default all)\n"
     "  --target-overhead X   also print the least disk bandwidth and the fewest host\n"
     "                        slots for which the strategy (all: the best) predicts\n"
     "                        wall <= X * n * (F + B)\n"

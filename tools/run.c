@@ -30,9 +30,10 @@ static const char run_help[] =
     "\n"
     "  --config F         configuration file (default: the embedded default)\n"
     "  --strategy S       auto | store-all | periodic | revolve | online |\n"
-    "                     multistage | disk-revolve | async | all (default:\n"
-    "                     run.strategy); all runs every strategy that fits, then\n"
-    "                     auto, and compares them (auto>X: auto picked X)\n"
+    "                     multistage | disk-revolve | h-revolve | async | all\n"
+    "                     (default: run.strategy); all runs every strategy that\n"
+    "                     fits, then auto, and compares them (auto>X: auto\n"
+    "                     picked X)\n"
     "  --steps N          steps (n >= 1, default 100)\n"
     "  --slots C          slots in the fast tier (default: as its budget holds)\n"
     "  --disk-slots D     slots in the slow tier (default: as its budget holds)\n"
@@ -391,7 +392,7 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
 static const int every_strategy[] = {
     EBB_CONFIG_STRATEGY_STORE_ALL,  EBB_CONFIG_STRATEGY_PERIODIC,     EBB_CONFIG_STRATEGY_REVOLVE,
     EBB_CONFIG_STRATEGY_ONLINE,     EBB_CONFIG_STRATEGY_MULTISTAGE,   EBB_CONFIG_STRATEGY_DISK_REVOLVE,
-    EBB_CONFIG_STRATEGY_ASYNC,      EBB_CONFIG_STRATEGY_AUTO};
+    EBB_CONFIG_STRATEGY_H_REVOLVE,  EBB_CONFIG_STRATEGY_ASYNC,        EBB_CONFIG_STRATEGY_AUTO};
 enum { MAX_RUNS = sizeof every_strategy / sizeof *every_strategy };
 
 int ebb_cmd_run(int argc, char **argv)

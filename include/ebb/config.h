@@ -53,10 +53,11 @@ typedef enum ebb_config_strategy {
     EBB_CONFIG_STRATEGY_ONLINE = 4,
     EBB_CONFIG_STRATEGY_MULTISTAGE = 5,
     EBB_CONFIG_STRATEGY_DISK_REVOLVE = 6,
-    EBB_CONFIG_STRATEGY_ASYNC = 7
+    EBB_CONFIG_STRATEGY_ASYNC = 7,
+    EBB_CONFIG_STRATEGY_H_REVOLVE = 8
 } ebb_config_strategy;
 
-enum { EBB_CONFIG_STRATEGY_COUNT = 8 };
+enum { EBB_CONFIG_STRATEGY_COUNT = 9 };
 
 /* Every key a configuration file may hold, in the order ebb_config_format
  * writes them. ebb_config_key_name gives the dotted name ("tier.host.budget"). */
@@ -244,7 +245,7 @@ EBB_API ebb_status ebb_config_write(const ebb_config *cfg, FILE *stream);
 EBB_API const char *ebb_config_key_name(ebb_config_key key);
 
 /* "auto", "store-all", "periodic", "revolve", "online", "multistage",
- * "disk-revolve", "async"; "?" for anything else. Never NULL. */
+ * "disk-revolve", "async", "h-revolve"; "?" for anything else. Never NULL. */
 EBB_API const char *ebb_config_strategy_name(ebb_config_strategy strategy);
 
 /* Parses a strategy name. EBB_ERR_INVALID_ARG for an unknown name; the

@@ -116,8 +116,8 @@ typedef struct ebb_plan_prediction {
     int picked;                    /* auto: 1, and `schedule` is what it picked */
 } ebb_plan_prediction;
 
-/* Every strategy ebb_plan_all predicts (async and the six schedules). */
-enum { EBB_PLAN_MAX = 7 };
+/* Every strategy ebb_plan_all predicts (async and the seven schedules). */
+enum { EBB_PLAN_MAX = 8 };
 
 /* Predicts one strategy (auto: the best of ebb_plan_all). A strategy that
  * does not fit is not an error: fits = 0 and why_not. Errors:

@@ -107,7 +107,7 @@ typedef struct ebb_run_options {
     int strategy;            /* an ebb_config_strategy, or -1 (default): run.strategy */
     int fast_tier;           /* tier of the schedule's C slots; -1 (default): the state's
                                 tier if enabled, else the next enabled one */
-    int slow_tier;           /* tier of the D slots (multistage, disk-revolve); -1
+    int slow_tier;           /* tier of the D slots (multistage, disk-revolve, h-revolve); -1
                                 (default): the next enabled tier after fast_tier */
     int32_t slots;           /* C; 0 (default): as many as the fast tier's budget holds */
     int32_t slow_slots;      /* D; 0 (default): as many as the slow tier's budget holds */
@@ -120,7 +120,9 @@ typedef struct ebb_run_options {
                                 environment variable EBB_TRACE wins */
     double forward_seconds;  /* strategy "auto": the time of one forward step and one */
     double reverse_seconds;  /* reverse step, if known (0: not known); the planner then
-                                predicts every strategy and the fastest runs */
+                                predicts every strategy and the fastest runs;
+                                "h-revolve": its costs in forward steps come from them
+                                (docs/runtime.md) */
 } ebb_run_options;
 
 /* Sets the defaults. Returns nothing: it cannot fail. */

@@ -23,6 +23,8 @@ Test(strategy, schedule_strategies)
     cr_expect_eq(s, EBB_STRATEGY_REVOLVE);
     cr_expect_eq(ebb_config_strategy_schedule(EBB_CONFIG_STRATEGY_DISK_REVOLVE, &s), EBB_OK);
     cr_expect_eq(s, EBB_STRATEGY_DISK_REVOLVE);
+    cr_expect_eq(ebb_config_strategy_schedule(EBB_CONFIG_STRATEGY_H_REVOLVE, &s), EBB_OK);
+    cr_expect_eq(s, EBB_STRATEGY_H_REVOLVE);
     cr_expect_eq(ebb_config_strategy_schedule(EBB_CONFIG_STRATEGY_STORE_ALL, &s), EBB_OK);
     cr_expect_eq(s, EBB_STRATEGY_STORE_ALL);
     cr_expect_eq(ebb_config_strategy_schedule(EBB_CONFIG_STRATEGY_AUTO, &s), EBB_ERR_UNSUPPORTED);
@@ -32,8 +34,9 @@ Test(strategy, schedule_strategies)
 Test(strategy, every_name_loads)
 {
     const char *names[] = {"auto", "store-all", "periodic", "revolve", "online", "multistage",
-                           "disk-revolve", "async"};
-    for (int i = 0; i < 8; i++) {
+                           "disk-revolve", "async", "h-revolve"};
+    cr_assert_eq(sizeof names / sizeof *names, EBB_CONFIG_STRATEGY_COUNT);
+    for (int i = 0; i < EBB_CONFIG_STRATEGY_COUNT; i++) {
         char text[128];
         snprintf(text, sizeof text, "[run]\nstrategy = \"%s\"\n", names[i]);
         ebb_config cfg;
@@ -43,18 +46,19 @@ Test(strategy, every_name_loads)
     }
 }
 
-Test(strategy, schedule_only_strategies_are_refused_saying_why)
+Test(strategy, every_schedule_is_a_run_strategy)
 {
-    /* h-revolve is an ebb_strategy (ebb plan) but no run.strategy: the file
-     * is refused with the list of those there are, and a name lookup (ebb
-     * plan's predictions, the bindings) says why. */
-    expect_load_error("[run]\nstrategy = \"h-revolve\"\n", EBB_ERR_CONFIG,
-                      "key 'run.strategy': expected one of", "got the string \"h-revolve\"", NULL);
-    ebb_config_strategy cs;
-    cr_assert_eq(ebb_config_strategy_from_name("h-revolve", &cs), EBB_ERR_INVALID_ARG);
-    const char *want = "strategy \"h-revolve\" is a schedule for 'ebb plan' and "
-                       "ebb_schedule_create only; the runtime does not run it";
-    cr_expect(strstr(ebb_last_error(), want) != NULL, "%s", ebb_last_error());
+    /* the runtime runs every schedule: each ebb_strategy name is a
+     * run.strategy that maps back to it */
+    for (int i = 0; i < EBB_STRATEGY_COUNT; i++) {
+        const char *name = ebb_strategy_name((ebb_strategy)i);
+        ebb_config_strategy cs;
+        cr_assert_eq(ebb_config_strategy_from_name(name, &cs), EBB_OK, "%s: %s", name,
+                     ebb_last_error());
+        ebb_strategy back;
+        cr_assert_eq(ebb_config_strategy_schedule(cs, &back), EBB_OK, "%s", name);
+        cr_expect_eq((int)back, i, "%s", name);
+    }
 }
 
 Test(strategy, disk_strategies_need_the_disk_tier)
@@ -64,4 +68,7 @@ Test(strategy, disk_strategies_need_the_disk_tier)
                       "but the disk tier is disabled", NULL);
     expect_load_error("[tier.disk]\nenabled = false\n[run]\nstrategy = \"disk-revolve\"\n", EBB_ERR_CONFIG,
                       "t.toml:4: key 'run.strategy': strategy \"disk-revolve\"", NULL);
+    expect_load_error("[run]\nstrategy = \"h-revolve\"\n[tier.disk]\nenabled = false\n", EBB_ERR_CONFIG,
+                      "t.toml:4: key 'tier.disk.enabled': strategy \"h-revolve\" keeps states on disk",
+                      NULL);
 }

@@ -129,7 +129,8 @@ def test_run_reverse_sees_every_state(seed, disk_config, disk_dir):
         ("store-all", None, None), ("revolve", rng.randint(1, 6), None),
         ("periodic", math.ceil(2 * math.sqrt(n)) + 1, None), ("online", rng.randint(2, 6), None),
         ("multistage", rng.randint(1, 4), rng.randint(1, 20)),
-        ("disk-revolve", rng.randint(1, 4), None)])
+        ("disk-revolve", rng.randint(1, 4), None),
+        ("h-revolve", rng.randint(1, 4), rng.randint(1, 20))])
     x0 = bytes(rng.getrandbits(8) for _ in range(size))
     states = [x0]
     for i in range(n):

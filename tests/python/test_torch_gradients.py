@@ -22,6 +22,7 @@ STRATEGIES = [
     ("online", 4, None),
     ("multistage", 2, 6),
     ("disk-revolve", 3, None),
+    ("h-revolve", 2, 6),
     ("auto", None, None),
     ("async", 4, None),
 ]

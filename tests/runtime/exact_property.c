@@ -21,8 +21,29 @@ static int64_t pick(rng *r, int64_t lo, int64_t hi) { return lo + (int64_t)(next
 static const ebb_config_strategy strategies[] = {
     EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
     EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE,
-    EBB_CONFIG_STRATEGY_AUTO,      EBB_CONFIG_STRATEGY_ASYNC};
+    EBB_CONFIG_STRATEGY_AUTO,      EBB_CONFIG_STRATEGY_ASYNC,      EBB_CONFIG_STRATEGY_H_REVOLVE};
 enum { STRATEGIES = sizeof strategies / sizeof *strategies };
+
+/* h-revolve's costs come from the step times and tier.disk.max_bandwidth
+ * (run_setup.c): random ones, so that its schedule ranges from memory only
+ * (a dear disk) to disk-heavy (a free one). The times are tiny so that the
+ * paced disk stays fast: W = size / bandwidth / forward_seconds. Disk only:
+ * h-revolve needs a tier slower than its fast one, so one host slot (x_0's)
+ * and a free disk, where nearly every checkpoint goes. */
+static void h_revolve_case(rng *r, ebb_run_options *o, ebb_config *cfg, int disk_only)
+{
+    static const double per_step[] = {0.0, 0.01, 0.5, 2.0, 8.0}; /* W in forward steps */
+    o->forward_seconds = (double)pick(r, 0, 3) * 1e-6;
+    o->reverse_seconds = (double)pick(r, 0, 3) * 1e-6;
+    double w = per_step[pick(r, 0, 4)];
+    if (disk_only) {
+        o->slots = 1;
+        w = 0.0;
+    }
+    double bw = o->forward_seconds > 0 && w > 0 ? (double)o->state_size / (w * o->forward_seconds)
+                                                : 1e15;
+    cfg->disk.max_bandwidth = (uint64_t)bw > 0 ? (uint64_t)bw : 1;
+}
 
 /* only >= 0: every case runs that strategy */
 static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint32_t delay_us,
@@ -33,6 +54,7 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
     wl_config(&cfg, dir, sizeof dir);
     rng r = {seed};
     int ran = 0, refused = 0;
+    int64_t disk_stores = 0;
     for (int c = 0; c < cases; c++) {
         size_t size = (size_t)pick(&r, 1, 600);
         int64_t n = pick(&r, 1, (c % 10 == 0) ? 3000 : (c % 5 == 0) ? 800 : 120);
@@ -50,13 +72,16 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         o.period = s == EBB_CONFIG_STRATEGY_PERIODIC ? 0 : 0;
         o.io_ratio = (double)pick(&r, 0, 6);
         o.staging = (int32_t)pick(&r, 0, 3);
-        if (disk_only) {
+        if (disk_only && s != EBB_CONFIG_STRATEGY_H_REVOLVE) {
             o.fast_tier = EBB_TIER_DISK;
             if (s == EBB_CONFIG_STRATEGY_MULTISTAGE || s == EBB_CONFIG_STRATEGY_DISK_REVOLVE)
                 s = o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
         }
         if (s == EBB_CONFIG_STRATEGY_STORE_ALL)
             o.slots = (int32_t)(n > 1 ? n - 1 : 1);
+        cfg.disk.max_bandwidth = 0;
+        if (s == EBB_CONFIG_STRATEGY_H_REVOLVE)
+            h_revolve_case(&r, &o, &cfg, disk_only);
         if (c % 4 == 3) {
             /* slot counts from the budgets, as a configuration gives them:
              * host slots are page-rounded, disk slots 4 KiB-rounded */
@@ -104,9 +129,15 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         cr_assert_eq(rs.reverse_steps, n);
         cr_assert_eq(rs.forward_steps, w.forward_calls);
         cr_assert_eq(rs.forward_steps, n + rs.recomputed_steps);
+        disk_stores += rs.stores[EBB_TIER_DISK];
+        if (disk_only && s == EBB_CONFIG_STRATEGY_H_REVOLVE && n >= 3)
+            cr_assert_gt(rs.stores[EBB_TIER_DISK], 0, "case %d: n %lld, h-revolve, one host "
+                         "slot and a free disk stored nothing on disk", c, (long long)n);
         ran++;
     }
     cr_assert_gt(ran, cases * 2 / 3, "only %d of %d cases ran (%d refused)", ran, cases, refused);
+    if (only == EBB_CONFIG_STRATEGY_H_REVOLVE)
+        cr_assert_gt(disk_stores, 0, "h-revolve never stored on disk");
     cr_assert_eq(wl_dir_entries(dir), 0, "files left in %s", dir);
     rmdir(dir);
     ebb_config_dispose(&cfg);
@@ -121,3 +152,14 @@ Test(exact_property, delayed_disk_in_place) { run_cases(5, 40, 0, 1, 300, -1); }
  * give each case a different stream */
 Test(exact_property, async_delayed) { run_cases(6, 80, 0, 0, 300, EBB_CONFIG_STRATEGY_ASYNC); }
 Test(exact_property, async_in_place) { run_cases(7, 50, 0, 1, 200, EBB_CONFIG_STRATEGY_ASYNC); }
+/* h-revolve: random costs, host+disk (delayed completions, both forward
+ * forms) and one host slot with the rest on disk */
+Test(exact_property, h_revolve_host_and_disk)
+{
+    run_cases(8, 60, 0, 0, 300, EBB_CONFIG_STRATEGY_H_REVOLVE);
+    run_cases(9, 40, 0, 1, 0, EBB_CONFIG_STRATEGY_H_REVOLVE);
+}
+Test(exact_property, h_revolve_disk_heavy)
+{
+    run_cases(10, 60, 1, 0, 300, EBB_CONFIG_STRATEGY_H_REVOLVE);
+}

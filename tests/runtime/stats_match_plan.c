@@ -47,7 +47,9 @@ static void check(ebb_config_strategy s, int32_t slots, int32_t slow, int64_t n,
     so.fast_tier = info.fast_tier;
     so.slow_tier = info.slow_tier;
     so.io_ratio = 3;
-    so.disk_slots = s == EBB_CONFIG_STRATEGY_MULTISTAGE ? info.slots[info.slow_tier]
+    /* h-revolve: no step times given, so its costs are 1 each, the defaults */
+    so.disk_slots = s == EBB_CONFIG_STRATEGY_MULTISTAGE || s == EBB_CONFIG_STRATEGY_H_REVOLVE
+                        ? info.slots[info.slow_tier]
                     : s == EBB_CONFIG_STRATEGY_DISK_REVOLVE ? slow
                                                            : 0;
     ebb_schedule_stats vs;
@@ -89,6 +91,7 @@ Test(stats_match_plan, every_strategy_out_of_place)
     check(EBB_CONFIG_STRATEGY_ONLINE, 4, 0, 100, 0);
     check(EBB_CONFIG_STRATEGY_MULTISTAGE, 3, 5, 100, 0);
     check(EBB_CONFIG_STRATEGY_DISK_REVOLVE, 3, 40, 100, 0);
+    check(EBB_CONFIG_STRATEGY_H_REVOLVE, 3, 5, 100, 0);
 }
 
 Test(stats_match_plan, every_strategy_in_place)
@@ -96,4 +99,5 @@ Test(stats_match_plan, every_strategy_in_place)
     check(EBB_CONFIG_STRATEGY_REVOLVE, 4, 0, 100, 1);
     check(EBB_CONFIG_STRATEGY_MULTISTAGE, 3, 5, 100, 1);
     check(EBB_CONFIG_STRATEGY_DISK_REVOLVE, 3, 40, 100, 1);
+    check(EBB_CONFIG_STRATEGY_H_REVOLVE, 3, 5, 100, 1);
 }

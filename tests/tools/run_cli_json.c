@@ -66,7 +66,7 @@ Test(run_cli, json_all_strategies, .init = setup, .fini = teardown)
     int ran = 0;
     /* C = 3, D = 4 fits these (store-all needs 39 slots; periodic and
      * disk-revolve more than they get): the others are skipped, saying why. */
-    const char *must_run[] = {"revolve", "online", "multistage", "async"};
+    const char *must_run[] = {"revolve", "online", "multistage", "h-revolve", "async"};
     for (size_t k = 0; k < sizeof must_run / sizeof *must_run; k++) {
         char want[64];
         snprintf(want, sizeof want, "{\"strategy\": \"%s\", \"steps\": ", must_run[k]);
@@ -78,7 +78,7 @@ Test(run_cli, json_all_strategies, .init = setup, .fini = teardown)
     for (char *p = strstr(r.out, "{\"strategy\": "); p && n < 10;
          p = strstr(p + 1, "{\"strategy\": "))
         objs[n++] = p;
-    cr_assert_eq(n, 8, "one entry per strategy, then auto: %s", r.out);
+    cr_assert_eq(n, 9, "one entry per strategy, then auto: %s", r.out);
     for (int i = n - 1; i > 0; i--)
         objs[i][-2] = '\0'; /* ", " before the next object */
 

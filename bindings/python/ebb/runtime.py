@@ -132,7 +132,7 @@ class Run:
     reverse      reverse(i, x): the adjoint of step i, x holds x_i
     config       ebb.Config, a TOML path or a dict (None: the embedded default)
     strategy     "auto", "store-all", "periodic", "revolve", "online",
-                 "multistage", "disk-revolve"
+                 "multistage", "disk-revolve", "h-revolve", "async"
     slots, disk_slots   C and D (override the budgets)
     audit        "off", "replay", "hash"
     state_tier   "host" or "gpu" (then buffers="address"; device, stream:
@@ -140,7 +140,8 @@ class Run:
     buffers      "memoryview" (default) or "address": callbacks get ints
     trace        a file for the run's timeline (Chrome trace-event JSON)
     forward_seconds, reverse_seconds   strategy "auto": one step's times, if
-                 known; the planner then predicts every strategy
+                 known; the planner then predicts every strategy; "h-revolve":
+                 its disk write, read and reverse costs in forward steps
     """
 
     def __init__(self, state_size, steps, forward, reverse, *, config=None, strategy=None,
