@@ -131,11 +131,7 @@ static void one_case(const dcase *d, const char *dir, int rank, int ranks)
         mw_fail("%s: the disk pool outlived the failure", d->name);
     if (mw_files(dir) != 0)
         mw_fail("%s: %d files left in %s after the failure", d->name, mw_files(dir), dir);
-    ebb_run_destroy(c.run);
-    if (mw_files(dir) != 0)
-        mw_fail("%s: %d files left in %s", d->name, mw_files(dir), dir);
-    ebb_config_dispose(&cfg);
-    fflush(stdout);
+    mw_end_case(c.run, &cfg, d->name, dir);
 }
 
 int main(int argc, char **argv)

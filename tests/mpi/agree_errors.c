@@ -95,11 +95,7 @@ static void one_case(const ecase *c, const char *dir, int rank, int ranks)
     const char *msg = mw_check_failure(c->name, st, c->expect, bad, c->names_rank, c->message);
     if (rank == 0)
         printf("%-18s every rank: %s\n", c->name, msg);
-    ebb_run_destroy(run);
-    if (mw_files(dir) != 0)
-        mw_fail("%s: %d files left in %s", c->name, mw_files(dir), dir);
-    ebb_config_dispose(&cfg);
-    fflush(stdout);
+    mw_end_case(run, &cfg, c->name, dir);
 }
 
 int main(int argc, char **argv)

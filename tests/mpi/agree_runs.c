@@ -162,11 +162,7 @@ static void one_case(const tcase *c, const char *dir, int rank, int ranks, uint6
                (long long)rs.stores[EBB_TIER_DISK], (long long)s.agreements,
                (long long)rs.recomputed_steps, s.stall_max_s, s.stall_max_rank);
     free(all);
-    ebb_run_destroy(run);
-    if (mw_files(dir) != 0)
-        mw_fail("%s: %d files left in %s after destroy", c->name, mw_files(dir), dir);
-    ebb_config_dispose(&cfg);
-    fflush(stdout);
+    mw_end_case(run, &cfg, c->name, dir);
 }
 
 int main(int argc, char **argv)

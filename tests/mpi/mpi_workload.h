@@ -190,6 +190,17 @@ static inline const char *mw_check_failure(const char *name, ebb_status st, ebb_
     return msg;
 }
 
+/* The end of a case on every rank: the run destroyed, no file left in this
+ * rank's directory, the configuration disposed. */
+static inline void mw_end_case(ebb_run *run, ebb_config *cfg, const char *name, const char *dir)
+{
+    ebb_run_destroy(run);
+    if (mw_files(dir) != 0)
+        mw_fail("%s: %d files left in %s after destroy", name, mw_files(dir), dir);
+    ebb_config_dispose(cfg);
+    fflush(stdout);
+}
+
 /* Every rank's failure count summed: the exit status of the program. */
 static inline int mw_finish(void)
 {

@@ -47,27 +47,6 @@ static uint32_t rings(ebb_pool *d)
     return dbg.rings;
 }
 
-/* Every slot written from random data at once, read back at once into
- * other host slots, compared; `rounds` times with new data. */
-static void all_slots(ebb_pool *h, ebb_pool *d, size_t size, uint64_t seed, int rounds)
-{
-    ebb_ticket t[SLOTS];
-    for (int r = 0; r < rounds; r++) {
-        for (int32_t s = 0; s < SLOTS; s++) {
-            fill_random(slot_ptr(h, s), size, seed + (uint64_t)(r * SLOTS + s));
-            cr_assert_eq(ebb_move(d, s, h, s, &t[s]), EBB_OK, "%s", ebb_last_error());
-        }
-        cr_assert_eq(ebb_ticket_wait_all(t, SLOTS), EBB_OK, "%s", ebb_last_error());
-        for (int32_t s = 0; s < SLOTS; s++) {
-            memset(slot_ptr(h, SLOTS + s), 0, size);
-            cr_assert_eq(ebb_move(h, SLOTS + s, d, s, &t[s]), EBB_OK, "%s", ebb_last_error());
-        }
-        cr_assert_eq(ebb_ticket_wait_all(t, SLOTS), EBB_OK, "%s", ebb_last_error());
-        for (int32_t s = 0; s < SLOTS; s++)
-            cr_assert(memcmp(slot_ptr(h, s), slot_ptr(h, SLOTS + s), size) == 0,
-                      "slot %d differs after the round trip (round %d, size %zu)", s, r, size);
-    }
-}
 
 Test(disk_rings, one_ring_per_device, .timeout = 120)
 {
@@ -94,13 +73,13 @@ Test(disk_rings, one_ring_per_device, .timeout = 120)
             const char *same[] = {a, b};
             d = disk(same, 2, size, checksum, h);
             cr_assert_eq(rings(d), 1, "two directories on one file system: one ring");
-            all_slots(h, d, size, 1000 * k + 10 * (uint64_t)checksum, 1);
+            all_slots_round_trip(h, d, SLOTS, size, 1000 * k + 10 * (uint64_t)checksum, 1);
             ebb_pool_destroy(d);
 
             const char *two[] = {a, shm, b};
             d = disk(two, 3, size, checksum, h);
             cr_assert_eq(rings(d), 2, "%s and %s are on two devices: two rings", a, shm);
-            all_slots(h, d, size, 5000 * k + 10 * (uint64_t)checksum, 3);
+            all_slots_round_trip(h, d, SLOTS, size, 5000 * k + 10 * (uint64_t)checksum, 3);
             /* Each ring registered the staging pool: where every ring could
              * register all of it (root here), every request used it. */
             ebb_pool_info info;

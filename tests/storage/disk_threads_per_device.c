@@ -75,27 +75,6 @@ static int workers(ebb_pool *d)
     return n;
 }
 
-/* Every slot written from random data at once, read back at once into
- * other host slots, compared; `rounds` times with new data. */
-static void all_slots(ebb_pool *h, ebb_pool *d, size_t size, uint64_t seed, int rounds)
-{
-    ebb_ticket t[SLOTS];
-    for (int r = 0; r < rounds; r++) {
-        for (int32_t s = 0; s < SLOTS; s++) {
-            fill_random(slot_ptr(h, s), size, seed + (uint64_t)(r * SLOTS + s));
-            cr_assert_eq(ebb_move(d, s, h, s, &t[s]), EBB_OK, "%s", ebb_last_error());
-        }
-        cr_assert_eq(ebb_ticket_wait_all(t, SLOTS), EBB_OK, "%s", ebb_last_error());
-        for (int32_t s = 0; s < SLOTS; s++) {
-            memset(slot_ptr(h, SLOTS + s), 0, size);
-            cr_assert_eq(ebb_move(h, SLOTS + s, d, s, &t[s]), EBB_OK, "%s", ebb_last_error());
-        }
-        cr_assert_eq(ebb_ticket_wait_all(t, SLOTS), EBB_OK, "%s", ebb_last_error());
-        for (int32_t s = 0; s < SLOTS; s++)
-            cr_assert(memcmp(slot_ptr(h, s), slot_ptr(h, SLOTS + s), size) == 0,
-                      "slot %d differs after the round trip (round %d, size %zu)", s, r, size);
-    }
-}
 
 static uint32_t max_in_flight(ebb_pool *d)
 {
@@ -132,13 +111,13 @@ Test(disk_threads_groups, one_queue_per_device, .timeout = 120)
             const char *same[] = {a, b};
             d = disk(same, 2, size, checksum, 3, h);
             cr_assert_eq(workers(d), 3, "two directories on one file system: one group");
-            all_slots(h, d, size, 1000 * k + 10 * (uint64_t)checksum, 1);
+            all_slots_round_trip(h, d, SLOTS, size, 1000 * k + 10 * (uint64_t)checksum, 1);
             ebb_pool_destroy(d);
 
             const char *two[] = {a, shm, b};
             d = disk(two, 3, size, checksum, 3, h);
             cr_assert_eq(workers(d), 6, "%s and %s are on two devices: 3 workers each", a, shm);
-            all_slots(h, d, size, 5000 * k + 10 * (uint64_t)checksum, 3);
+            all_slots_round_trip(h, d, SLOTS, size, 5000 * k + 10 * (uint64_t)checksum, 3);
             cr_assert_leq(max_in_flight(d), 6);
             /* Destroy with reads held in flight on both groups. */
             ebb_ticket t[SLOTS];
@@ -177,7 +156,7 @@ Test(disk_threads_groups, devices_in_parallel, .timeout = 120)
     ebb_pool *d = disk(two, 2, size, 0, 1, h);
     cr_assert_eq(workers(d), 2);
     for (int r = 0; r < 50 && max_in_flight(d) < 2; r++)
-        all_slots(h, d, size, 77 + (uint64_t)r, 1);
+        all_slots_round_trip(h, d, SLOTS, size, 77 + (uint64_t)r, 1);
     cr_assert_eq(max_in_flight(d), 2, "one worker per device: 2 requests in flight at most and "
                                       "at some point");
     ebb_pool_destroy(d);

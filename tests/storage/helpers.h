@@ -134,4 +134,30 @@ static inline void roundtrip(ebb_pool *host, ebb_pool *disk, int32_t hs, int32_t
               "data differs after the disk round trip (slot %d)", ds);
 }
 
+/* Disk slots 0..slots-1 written at once from random data in host slots
+ * 0..slots-1, read back at once into host slots slots..2*slots-1, compared;
+ * `rounds` times with new data. */
+static inline void all_slots_round_trip(ebb_pool *h, ebb_pool *d, int32_t slots, size_t size,
+                                        uint64_t seed, int rounds)
+{
+    ebb_ticket *t = calloc((size_t)slots, sizeof *t);
+    cr_assert_not_null(t);
+    for (int r = 0; r < rounds; r++) {
+        for (int32_t s = 0; s < slots; s++) {
+            fill_random(slot_ptr(h, s), size, seed + (uint64_t)(r * slots + s));
+            cr_assert_eq(ebb_move(d, s, h, s, &t[s]), EBB_OK, "%s", ebb_last_error());
+        }
+        cr_assert_eq(ebb_ticket_wait_all(t, (size_t)slots), EBB_OK, "%s", ebb_last_error());
+        for (int32_t s = 0; s < slots; s++) {
+            memset(slot_ptr(h, slots + s), 0, size);
+            cr_assert_eq(ebb_move(h, slots + s, d, s, &t[s]), EBB_OK, "%s", ebb_last_error());
+        }
+        cr_assert_eq(ebb_ticket_wait_all(t, (size_t)slots), EBB_OK, "%s", ebb_last_error());
+        for (int32_t s = 0; s < slots; s++)
+            cr_assert(memcmp(slot_ptr(h, s), slot_ptr(h, slots + s), size) == 0,
+                      "slot %d differs after the round trip (round %d, size %zu)", s, r, size);
+    }
+    free(t);
+}
+
 #endif
