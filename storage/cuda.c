@@ -188,6 +188,19 @@ void ebb_cuda_event_wait(void *event)
     ebb_cuda_clear_own_error(cudaEventSynchronize((cudaEvent_t)event));
 }
 
+int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len)
+{
+    cudaError_t e = wait ? cudaEventSynchronize((cudaEvent_t)event)
+                         : cudaEventQuery((cudaEvent_t)event);
+    ebb_cuda_clear_own_error(e);
+    if (e == cudaErrorNotReady && !wait)
+        return 1;
+    if (e == cudaSuccess)
+        return 0;
+    snprintf(why, why_len, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    return -1;
+}
+
 #else /* no CUDA at build time */
 
 int ebb_gpu_count(void) { return 0; }
@@ -229,5 +242,11 @@ int ebb_cuda_event_state(void *event, char *why, size_t why_len)
 }
 
 void ebb_cuda_event_wait(void *event) { (void)event; }
+
+int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len)
+{
+    (void)event, (void)wait, (void)why, (void)why_len;
+    return 0;
+}
 
 #endif

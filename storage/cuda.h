@@ -28,6 +28,10 @@ void ebb_cuda_events_destroy(int device, void **events, int32_t n);
 int ebb_cuda_event_state(void *event, char *why, size_t why_len);
 /* Blocks (sleeping) until the event's work completed; errors ignored. */
 void ebb_cuda_event_wait(void *event);
+/* The result of an event's work: 0 done, 1 still running (only when not
+ * `wait`; with `wait` it blocks, sleeping, until done), -1 failed (its own
+ * copy's error or the context's sticky one: why names it). */
+int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len);
 
 #if EBB_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -352,7 +352,7 @@ static ebb_status slot_free(struct ebb_pool *pool, int32_t slot, int to_device)
 
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
                            int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
-                           ebb_ticket *ticket)
+                           const ebb_copy_split *split, ebb_ticket *ticket)
 {
     if (mark)
         mark->recorded = 0;
@@ -386,11 +386,19 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
         e = wait_if_pending(st, dv->slot_events[slot]);
     uint64_t chunks = 0;
     int queued = 0; /* some chunk is on the stream */
-    for (size_t off = 0; e == cudaSuccess && off < pool->slot_size; off += dv->chunk) {
-        size_t n = pool->slot_size - off < dv->chunk ? pool->slot_size - off : dv->chunk;
-        e = cudaMemcpyAsync(dst + off, src + off, n, kind, st);
-        chunks++;
-        queued |= e == cudaSuccess;
+    /* In chunks; a chained copy also cut at the disk's blocks, each
+     * followed by its event, so the disk write can follow block by block. */
+    size_t size = pool->slot_size, piece = split ? split->block : size;
+    for (size_t start = 0, k = 0; e == cudaSuccess && start < size; start += piece, k++) {
+        size_t end = size - start < piece ? size : start + piece;
+        for (size_t off = start; e == cudaSuccess && off < end; off += dv->chunk) {
+            size_t n = end - off < dv->chunk ? end - off : dv->chunk;
+            e = cudaMemcpyAsync(dst + off, src + off, n, kind, st);
+            chunks++;
+            queued |= e == cudaSuccess;
+        }
+        if (e == cudaSuccess && split && k < split->count)
+            e = cudaEventRecord((cudaEvent_t)split->events[k], st);
     }
     /* The host slot's event, on the same stream, after the chunks (also
      * after a failure part way: the chunks queued still touch the slot) and
@@ -549,10 +557,10 @@ ebb_status ebb_device_check_user_ptr(const void *ptr, size_t bytes, const char *
 
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
                            int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
-                           ebb_ticket *ticket)
+                           const ebb_copy_split *split, ebb_ticket *ticket)
 {
     (void)pool, (void)slot, (void)mem, (void)to_device, (void)mem_on_device, (void)after;
-    (void)ticket;
+    (void)split, (void)ticket;
     if (mark)
         mark->recorded = 0;
     return no_cuda();

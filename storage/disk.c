@@ -51,12 +51,11 @@ void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info)
 
 /* ---- operations -------------------------------------------------------------- */
 
-ebb_status ebb_disk_move(struct ebb_pool *pool, int32_t slot, struct ebb_pool *host,
-                         int32_t host_slot, int write, ebb_ticket *ticket)
+ebb_status ebb_disk_move_check(struct ebb_pool *pool, int32_t slot, struct ebb_pool *host,
+                               int32_t host_slot, int write, int check_host)
 {
     ebb_disk *d = pool->disk;
     ebb_op *op = &pool->ops[slot];
-    ebb_status s;
     if (atomic_load_explicit(&op->state, memory_order_acquire) == EBB_OP_PENDING)
         return ebb_fail(EBB_ERR_STATE,
                         "disk slot %d is busy: an operation on it is still in flight; wait for "
@@ -79,9 +78,14 @@ ebb_status ebb_disk_move(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
                         "disk slot %d holds no data: it was never written, or its last write "
                         "failed",
                         (int)slot);
-    if ((s = ebb_host_slot_check(host, host_slot, !write)) != EBB_OK)
-        return s;
+    return check_host ? ebb_host_slot_check(host, host_slot, !write) : EBB_OK;
+}
 
+void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *host,
+                         int32_t host_slot, int write, int gated, ebb_ticket *ticket)
+{
+    ebb_disk *d = pool->disk;
+    ebb_op *op = &pool->ops[slot];
     ebb_op_begin(op, d->bps);
     op->write = write;
     op->slot = slot;
@@ -93,10 +97,19 @@ ebb_status ebb_disk_move(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
     op->fixed = host == d->staging && d->fixed_buffers && host_slot < d->fixed_slots;
     if (write)
         atomic_store(&d->valid[slot], 0);
+    if (gated) { /* its blocks wait for their gate events (disk_gate.c) */
+        op->gated = 1;
+        op->gate_hashed = d->hasher_started;
+        atomic_store(&op->ready_blocks, 0);
+    }
     ebb_host_disk_begin(host, host_slot, write);
     atomic_store_explicit(&op->state, EBB_OP_PENDING, memory_order_release);
 
-    if (write && d->hasher_started) {
+    if (gated && d->hasher_started) {
+        /* The ring may have each block once the checksum thread hashed it. */
+        ebb_disk_enqueue(pool, slot, 0);
+        ebb_hasher_push(pool, op);
+    } else if (write && d->hasher_started) {
         /* Hashed on the checksum thread, which then queues it. */
         pthread_mutex_lock(&d->lock);
         d->hash_writes++;
@@ -107,7 +120,15 @@ ebb_status ebb_disk_move(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
     }
 
     ebb_op_ticket(op, pool, (uint32_t)slot, ticket);
-    return EBB_OK;
+}
+
+ebb_status ebb_disk_move(struct ebb_pool *pool, int32_t slot, struct ebb_pool *host,
+                         int32_t host_slot, int write, ebb_ticket *ticket)
+{
+    ebb_status s = ebb_disk_move_check(pool, slot, host, host_slot, write, 1);
+    if (s == EBB_OK)
+        ebb_disk_move_start(pool, slot, host, host_slot, write, 0, ticket);
+    return s;
 }
 
 ebb_status ebb_disk_wait(struct ebb_pool *pool, ebb_op *op)

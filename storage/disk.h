@@ -200,6 +200,22 @@ void ebb_disk_pace_sleep(ebb_disk *d, uint64_t ns);
 /* The pool is being destroyed (d->lock held): no more pacing, sleepers wake. */
 void ebb_disk_pace_lift(ebb_disk *d);
 
+/* Writes chained behind a gpu -> host copy (disk_gate.c, op.h).
+ * prepare: the per-block events of disk slot `slot` on `device` (made at the
+ * slot's first chain, again for another device); free: all of them, at
+ * destroy. gate: before block `block` of `op` goes to disk: 1 it may, 0 not
+ * yet (only when not `wait`; `wait` blocks, sleeping, until it may), -1 the
+ * operation failed (a failed copy fails it here, naming the block); 1 for
+ * any operation that is not gated. gate_hash: the checksum thread's part
+ * (waits for each block, hashes it, lets the ring have it). */
+ebb_status ebb_disk_gate_prepare(struct ebb_pool *pool, int32_t slot, int device, void ***events);
+void ebb_disk_gate_free(struct ebb_pool *pool);
+int ebb_disk_gate(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wait);
+void ebb_disk_gate_hash(struct ebb_pool *pool, ebb_op *op);
+/* How long the ring waits before asking a gated block's event again while
+ * other requests are in flight (with none, it sleeps in the event). */
+#define EBB_DISK_GATE_POLL_NS UINT64_C(100000)
+
 /* Engines. start: 0 or -errno (message in why). uring_enqueue: hands an
  * operation to every ring (d->lock held); kick then wakes them. */
 int ebb_uring_start(struct ebb_pool *pool, char *why, size_t why_len);

@@ -558,6 +558,7 @@ void ebb_disk_destroy(struct ebb_pool *pool)
     free(d->sums);
     free((void *)d->valid);
     free(d->hqueue);
+    ebb_disk_gate_free(pool);
     free(pool->ops);
     pool->ops = NULL;
     if (d->sync_init) {

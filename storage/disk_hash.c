@@ -32,7 +32,9 @@ static void *hasher_main(void *arg)
         pthread_mutex_unlock(&d->hlock);
 
         ebb_op *op = &pool->ops[slot];
-        if (op->write) {
+        if (op->write && op->gated) {
+            ebb_disk_gate_hash(pool, op); /* queued already: the ring follows */
+        } else if (op->write) {
             ebb_disk_hash_write(pool, op);
             ebb_disk_enqueue(pool, slot, 1);
         } else {

@@ -149,6 +149,9 @@ static void *worker(void *arg)
         int skipped = atomic_load(&op->failed) || claimed != 1;
         pthread_mutex_unlock(&d->lock);
 
+        /* a chained write's block waits (sleeping) until it crossed from the gpu */
+        if (claimed == 1 && !skipped && ebb_disk_gate(pool, op, b, 1) < 0)
+            skipped = 1;
         if (claimed == 1 && !skipped) {
             ebb_disk_inflight(d, 1);
             do_block(pool, op, b);

@@ -195,7 +195,8 @@ static uint64_t pace(ebb_uring *u, const ebb_op *op, uint32_t b)
 }
 
 /* Fills free requests from the operations queued; returns the nanoseconds
- * until the bandwidth limit lets the next block go (0: not held back). */
+ * until the bandwidth limit lets the next block go, or until a gated block
+ * is asked for again (0: not held back, or woken when it is ready). */
 static uint64_t fill(ebb_uring *u)
 {
     struct ebb_pool *pool = u->pool;
@@ -220,6 +221,16 @@ static uint64_t fill(ebb_uring *u)
         if (u->next_block == op->blocks) { /* nothing more of it here */
             u->cur = -1;
             continue;
+        }
+        /* A chained write's block goes once it crossed from the gpu: with
+         * nothing else in flight the ring sleeps in its event, otherwise it
+         * asks again shortly (or the checksum thread wakes it). */
+        int gate = ebb_disk_gate(pool, op, u->next_block, u->inflight == 0 && !op->gate_hashed);
+        if (gate < 0)
+            continue; /* failed: skipped above */
+        if (gate == 0) {
+            wait = op->gate_hashed ? 0 : EBB_DISK_GATE_POLL_NS;
+            break;
         }
         if ((wait = pace(u, op, u->next_block)) != 0)
             break;

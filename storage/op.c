@@ -16,6 +16,9 @@ void ebb_op_begin(ebb_op *op, uint32_t blocks)
     op->status = EBB_OK;
     op->reported = 0;
     op->msg[0] = '\0';
+    op->gated = 0;
+    op->gate_hashed = 0;
+    atomic_store(&op->ready_blocks, blocks);
 }
 
 void ebb_op_ticket(const ebb_op *op, struct ebb_pool *pool, uint32_t index, ebb_ticket *ticket)

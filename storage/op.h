@@ -37,6 +37,18 @@ typedef struct ebb_op {
     void *event;                 /* gpu: cudaEvent_t of the operation */
     int copy;                    /* gpu: direction (stream) of the operation's
                                     copy, which its failure message names */
+    /* disk, a write chained behind a gpu -> host copy (storage/chain.c):
+     * block b may go to disk only once gate_events[b], recorded after that
+     * block's bytes crossed, has completed. The events belong to this
+     * record (created on gate_device at its first chain, kept for the next
+     * ones, destroyed with the pool). With the checksum thread it waits for
+     * them and hashes, and the ring follows ready_blocks instead. */
+    int gated;
+    void **gate_events;
+    uint32_t gate_count;         /* events in gate_events */
+    int gate_device;
+    int gate_hashed;             /* the checksum thread advances ready_blocks */
+    _Atomic uint32_t ready_blocks;
     void *read_event;            /* gpu: cudaEvent_t recorded after each
                                     gpu -> gpu copy that reads this slot from a
                                     pool on the same device (on that copy's

@@ -176,7 +176,7 @@ ebb_status ebb_pool_stats_reset(ebb_pool *pool)
     return EBB_OK;
 }
 
-static ebb_status check_slot(const ebb_pool *pool, int32_t slot, const char *what)
+ebb_status ebb_pool_check_slot(const ebb_pool *pool, int32_t slot, const char *what)
 {
     if (slot < 0 || slot >= pool->slots)
         return ebb_fail(EBB_ERR_INVALID_ARG,
@@ -192,7 +192,7 @@ ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr)
     if (pool->tier == EBB_TIER_DISK)
         return ebb_fail(EBB_ERR_UNSUPPORTED,
                         "ebb_pool_slot_ptr: disk slots have no address; move them to a host slot");
-    ebb_status s = check_slot(pool, slot, "ebb_pool_slot_ptr");
+    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_ptr");
     if (s != EBB_OK)
         return s;
     *ptr = pool->base + (size_t)slot * pool->stride;
@@ -216,13 +216,13 @@ static void count(ebb_pool *pool, int into)
  * slot's tracking event goes with it (when the host pool has events), and
  * once ebb_device_copy recorded it the slot remembers whether that copy
  * reads it (host -> gpu) or writes it (gpu -> host). */
-static ebb_status host_gpu_copy(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t slot,
-                                int to_device, ebb_ticket *ticket)
+ebb_status ebb_host_gpu_copy(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t slot,
+                             int to_device, const ebb_copy_split *split, ebb_ticket *ticket)
 {
     ebb_copy_mark mark;
     ebb_host_gpu_mark(host, slot, &mark);
     ebb_status s = ebb_device_copy(gpu, gpu_slot, ebb_host_slot_addr(host, slot), to_device, 0,
-                                   NULL, &mark, ticket);
+                                   NULL, &mark, split, ticket);
     ebb_host_gpu_marked(host, slot, &mark, to_device);
     return s;
 }
@@ -236,9 +236,9 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
     if (dst->destroyed || src->destroyed)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_move: the %s pool was destroyed",
                         ebb_tier_name(dst->destroyed ? dst->tier : src->tier));
-    ebb_status s = check_slot(dst, dst_slot, "ebb_move (destination)");
+    ebb_status s = ebb_pool_check_slot(dst, dst_slot, "ebb_move (destination)");
     if (s == EBB_OK)
-        s = check_slot(src, src_slot, "ebb_move (source)");
+        s = ebb_pool_check_slot(src, src_slot, "ebb_move (source)");
     if (s != EBB_OK)
         return s;
     if (dst->slot_size != src->slot_size)
@@ -272,7 +272,7 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
                             "ebb_move host -> gpu: the host pool is not pinned (%s); device "
                             "transfers need pinned memory",
                             src->warnings[0] ? src->warnings : "pinning was off");
-        return host_gpu_copy(dst, dst_slot, src, src_slot, 1, ticket);
+        return ebb_host_gpu_copy(dst, dst_slot, src, src_slot, 1, NULL, ticket);
     }
     if (a == EBB_TIER_GPU && b == EBB_TIER_HOST) {
         /* Also refuses a slot that another gpu -> host copy (from any gpu
@@ -284,7 +284,7 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
                             "ebb_move gpu -> host: the host pool is not pinned (%s); device "
                             "transfers need pinned memory",
                             dst->warnings[0] ? dst->warnings : "pinning was off");
-        return host_gpu_copy(src, src_slot, dst, dst_slot, 0, ticket);
+        return ebb_host_gpu_copy(src, src_slot, dst, dst_slot, 0, NULL, ticket);
     }
     if (a == EBB_TIER_GPU && b == EBB_TIER_GPU) {
         if (dst == src && dst_slot == src_slot)
@@ -296,7 +296,7 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
         ebb_copy_mark mark;
         ebb_device_read_mark(src, src_slot, &mark);
         return ebb_device_copy(dst, dst_slot, src->base + (size_t)src_slot * src->stride, 1, 1,
-                               src->ops ? &src->ops[src_slot] : NULL, &mark, ticket);
+                               src->ops ? &src->ops[src_slot] : NULL, &mark, NULL, ticket);
     }
     return ebb_fail(EBB_ERR_UNSUPPORTED,
                     "ebb_move %s -> %s is not a direct path: chain it through a host slot "
@@ -309,7 +309,7 @@ ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticke
     if (!pool || !src || !ticket)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_put: NULL argument");
     *ticket = done_ticket;
-    ebb_status s = check_slot(pool, slot, "ebb_pool_put");
+    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_put");
     if (s != EBB_OK)
         return s;
     switch (pool->tier) {
@@ -325,7 +325,7 @@ ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticke
         if ((s = ebb_device_check_user_ptr(src, pool->slot_size, "ebb_pool_put: src",
                                              &on_device)) != EBB_OK)
             return s;
-        return ebb_device_copy(pool, slot, (void *)src, 1, on_device, NULL, NULL, ticket);
+        return ebb_device_copy(pool, slot, (void *)src, 1, on_device, NULL, NULL, NULL, ticket);
     }
     default:
         return ebb_fail(EBB_ERR_UNSUPPORTED,
@@ -339,7 +339,7 @@ ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *tic
     if (!pool || !dst || !ticket)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_get: NULL argument");
     *ticket = done_ticket;
-    ebb_status s = check_slot(pool, slot, "ebb_pool_get");
+    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_get");
     if (s != EBB_OK)
         return s;
     switch (pool->tier) {
@@ -355,7 +355,7 @@ ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *tic
         if ((s = ebb_device_check_user_ptr(dst, pool->slot_size, "ebb_pool_get: dst",
                                              &on_device)) != EBB_OK)
             return s;
-        return ebb_device_copy(pool, slot, dst, 0, on_device, NULL, NULL, ticket);
+        return ebb_device_copy(pool, slot, dst, 0, on_device, NULL, NULL, NULL, ticket);
     }
     default:
         return ebb_fail(EBB_ERR_UNSUPPORTED,
@@ -452,7 +452,7 @@ ebb_status ebb_pool_slot_order_after(ebb_pool *pool, int32_t slot, void *stream)
                         "ebb_pool_slot_order_after: the %s pool has no CUDA streams; only gpu "
                         "pools do",
                         ebb_tier_name(pool->tier));
-    ebb_status s = check_slot(pool, slot, "ebb_pool_slot_order_after");
+    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_order_after");
     if (s != EBB_OK)
         return s;
     return ebb_device_slot_order_after(pool, slot, stream);

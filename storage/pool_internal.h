@@ -118,6 +118,13 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o);
 void ebb_disk_destroy(struct ebb_pool *pool);
 ebb_status ebb_disk_move(struct ebb_pool *disk, int32_t disk_slot, struct ebb_pool *host,
                          int32_t host_slot, int write, ebb_ticket *ticket);
+/* ebb_disk_move in two: check (the disk slot, and the host slot when
+ * check_host) then start, which cannot fail; gated: a write whose blocks
+ * wait for the disk slot's gate events (ebb_move_via, disk_gate.c). */
+ebb_status ebb_disk_move_check(struct ebb_pool *disk, int32_t disk_slot, struct ebb_pool *host,
+                               int32_t host_slot, int write, int check_host);
+void ebb_disk_move_start(struct ebb_pool *disk, int32_t disk_slot, struct ebb_pool *host,
+                         int32_t host_slot, int write, int gated, ebb_ticket *ticket);
 void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info);
 ebb_status ebb_disk_wait(struct ebb_pool *pool, ebb_op *op);
 
@@ -149,9 +156,25 @@ typedef struct ebb_copy_mark {
  * ticket implies a complete host event. Also recorded when enqueuing failed
  * part way (the chunks already queued still touch the slot); mark->recorded
  * says whether it was, whatever the result. */
+/* A gpu -> host copy that a disk write follows block by block
+ * (ebb_move_via): the copy is cut at every `block` bytes and events[k] is
+ * recorded after block k (k < count), on the copy's one stream. */
+typedef struct ebb_copy_split {
+    size_t block;
+    void **events;
+    uint32_t count;
+} ebb_copy_split;
+
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
                            int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
-                           ebb_ticket *ticket);
+                           const ebb_copy_split *split, ebb_ticket *ticket);
+/* host <-> gpu copy of host slot `slot` (pool.c), with the host slot's
+ * tracking; split as for ebb_device_copy. No checks of the host slot. */
+ebb_status ebb_host_gpu_copy(struct ebb_pool *gpu, int32_t gpu_slot, struct ebb_pool *host,
+                             int32_t slot, int to_device, const ebb_copy_split *split,
+                             ebb_ticket *ticket);
+/* EBB_ERR_INVALID_ARG, with a message naming `what`, for a slot out of range. */
+ebb_status ebb_pool_check_slot(const struct ebb_pool *pool, int32_t slot, const char *what);
 /* The mark for a gpu -> gpu copy that reads `slot` of gpu pool `pool`: its
  * slot's read event, on the pool's device. ebb_device_copy (of the
  * destination pool) records it like a host slot's mark, so that writes into

@@ -259,6 +259,25 @@ typedef struct ebb_ticket {
 EBB_API ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
                             ebb_ticket *ticket);
 
+/* Moves a state from `src_slot` of `src` to `dst_slot` of `dst` through
+ * host slot `via_slot` of `via` in one call, pipelined by the disk pool's
+ * blocks (ebb_pool_info.block): gpu -> host -> disk (src a gpu pool, via a
+ * pinned host pool, dst a disk pool). Each block goes to disk as soon as its
+ * bytes have crossed to the host, so a state reaches the disk in about the
+ * time of the slower of the two channels rather than their sum. The copy
+ * runs on one device -> host stream, after ebb_pool_order_after's work as a
+ * gpu -> host move does; with checksums on, each block is hashed once it
+ * crossed. tickets[0] is the gpu -> host leg (the gpu slot is busy until it
+ * completes), tickets[1] the host -> disk leg: the move is complete when
+ * both are (the host slot is read until then). A gpu copy that fails fails
+ * the disk leg too, naming the block (the disk slot then holds no data).
+ * The disk engine serves its queue in order, so operations queued after
+ * this one wait while its blocks wait for the gpu. Errors: as ebb_move for
+ * either leg, checked before anything starts; EBB_ERR_UNSUPPORTED for other
+ * tier combinations. */
+EBB_API ebb_status ebb_move_via(ebb_pool *dst, int32_t dst_slot, ebb_pool *via, int32_t via_slot,
+                                ebb_pool *src, int32_t src_slot, ebb_ticket tickets[2]);
+
 /* Stores slot_size bytes from the caller's memory into a slot.
  * host pool: memcpy, complete on return. gpu pool: `src` is device memory or
  * pinned host memory (pageable memory is refused: EBB_ERR_INVALID_ARG), copied

@@ -6,6 +6,7 @@
 #include "cuda_mock_internal.h"
 
 pthread_mutex_t cm_mu = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t cm_released = PTHREAD_COND_INITIALIZER;
 struct CUstream_st *cm_streams, **cm_streams_tail = &cm_streams;
 struct CUevent_st *cm_events;
 struct CUstream_st *cm_default_stream[MAX_DEV];
@@ -266,7 +267,10 @@ void cm_check_event(cudaEvent_t ev, const char *what)
         cm_misuse("%s: the event was destroyed", what);
 }
 
-int cm_held(const struct CUstream_st *s) { return s->held || cm_hold_all; }
+int cm_held(const struct CUstream_st *s)
+{
+    return s->held || cm_hold_all || (s->hold_at && s->done >= s->hold_at);
+}
 
 int cm_runnable(const struct CUstream_st *s)
 {
@@ -370,9 +374,17 @@ uint64_t cm_drain_until(int (*done)(const void *), const void *arg, const char *
         if (!cm_count_runnable()) {
             int any_held = cm_hold_all;
             for (struct CUstream_st *s = cm_streams; s && !any_held; s = s->next)
-                any_held = s->held && s->done < s->queued;
+                any_held = cm_held(s) && s->done < s->queued;
+            /* Held: another thread (the test's) may release it; this one
+             * sleeps until then, as a synchronize on a real device would. */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += 10;
+            if (any_held && pthread_cond_timedwait(&cm_released, &cm_mu, &until) == 0)
+                continue;
             cm_misuse("%s would wait forever: %s", what,
-                   any_held ? "the work it waits for is held (cuda_mock_hold*); release it first"
+                   any_held ? "the work it waits for is held (cuda_mock_hold*) and nothing "
+                              "released it within 10 s"
                             : "nothing can run (a wait on work never queued)");
         }
         cm_step_random();
@@ -469,8 +481,20 @@ void cuda_mock_hold(cudaStream_t stream)
 void cuda_mock_release(cudaStream_t stream)
 {
     LOCK();
-    cm_resolve(stream, "cuda_mock_release")->held = 0;
+    struct CUstream_st *s = cm_resolve(stream, "cuda_mock_release");
+    s->held = 0;
+    s->hold_at = 0;
+    pthread_cond_broadcast(&cm_released);
     cm_settle();
+    UNLOCK();
+}
+
+void cuda_mock_hold_at(cudaStream_t stream, uint64_t commands)
+{
+    LOCK();
+    struct CUstream_st *s = cm_resolve(stream, "cuda_mock_hold_at");
+    s->hold_at = s->done + commands;
+    s->held = commands == 0;
     UNLOCK();
 }
 
@@ -487,6 +511,7 @@ void cuda_mock_release_all(void)
     cm_hold_all = 0;
     for (struct CUstream_st *s = cm_streams; s; s = s->next)
         s->held = 0;
+    pthread_cond_broadcast(&cm_released);
     cm_settle();
     UNLOCK();
 }

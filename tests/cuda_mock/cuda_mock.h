@@ -21,7 +21,7 @@
  *
  * Misuse (a destroyed stream or event, pageable memory copied as pinned, a copy past the end of an
  * allocation, freeing or unregistering memory a pending copy touches, a
- * synchronize that can never return) prints "cuda_mock: MISUSE: ..." and
+ * synchronize that can never return: on held work, after 10 s) prints "cuda_mock: MISUSE: ..." and
  * aborts, which fails the test.
  *
  * Environment, read when the program starts: CUDA_MOCK_DEVICES (devices,
@@ -47,9 +47,12 @@ void cuda_mock_set_step_probability(double p);
 void cuda_mock_notready_sets_last_error(int on);
 
 /* Holding: a held stream runs nothing (queries answer cudaErrorNotReady)
- * until released; synchronizing on held work is a misuse. hold_all holds
- * every stream, present and future, until release_all. */
+ * until released; a synchronize on held work sleeps until another thread
+ * releases it (a misuse after 10 s). hold_all holds every stream, present
+ * and future, until release_all. hold_at: the stream runs `commands` more
+ * commands, then holds; release (not release_all) lifts that. */
 void cuda_mock_hold(cudaStream_t stream);
+void cuda_mock_hold_at(cudaStream_t stream, uint64_t commands);
 void cuda_mock_release(cudaStream_t stream);
 void cuda_mock_hold_all(void);
 void cuda_mock_release_all(void);

@@ -42,6 +42,7 @@ struct CUstream_st {
     int id;
     int destroyed;
     int held;
+    uint64_t hold_at; /* cuda_mock_hold_at: held once `done` reaches it (0: never) */
     int is_default;
     int blocking; /* synchronises with the legacy default stream (flags 0) */
     int legacy;   /* the legacy default stream (NULL, cudaStreamLegacy) */
@@ -82,6 +83,7 @@ typedef struct fault {
 enum { MAX_DEV = 16, MAX_FAULTS = 16 };
 
 extern pthread_mutex_t cm_mu;
+extern pthread_cond_t cm_released; /* a hold was lifted */
 extern struct CUstream_st *cm_streams, **cm_streams_tail;
 extern struct CUevent_st *cm_events;
 extern struct CUstream_st *cm_default_stream[MAX_DEV];

@@ -1,0 +1,119 @@
+/* Disk writes chained behind a gpu -> host copy (ebb_move_via): block b of
+ * such a write may go to disk once the copy's event for that block has
+ * completed, so the first blocks are on their way to disk while the later
+ * ones still cross to the host. The events are the disk operation's own
+ * (op.h); the engines ask ebb_disk_gate before each block, the checksum
+ * thread (io_uring with checksums) waits for them itself and hashes. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/error_internal.h"
+#include "storage/cuda.h"
+#include "storage/disk.h"
+
+ebb_status ebb_disk_gate_prepare(struct ebb_pool *pool, int32_t slot, int device, void ***events)
+{
+    ebb_disk *d = pool->disk;
+    ebb_op *op = &pool->ops[slot];
+    if (op->gate_events && op->gate_device == device && op->gate_count >= d->bps) {
+        *events = op->gate_events;
+        return EBB_OK;
+    }
+    if (op->gate_events) { /* made for another device: events are per device */
+        ebb_cuda_events_destroy(op->gate_device, op->gate_events, (int32_t)op->gate_count);
+        free(op->gate_events);
+        op->gate_events = NULL;
+        op->gate_count = 0;
+    }
+    void **ev = calloc(d->bps, sizeof *ev);
+    if (!ev)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate %u CUDA event handles for disk slot %d",
+                        d->bps, (int)slot);
+    char why[256] = "";
+    if (ebb_cuda_events_create(device, ev, (int32_t)d->bps, why, sizeof why) != 0) {
+        free(ev);
+        return ebb_fail(EBB_ERR_IO, "creating the %u per-block CUDA events of disk slot %d failed: %s",
+                        d->bps, (int)slot, why);
+    }
+    op->gate_events = ev;
+    op->gate_count = d->bps;
+    op->gate_device = device;
+    *events = ev;
+    return EBB_OK;
+}
+
+void ebb_disk_gate_free(struct ebb_pool *pool)
+{
+    for (int32_t s = 0; pool->ops && s < pool->slots; s++) {
+        ebb_op *op = &pool->ops[s];
+        if (!op->gate_events)
+            continue;
+        ebb_cuda_events_destroy(op->gate_device, op->gate_events, (int32_t)op->gate_count);
+        free(op->gate_events);
+        op->gate_events = NULL;
+        op->gate_count = 0;
+    }
+}
+
+/* 1 when block's bytes have crossed, 0 not yet (only when not `wait`), -1
+ * the operation failed (now, naming the block, or before). advance: mark
+ * the blocks up to it ready for the engine (not when the checksum thread
+ * still has to hash them). */
+static int gate_event(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wait, int advance)
+{
+    if (atomic_load(&op->failed))
+        return -1;
+    if (advance && atomic_load_explicit(&op->ready_blocks, memory_order_acquire) > block)
+        return 1;
+    char why[256] = "";
+    int r = ebb_cuda_event_result(op->gate_events[block], wait, why, sizeof why);
+    if (r == 1)
+        return 0;
+    if (r == 0 && !advance)
+        return 1;
+    if (r == 0) {
+        /* one stream: every block before this one has crossed too */
+        uint32_t seen = atomic_load(&op->ready_blocks);
+        while (seen < block + 1 &&
+               !atomic_compare_exchange_weak(&op->ready_blocks, &seen, block + 1))
+            ;
+        return 1;
+    }
+    ebb_disk_loc loc;
+    ebb_disk_locate(pool->disk, pool->slot_size, op->slot, block, &loc);
+    ebb_op_fail(op, EBB_ERR_IO,
+                "writing disk slot %d: the gpu -> host copy of its block %u (state bytes %zu .. "
+                "%zu) on CUDA device %d failed: %s; blocks before it may be on disk, the slot "
+                "holds no data",
+                (int)op->slot, block, loc.buf_offset, loc.buf_offset + loc.data_len,
+                op->gate_device, why);
+    return -1;
+}
+
+int ebb_disk_gate(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wait)
+{
+    if (!op->gated)
+        return 1;
+    if (!op->gate_hashed)
+        return gate_event(pool, op, block, wait, 1);
+    /* the checksum thread waits for the events and hashes */
+    if (atomic_load(&op->failed))
+        return -1;
+    return atomic_load_explicit(&op->ready_blocks, memory_order_acquire) > block;
+}
+
+void ebb_disk_gate_hash(struct ebb_pool *pool, ebb_op *op)
+{
+    for (uint32_t b = 0; b < op->blocks; b++) {
+        if (gate_event(pool, op, b, 1, 0) < 0)
+            break;
+        ebb_disk_before_write(pool, op, b);
+        atomic_store_explicit(&op->ready_blocks, b + 1, memory_order_release);
+        ebb_uring_kick(pool);
+    }
+    if (atomic_load(&op->failed)) {
+        atomic_store_explicit(&op->ready_blocks, op->blocks, memory_order_release);
+        ebb_uring_kick(pool);
+    }
+}
