@@ -102,7 +102,7 @@ ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, ebb_ticket t, int other_t
 int rt_reserved(const ebb_run *run, const rt_mem *m, int32_t b)
 {
     const rt_buf *x = &m->buf[b];
-    if (x->holders > 0 || x->chained)
+    if (x->holders > 0)
         return 1;
     if (m == run->state && (b == run->live || b == run->prev || b == run->xn))
         return 1;
@@ -182,12 +182,6 @@ static ebb_status pick(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
 ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
 {
     ebb_status st = pick(run, m, for_user, out);
-    if (st == EBB_OK && *out < 0 && run->active_chains > 0 && m->tier == EBB_TIER_HOST) {
-        /* every free host buffer waits in a gpu -> host -> disk chain */
-        if ((st = rt_progress(run, 1)) != EBB_OK)
-            return st;
-        st = pick(run, m, for_user, out);
-    }
     if (st != EBB_OK)
         return st;
     if (*out < 0)
@@ -200,48 +194,8 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
     return EBB_OK;
 }
 
-ebb_status rt_progress(ebb_run *run, int force)
-{
-    if (!run->chains || run->active_chains == 0)
-        return EBB_OK;
-    for (int32_t s = 0; s < run->disk_slots && run->active_chains > 0; s++) {
-        rt_chain *c = &run->chains[s];
-        if (c->host_buf < 0)
-            continue;
-        int done = 0;
-        ebb_status st = ebb_ticket_test(&c->first, &done);
-        if (!done && !force)
-            continue;
-        if (!done)
-            st = rt_wait(run, &c->first, EBB_TIER_GPU);
-        int32_t q = c->host_buf;
-        c->host_buf = -1;
-        run->active_chains--;
-        run->host.buf[q].chained = 0;
-        run->host.buf[q].pending.pool = NULL;
-        if (st != EBB_OK)
-            return st;
-        ebb_ticket t;
-        st = ebb_move(run->disk, s, run->host.pool, q, &t);
-        if (st != EBB_OK)
-            return st;
-        run->disk_pending[s] = t;
-        run->last_in[EBB_TIER_DISK] = t;
-        if (run->trace.f)
-            rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t, run->cur_step, rt_now());
-        run->host.buf[q].pending = t;
-        run->host.buf[q].pending_tier = EBB_TIER_DISK;
-    }
-    return EBB_OK;
-}
-
 ebb_status rt_disk_settle(ebb_run *run, int32_t slot)
 {
-    if (run->chains && run->chains[slot].host_buf >= 0) {
-        ebb_status st = rt_progress(run, 1);
-        if (st != EBB_OK)
-            return st;
-    }
     ebb_ticket *t = &run->disk_pending[slot];
     if (!t->pool)
         return EBB_OK;
@@ -253,7 +207,7 @@ ebb_status rt_disk_settle(ebb_run *run, int32_t slot)
 /* Waits for every transfer; returns the first failure (all are waited for). */
 ebb_status rt_drain(ebb_run *run)
 {
-    ebb_status first = rt_progress(run, 1);
+    ebb_status first = EBB_OK;
     for (int32_t s = 0; s < run->disk_slots && run->disk_pending; s++) {
         ebb_status st = rt_disk_settle(run, s);
         if (first == EBB_OK)

@@ -94,6 +94,41 @@ static ebb_status slot_used(ebb_run *run, rt_mem *m, int32_t b)
     return ebb_pool_slot_order_after(m->pool, b, run->opt.stream);
 }
 
+/* gpu buffer b -> a host buffer -> disk slot `slot`, the disk write
+ * following the copy block by block (ebb_move_via). */
+static ebb_status write_disk_via_host(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
+{
+    int32_t q;
+    ebb_status st = rt_take(run, &run->host, 0, &q);
+    if (st == EBB_OK)
+        st = rt_settle(run, &run->host, q);
+    if (st == EBB_OK)
+        st = rt_settle(run, src, b);
+    /* the copy reads what the user's stream produced */
+    if (st == EBB_OK)
+        st = ebb_pool_order_after(run->gpu.pool, run->opt.stream);
+    ebb_ticket t[2];
+    if (st == EBB_OK)
+        st = ebb_move_via(run->disk, slot, run->host.pool, q, src->pool, b, t);
+    if (st != EBB_OK)
+        return st;
+    run->last_in[EBB_TIER_HOST] = t[0];
+    run->last_in[EBB_TIER_DISK] = t[1];
+    run->disk_pending[slot] = t[1];
+    if (run->trace.f) {
+        double now = rt_now();
+        rt_trace_transfer(&run->trace, rt_trace_track(EBB_TIER_GPU, EBB_TIER_HOST), t[0],
+                          run->cur_step, now);
+        rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t[1], run->cur_step, now);
+    }
+    /* q is filled, then read, until the disk leg completes (which follows
+     * the whole copy) */
+    st = rt_mark(run, &run->host, q, t[1], EBB_TIER_DISK, 1);
+    if (st == EBB_OK)
+        st = rt_mark(run, src, b, t[0], EBB_TIER_HOST, 0);
+    return st;
+}
+
 /* Starts writing buffer b of `src` to disk slot `slot`. */
 static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
 {
@@ -102,20 +137,8 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
         return st;
     if (run->disk_cache[slot] >= 0) /* the slot's old state is gone */
         rt_forget(run, &run->host, run->disk_cache[slot]);
-    if (src->tier == EBB_TIER_GPU) {
-        /* gpu -> host now, host -> disk once that copy completed */
-        int32_t q;
-        st = rt_take(run, &run->host, 0, &q);
-        if (st == EBB_OK)
-            st = copy_buf(run, &run->host, q, src, b);
-        if (st != EBB_OK)
-            return st;
-        run->host.buf[q].chained = 1;
-        run->chains[slot].host_buf = q;
-        run->chains[slot].first = run->host.buf[q].pending;
-        run->active_chains++;
-        return EBB_OK;
-    }
+    if (src->tier == EBB_TIER_GPU)
+        return write_disk_via_host(run, slot, src, b);
     st = rt_settle(run, src, b);
     ebb_ticket t;
     if (st == EBB_OK)
@@ -319,8 +342,6 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
     run->cur_step = a->step;
     if (run->trace.f)
         rt_trace_poll(&run->trace, rt_now(), 0);
-    if (st == EBB_OK)
-        st = rt_progress(run, 0);
     if (st != EBB_OK)
         return st;
     switch (a->kind) {
@@ -441,9 +462,7 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
         int last = 0;
         if (run->trace.f)
             rt_trace_poll(&run->trace, rt_now(), 0);
-        ebb_status st = rt_progress(run, 0); /* gpu -> host -> disk chains move on */
-        if (st == EBB_OK)
-            st = forward_step(run, k, keep, &last);
+        ebb_status st = forward_step(run, k, keep, &last);
         if (st != EBB_OK)
             return st;
         run->advance_at++;

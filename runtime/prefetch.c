@@ -49,8 +49,8 @@ ebb_status rt_lookahead(ebb_run *run)
     if (!a || blocked)
         return EBB_OK; /* none in sight, or the slot changes first: try again later */
     int32_t s = a->slot;
-    if ((run->chains && run->chains[s].host_buf >= 0) || run->disk_cache[s] >= 0)
-        return EBB_OK; /* in flight from the gpu, or still in a host buffer */
+    if (run->disk_cache[s] >= 0)
+        return EBB_OK; /* still in a host buffer */
     ebb_ticket *w = &run->disk_pending[s];
     if (w->pool) {
         int done = 0;

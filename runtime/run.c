@@ -226,7 +226,6 @@ void ebb_run_destroy(ebb_run *run)
     rt_mem_free(&run->host);
     rt_mem_free(&run->gpu);
     free(run->disk_pending);
-    free(run->chains);
     free(run->disk_cache);
     rt_audit_free(run);
     ebb_schedule_destroy(run->schedule);

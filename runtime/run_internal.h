@@ -34,7 +34,6 @@ typedef struct rt_buf {
     ebb_ticket pending; /* the last transfer that reads or fills it (pool NULL: none) */
     int pending_tier;   /* the other end of that transfer, for stall accounting */
     int fills;          /* 1: the pending transfer writes this buffer */
-    int chained;        /* 1: waits for a gpu -> host copy before its disk write */
     int32_t cached;     /* host: disk slot + 1 whose data this buffer still holds, 0: none */
 } rt_buf;
 
@@ -47,13 +46,6 @@ typedef struct rt_mem {
     int32_t slots;   /* schedule slots */
     int32_t *map;    /* schedule slot -> buffer, -1 when empty */
 } rt_mem;
-
-/* A gpu -> host -> disk store whose second half starts once the first ends. */
-typedef struct rt_chain {
-    int32_t host_buf; /* -1: unused entry */
-    int32_t disk_slot;
-    ebb_ticket first; /* gpu -> host */
-} rt_chain;
 
 typedef enum rt_phase {
     RT_CREATED = 0, /* before ebb_run_begin */
@@ -91,8 +83,6 @@ struct ebb_run {
     ebb_pool *disk;
     int32_t disk_slots;
     ebb_ticket *disk_pending; /* per disk slot: the last transfer touching it */
-    rt_chain *chains;         /* per disk slot: a gpu -> host -> disk store in progress */
-    int32_t active_chains;    /* entries of chains in use */
     int32_t *disk_cache;      /* per disk slot: a host buffer still holding its data, -1 */
     int32_t live;          /* buffer of the live state in *state, -1 when undefined */
     int64_t live_step;
@@ -156,7 +146,7 @@ void *rt_buf_ptr(const rt_mem *m, int32_t b);
  * instead). -1 and an error if none can be had. */
 ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out);
 /* Whether buffer b holds something (a slot's state, the live state, x_{n-1},
- * x_n, a chain's data, the audit scratch): never handed out. */
+ * x_n, the audit scratch): never handed out. */
 int rt_reserved(const ebb_run *run, const rt_mem *m, int32_t b);
 /* Whether x's transfer is over, without waiting (its failure in *st). */
 int rt_idle(rt_buf *x, ebb_status *st);
@@ -171,7 +161,6 @@ ebb_status rt_disk_settle(ebb_run *run, int32_t slot);
  * slot then uses b instead of reading the disk. */
 void rt_remember(ebb_run *run, int32_t b, int32_t slot);
 void rt_forget(ebb_run *run, rt_mem *m, int32_t b);
-ebb_status rt_progress(ebb_run *run, int force);
 ebb_status rt_drain(ebb_run *run);
 
 /* prefetch.c: starts the next RESTORE's disk read early (reverse sweep) */

@@ -408,14 +408,11 @@ ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg)
         if ((st = make_pool(run, cfg, EBB_TIER_DISK, run->disk_slots, &run->disk)) != EBB_OK)
             return st;
         run->disk_pending = calloc((size_t)run->disk_slots, sizeof *run->disk_pending);
-        run->chains = malloc((size_t)run->disk_slots * sizeof *run->chains);
         run->disk_cache = malloc((size_t)run->disk_slots * sizeof *run->disk_cache);
-        if (!run->disk_pending || !run->chains || !run->disk_cache)
+        if (!run->disk_pending || !run->disk_cache)
             return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the runtime's disk tables");
-        for (int32_t s = 0; s < run->disk_slots; s++) {
-            run->chains[s].host_buf = -1;
+        for (int32_t s = 0; s < run->disk_slots; s++)
             run->disk_cache[s] = -1;
-        }
     }
     run->warnings[sizeof run->warnings - 1] = '\0';
     run->info.warnings = run->warnings;

@@ -10,15 +10,11 @@
 #include "common/error_internal.h"
 #include "runtime/run_internal.h"
 
-/* Free: the last transfer into the tier below `level` completed (a gpu ->
- * host -> disk store counts until its disk write completed). */
+/* Free: the last transfer into the tier below `level` completed (for a gpu
+ * -> host -> disk store, its disk write). */
 static int channel_idle(ebb_run *run, int level)
 {
     ebb_tier to = run->async_tier[level + 1];
-    if (to == EBB_TIER_DISK && run->active_chains > 0) {
-        if (rt_progress(run, 0) != EBB_OK || run->active_chains > 0)
-            return 0;
-    }
     ebb_ticket *t = &run->last_in[to];
     if (!t->pool)
         return 1;

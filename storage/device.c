@@ -397,7 +397,7 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
             chunks++;
             queued |= e == cudaSuccess;
         }
-        if (e == cudaSuccess && split && k < split->count)
+        if (e == cudaSuccess && split && k + 1 < split->count)
             e = cudaEventRecord((cudaEvent_t)split->events[k], st);
     }
     /* The host slot's event, on the same stream, after the chunks (also
@@ -409,7 +409,11 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
         mark->recorded = record_mark(st, (cudaEvent_t)mark->event);
     if (e == cudaSuccess)
         e = cudaEventRecord(ev, st);
-    else if (queued) {
+    /* a chained copy's last block event goes after everything: a complete
+     * disk write then implies a complete copy and a free host slot */
+    if (e == cudaSuccess && split && split->count)
+        e = cudaEventRecord((cudaEvent_t)split->events[split->count - 1], st);
+    else if (e != cudaSuccess && queued) {
         /* Enqueuing failed part way: the chunks queued still write the slot
          * (or read it), so the slot's event goes after them and the slot
          * stays busy until they finish. The failure is the caller's now:

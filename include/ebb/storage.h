@@ -267,9 +267,10 @@ EBB_API ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int3
  * time of the slower of the two channels rather than their sum. The copy
  * runs on one device -> host stream, after ebb_pool_order_after's work as a
  * gpu -> host move does; with checksums on, each block is hashed once it
- * crossed. tickets[0] is the gpu -> host leg (the gpu slot is busy until it
- * completes), tickets[1] the host -> disk leg: the move is complete when
- * both are (the host slot is read until then). A gpu copy that fails fails
+ * crossed. tickets[0] is the gpu -> host leg (the gpu slot is read until it
+ * completes), tickets[1] the host -> disk leg, which completes after the
+ * first: once it has, the whole move has (the host slot is in use until
+ * then). A gpu copy that fails fails
  * the disk leg too, naming the block (the disk slot then holds no data).
  * The disk engine serves its queue in order, so operations queued after
  * this one wait while its blocks wait for the gpu. Errors: as ebb_move for
