@@ -155,6 +155,45 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
 
 /* Reads disk slot `slot` into a buffer of `dst` (through a host buffer for a
  * gpu); waits for the data when `wait` or when it must cross to the gpu. */
+/* Disk slot `slot` -> a host buffer -> a buffer of gpu `dst`, each block
+ * copied on as it arrives (ebb_move_via); waits, timed and charged to the
+ * disk, until the read ended, as a restore to the gpu always has. */
+static ebb_status read_disk_via_host(ebb_run *run, int32_t slot, int64_t step, rt_mem *dst,
+                                     int32_t *out)
+{
+    int32_t q, r;
+    ebb_status st = rt_disk_settle(run, slot);
+    if (st == EBB_OK)
+        st = rt_take(run, &run->host, 0, &q);
+    if (st == EBB_OK)
+        st = rt_take(run, dst, 0, &r);
+    if (st == EBB_OK)
+        st = rt_settle(run, &run->host, q);
+    if (st == EBB_OK)
+        st = rt_settle(run, dst, r);
+    ebb_ticket t[2];
+    if (st == EBB_OK)
+        st = ebb_move_via(dst->pool, r, run->host.pool, q, run->disk, slot, t);
+    if (st != EBB_OK)
+        return st;
+    run->last_in[dst->tier] = t[1];
+    if (run->trace.f) {
+        double now = rt_now();
+        rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t[0], step, now);
+        rt_trace_transfer(&run->trace, rt_trace_track(EBB_TIER_HOST, dst->tier), t[1], step,
+                          now);
+    }
+    rt_remember(run, q, slot);
+    /* both are filled until the gpu leg, which ends after the read, completes */
+    st = rt_mark(run, &run->host, q, t[1], EBB_TIER_DISK, 1);
+    if (st == EBB_OK)
+        st = rt_mark(run, dst, r, t[1], EBB_TIER_DISK, 1);
+    if (st == EBB_OK)
+        st = rt_wait(run, &t[0], EBB_TIER_DISK);
+    *out = r;
+    return st;
+}
+
 static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *dst, int wait,
                             int32_t *out)
 {
@@ -163,6 +202,8 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
     if (q < 0 && run->disk_cache[slot] >= 0) {
         q = run->disk_cache[slot]; /* still in the buffer it was written from or read into */
         run->stats.cache_hits++;
+    } else if (q < 0 && dst->tier == EBB_TIER_GPU) {
+        return read_disk_via_host(run, slot, step, dst, out);
     } else if (q < 0) {
         ebb_ticket t;
         st = rt_disk_settle(run, slot);

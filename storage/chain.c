@@ -1,8 +1,12 @@
-/* ebb_move_via: gpu -> host -> disk in one call, the disk write following
- * the device -> host copy block by block. Everything both legs need is
- * checked before either starts; then the copy is queued, cut at the disk's
- * blocks with an event after each (the disk slot's gate events), and the
- * disk write is started gated on them (disk_gate.c). */
+/* ebb_move_via: gpu -> host -> disk and disk -> host -> gpu in one call,
+ * pipelined by the disk's blocks. Everything both legs need is checked
+ * before either starts.
+ * gpu -> host -> disk: the copy is queued cut at the disk's blocks with an
+ * event after each (the disk slot's gate events), then the disk write is
+ * started gated on them (disk_chain.c).
+ * disk -> host -> gpu: the gpu slot is taken (no copy queued yet), then the
+ * disk read is started; the engine copies each block on as it arrives and
+ * closes the gpu operation when the read ends (disk_chain.c). */
 #include <string.h>
 
 #include "common/error_internal.h"
@@ -10,37 +14,75 @@
 
 static const ebb_ticket done_ticket = {NULL, 0, 0};
 
-static ebb_status check_args(ebb_pool *dst, int32_t dst_slot, ebb_pool *via, int32_t via_slot,
-                             ebb_pool *src, int32_t src_slot)
+/* gpu, host, disk: the three pools whichever way the move goes. */
+static ebb_status check_args(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t host_slot,
+                             ebb_pool *disk, int32_t disk_slot)
 {
-    ebb_pool *pools[3] = {src, via, dst};
+    ebb_pool *pools[3] = {gpu, host, disk};
     for (int i = 0; i < 3; i++)
         if (pools[i]->destroyed)
             return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_move_via: the %s pool was destroyed",
                             ebb_tier_name(pools[i]->tier));
-    if (src->tier != EBB_TIER_GPU || via->tier != EBB_TIER_HOST || dst->tier != EBB_TIER_DISK)
-        return ebb_fail(EBB_ERR_UNSUPPORTED,
-                        "ebb_move_via %s -> %s -> %s is not supported: it chains gpu -> host -> "
-                        "disk; move other paths with ebb_move",
-                        ebb_tier_name(src->tier), ebb_tier_name(via->tier),
-                        ebb_tier_name(dst->tier));
-    ebb_status s = ebb_pool_check_slot(src, src_slot, "ebb_move_via (source)");
+    ebb_status s = ebb_pool_check_slot(gpu, gpu_slot, "ebb_move_via (gpu slot)");
     if (s == EBB_OK)
-        s = ebb_pool_check_slot(via, via_slot, "ebb_move_via (host slot between)");
+        s = ebb_pool_check_slot(host, host_slot, "ebb_move_via (host slot between)");
     if (s == EBB_OK)
-        s = ebb_pool_check_slot(dst, dst_slot, "ebb_move_via (destination)");
+        s = ebb_pool_check_slot(disk, disk_slot, "ebb_move_via (disk slot)");
     if (s != EBB_OK)
         return s;
-    if (src->slot_size != via->slot_size || via->slot_size != dst->slot_size)
+    if (gpu->slot_size != host->slot_size || host->slot_size != disk->slot_size)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_move_via: the slots are %zu (gpu), %zu (host) and %zu (disk) bytes; "
                         "pools that exchange states need the same slot_size",
-                        src->slot_size, via->slot_size, dst->slot_size);
-    if (!via->pinned)
+                        gpu->slot_size, host->slot_size, disk->slot_size);
+    if (!host->pinned)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_move_via: the host pool is not pinned (%s); device transfers need "
                         "pinned memory",
-                        via->warnings[0] ? via->warnings : "pinning was off");
+                        host->warnings[0] ? host->warnings : "pinning was off");
+    /* the host slot is written (by the copy or the read), so nothing may use it */
+    return ebb_host_slot_check(host, host_slot, 1);
+}
+
+static ebb_status gpu_to_disk(ebb_pool *disk, int32_t disk_slot, ebb_pool *host,
+                              int32_t host_slot, ebb_pool *gpu, int32_t gpu_slot,
+                              ebb_ticket tickets[2])
+{
+    ebb_status s = ebb_disk_move_check(disk, disk_slot, host, host_slot, 1, 0);
+    if (s != EBB_OK)
+        return s;
+    ebb_pool_info gi, di;
+    memset(&gi, 0, sizeof gi);
+    memset(&di, 0, sizeof di);
+    ebb_device_info(gpu, &gi);
+    ebb_disk_info(disk, &di);
+    ebb_copy_split split = {di.block, NULL, 0, NULL};
+    if ((s = ebb_disk_gate_prepare(disk, disk_slot, gi.device, &split.events)) != EBB_OK)
+        return s;
+    split.count = (uint32_t)((disk->slot_size + di.block - 1) / di.block);
+    if ((s = ebb_host_gpu_copy(gpu, gpu_slot, host, host_slot, 0, &split, &tickets[0])) != EBB_OK)
+        return s;
+    ebb_disk_move_start(disk, disk_slot, host, host_slot, 1, 1, NULL, &tickets[1]);
+    return EBB_OK;
+}
+
+static ebb_status disk_to_gpu(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t host_slot,
+                              ebb_pool *disk, int32_t disk_slot, ebb_ticket tickets[2])
+{
+    ebb_status s = ebb_disk_move_check(disk, disk_slot, host, host_slot, 0, 0);
+    if (s != EBB_OK)
+        return s;
+    ebb_follow follow;
+    ebb_copy_split split = {0, NULL, 0, &follow};
+    /* takes the gpu slot (after the caller's use of it that
+     * ebb_pool_slot_order_after marked), queues nothing */
+    s = ebb_device_copy(gpu, gpu_slot, ebb_host_slot_addr(host, host_slot), 1, 0, NULL, NULL,
+                        &split, &tickets[1]);
+    if (s != EBB_OK)
+        return s;
+    follow.gpu_op->await_pool = disk;
+    follow.gpu_op->await_op = &disk->ops[disk_slot];
+    ebb_disk_move_start(disk, disk_slot, host, host_slot, 0, 0, &follow, &tickets[0]);
     return EBB_OK;
 }
 
@@ -50,27 +92,20 @@ ebb_status ebb_move_via(ebb_pool *dst, int32_t dst_slot, ebb_pool *via, int32_t 
     if (!dst || !via || !src || !tickets)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_move_via: NULL argument");
     tickets[0] = tickets[1] = done_ticket;
-    ebb_status s = check_args(dst, dst_slot, via, via_slot, src, src_slot);
-    /* the host slot is written by the copy (so nothing may use it), then
-     * read by the disk write, whose own checks come next */
-    if (s == EBB_OK)
-        s = ebb_host_slot_check(via, via_slot, 1);
-    if (s == EBB_OK)
-        s = ebb_disk_move_check(dst, dst_slot, via, via_slot, 1, 0);
+    int out = src->tier == EBB_TIER_GPU && via->tier == EBB_TIER_HOST &&
+              dst->tier == EBB_TIER_DISK;
+    int in = src->tier == EBB_TIER_DISK && via->tier == EBB_TIER_HOST &&
+             dst->tier == EBB_TIER_GPU;
+    if (!out && !in)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "ebb_move_via %s -> %s -> %s is not supported: it chains gpu -> host -> "
+                        "disk or disk -> host -> gpu; move other paths with ebb_move",
+                        ebb_tier_name(src->tier), ebb_tier_name(via->tier),
+                        ebb_tier_name(dst->tier));
+    ebb_status s = out ? check_args(src, src_slot, via, via_slot, dst, dst_slot)
+                       : check_args(dst, dst_slot, via, via_slot, src, src_slot);
     if (s != EBB_OK)
         return s;
-    ebb_pool_info gi;
-    memset(&gi, 0, sizeof gi);
-    ebb_device_info(src, &gi);
-    ebb_pool_info di;
-    memset(&di, 0, sizeof di);
-    ebb_disk_info(dst, &di);
-    ebb_copy_split split = {di.block, NULL, 0};
-    if ((s = ebb_disk_gate_prepare(dst, dst_slot, gi.device, &split.events)) != EBB_OK)
-        return s;
-    split.count = (uint32_t)((dst->slot_size + di.block - 1) / di.block);
-    if ((s = ebb_host_gpu_copy(src, src_slot, via, via_slot, 0, &split, &tickets[0])) != EBB_OK)
-        return s;
-    ebb_disk_move_start(dst, dst_slot, via, via_slot, 1, 1, &tickets[1]);
-    return EBB_OK;
+    return out ? gpu_to_disk(dst, dst_slot, via, via_slot, src, src_slot, tickets)
+               : disk_to_gpu(dst, dst_slot, via, via_slot, src, src_slot, tickets);
 }

@@ -188,6 +188,46 @@ void ebb_cuda_event_wait(void *event)
     ebb_cuda_clear_own_error(cudaEventSynchronize((cudaEvent_t)event));
 }
 
+static int why_failed(cudaError_t e, const char *what, char *why, size_t why_len)
+{
+    ebb_cuda_clear_own_error(e);
+    if (e == cudaSuccess)
+        return 0;
+    snprintf(why, why_len, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    return -1;
+}
+
+int ebb_cuda_copy_to_device(int device, void *dst, const void *src, size_t bytes, void *stream,
+                            char *why, size_t why_len)
+{
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(device, &g);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream);
+    ebb_cuda_leave(&g);
+    return why_failed(e, "cudaMemcpyAsync", why, why_len);
+}
+
+int ebb_cuda_record(int device, void *event, void *stream, char *why, size_t why_len)
+{
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(device, &g);
+    if (e == cudaSuccess)
+        e = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
+    ebb_cuda_leave(&g);
+    return why_failed(e, "cudaEventRecord", why, why_len);
+}
+
+void ebb_cuda_stream_sync(int device, void *stream)
+{
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(device, &g);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize((cudaStream_t)stream);
+    ebb_cuda_clear_own_error(e);
+    ebb_cuda_leave(&g);
+}
+
 int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len)
 {
     cudaError_t e = wait ? cudaEventSynchronize((cudaEvent_t)event)
@@ -248,5 +288,22 @@ int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len)
     (void)event, (void)wait, (void)why, (void)why_len;
     return 0;
 }
+
+int ebb_cuda_copy_to_device(int device, void *dst, const void *src, size_t bytes, void *stream,
+                            char *why, size_t why_len)
+{
+    (void)device, (void)dst, (void)src, (void)bytes, (void)stream;
+    snprintf(why, why_len, "built without CUDA");
+    return -1;
+}
+
+int ebb_cuda_record(int device, void *event, void *stream, char *why, size_t why_len)
+{
+    (void)device, (void)event, (void)stream;
+    snprintf(why, why_len, "built without CUDA");
+    return -1;
+}
+
+void ebb_cuda_stream_sync(int device, void *stream) { (void)device, (void)stream; }
 
 #endif

@@ -32,6 +32,14 @@ void ebb_cuda_event_wait(void *event);
  * `wait`; with `wait` it blocks, sleeping, until done), -1 failed (its own
  * copy's error or the context's sticky one: why names it). */
 int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len);
+/* For a disk read's chained copy (disk_chain.c), from an engine thread:
+ * with `device` current, a host -> device cudaMemcpyAsync on `stream`, an
+ * event recorded on it, a wait for it. 0 or -1 (why names the call and
+ * the error). */
+int ebb_cuda_copy_to_device(int device, void *dst, const void *src, size_t bytes, void *stream,
+                            char *why, size_t why_len);
+int ebb_cuda_record(int device, void *event, void *stream, char *why, size_t why_len);
+void ebb_cuda_stream_sync(int device, void *stream);
 
 #if EBB_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -324,7 +324,7 @@ static ebb_status slot_free(struct ebb_pool *pool, int32_t slot, int to_device)
     ebb_op *op = &pool->ops[slot];
     cudaError_t q = cudaEventQuery((cudaEvent_t)op->event);
     clear_own_error(q);
-    if (q == cudaErrorNotReady)
+    if (q == cudaErrorNotReady || atomic_load(&op->await_disk))
         return ebb_fail(EBB_ERR_STATE,
                         "gpu slot %d is busy: an operation on it is still in flight; wait for its "
                         "ticket first",
@@ -389,6 +389,11 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
     /* In chunks; a chained copy also cut at the disk's blocks, each
      * followed by its event, so the disk write can follow block by block. */
     size_t size = pool->slot_size, piece = split ? split->block : size;
+    if (split && split->follow && e == cudaSuccess) { /* the disk read queues the copies */
+        *split->follow = (ebb_follow){op, st, dst, dv->device};
+        atomic_store(&op->await_disk, 1);
+        size = 0;
+    }
     for (size_t start = 0, k = 0; e == cudaSuccess && start < size; start += piece, k++) {
         size_t end = size - start < piece ? size : start + piece;
         for (size_t off = start; e == cudaSuccess && off < end; off += dv->chunk) {
@@ -407,11 +412,11 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
      * an event on a stream of another device fails. */
     if (mark && mark->event && mark->device == dv->device && queued)
         mark->recorded = record_mark(st, (cudaEvent_t)mark->event);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess && size)
         e = cudaEventRecord(ev, st);
     /* a chained copy's last block event goes after everything: a complete
      * disk write then implies a complete copy and a free host slot */
-    if (e == cudaSuccess && split && split->count)
+    if (e == cudaSuccess && split && split->count && size)
         e = cudaEventRecord((cudaEvent_t)split->events[split->count - 1], st);
     else if (e != cudaSuccess && queued) {
         /* Enqueuing failed part way: the chunks queued still write the slot
@@ -435,6 +440,7 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, stream_name[which], dv->device);
     op->generation++;
+    atomic_store(&op->failed, 0);
     op->status = EBB_OK;
     op->reported = 0;
     op->msg[0] = '\0';

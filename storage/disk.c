@@ -82,7 +82,8 @@ ebb_status ebb_disk_move_check(struct ebb_pool *pool, int32_t slot, struct ebb_p
 }
 
 void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *host,
-                         int32_t host_slot, int write, int gated, ebb_ticket *ticket)
+                         int32_t host_slot, int write, int gated, const ebb_follow *follow,
+                         ebb_ticket *ticket)
 {
     ebb_disk *d = pool->disk;
     ebb_op *op = &pool->ops[slot];
@@ -97,11 +98,13 @@ void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
     op->fixed = host == d->staging && d->fixed_buffers && host_slot < d->fixed_slots;
     if (write)
         atomic_store(&d->valid[slot], 0);
-    if (gated) { /* its blocks wait for their gate events (disk_gate.c) */
+    if (gated) { /* its blocks wait for their gate events (disk_chain.c) */
         op->gated = 1;
         op->gate_hashed = d->hasher_started;
         atomic_store(&op->ready_blocks, 0);
     }
+    if (follow)
+        op->follow = *follow;
     ebb_host_disk_begin(host, host_slot, write);
     atomic_store_explicit(&op->state, EBB_OP_PENDING, memory_order_release);
 
@@ -127,7 +130,7 @@ ebb_status ebb_disk_move(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
 {
     ebb_status s = ebb_disk_move_check(pool, slot, host, host_slot, write, 1);
     if (s == EBB_OK)
-        ebb_disk_move_start(pool, slot, host, host_slot, write, 0, ticket);
+        ebb_disk_move_start(pool, slot, host, host_slot, write, 0, NULL, ticket);
     return s;
 }
 
@@ -178,6 +181,8 @@ void ebb_disk_complete(struct ebb_pool *pool, ebb_op *op)
     } else {
         atomic_fetch_add(&pool->st_errors, 1);
     }
+    if (op->follow.gpu_op) /* before the host slot is let go: its copies still read it */
+        ebb_disk_follow_end(pool, op);
     ebb_host_disk_end(host, op->host_slot, op->write); /* the last touch of the host pool */
     pthread_mutex_lock(&d->lock);
     atomic_store_explicit(&op->state, EBB_OP_DONE, memory_order_release);

@@ -200,7 +200,7 @@ void ebb_disk_pace_sleep(ebb_disk *d, uint64_t ns);
 /* The pool is being destroyed (d->lock held): no more pacing, sleepers wake. */
 void ebb_disk_pace_lift(ebb_disk *d);
 
-/* Writes chained behind a gpu -> host copy (disk_gate.c, op.h).
+/* Writes chained behind a gpu -> host copy (disk_chain.c, op.h).
  * prepare: the per-block events of disk slot `slot` on `device` (made at the
  * slot's first chain, again for another device); free: all of them, at
  * destroy. gate: before block `block` of `op` goes to disk: 1 it may, 0 not
@@ -212,6 +212,12 @@ ebb_status ebb_disk_gate_prepare(struct ebb_pool *pool, int32_t slot, int device
 void ebb_disk_gate_free(struct ebb_pool *pool);
 int ebb_disk_gate(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wait);
 void ebb_disk_gate_hash(struct ebb_pool *pool, ebb_op *op);
+/* Reads followed by a host -> gpu copy (op.h ebb_follow): follow_block
+ * queues the copy of a block just read (engine threads, on success);
+ * follow_end, from ebb_disk_complete, records the host slot's and the gpu
+ * operation's events after them and releases the gpu operation. */
+void ebb_disk_follow_block(struct ebb_pool *pool, ebb_op *op, uint32_t block);
+void ebb_disk_follow_end(struct ebb_pool *pool, ebb_op *op);
 /* How long the ring waits before asking a gated block's event again while
  * other requests are in flight (with none, it sleeps in the event). */
 #define EBB_DISK_GATE_POLL_NS UINT64_C(100000)

@@ -154,7 +154,8 @@ static void *worker(void *arg)
             skipped = 1;
         if (claimed == 1 && !skipped) {
             ebb_disk_inflight(d, 1);
-            do_block(pool, op, b);
+            if (do_block(pool, op, b) == 0 && op->follow.gpu_op)
+                ebb_disk_follow_block(pool, op, b); /* on to the gpu at once */
             ebb_disk_inflight(d, -1);
         }
         if (claimed && atomic_fetch_sub(&op->remaining, claimed) == claimed)

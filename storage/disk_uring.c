@@ -118,6 +118,11 @@ static void on_cqe(ebb_uring *u, ur_req *r, int res0)
         r->next_free = u->parked;
         u->parked = r;
         return;
+    case EBB_DISK_BLOCK_DONE:
+        if (r->op->follow.gpu_op) /* on to the gpu at once */
+            ebb_disk_follow_block(u->pool, r->op, r->block);
+        ur_block_done(u, r);
+        return;
     default:
         ur_block_done(u, r);
         return;

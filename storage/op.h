@@ -14,6 +14,19 @@ enum { EBB_OP_IDLE = 0, EBB_OP_PENDING = 1, EBB_OP_DONE = 2 };
 enum { EBB_OP_MSG = 512, EBB_WARN_MSG = 1024 };
 
 struct ebb_pool;
+struct ebb_op;
+
+/* disk, a read that a host -> gpu copy follows block by block (ebb_move_via,
+ * storage/disk_chain.c): each block read is copied on `stream` to `dst` plus
+ * its offset; once the read ends, the host slot's tracking event and
+ * gpu_op's event are recorded there and gpu_op->await_disk is cleared.
+ * gpu_op NULL: an ordinary read. */
+typedef struct ebb_follow {
+    struct ebb_op *gpu_op;
+    void *stream;               /* cudaStream_t of the gpu pool */
+    unsigned char *dst;         /* the gpu slot's memory */
+    int device;
+} ebb_follow;
 
 /* One operation record per slot of the pool that runs it (the disk pool for
  * host <-> disk, the gpu pool for host <-> gpu): a slot takes one operation at
@@ -49,6 +62,13 @@ typedef struct ebb_op {
     int gate_device;
     int gate_hashed;             /* the checksum thread advances ready_blocks */
     _Atomic uint32_t ready_blocks;
+    ebb_follow follow;
+    /* gpu: 1 while a chained disk read still queues this operation's copies
+     * (its event is recorded when the read ends): the slot is busy, a ticket
+     * wait first waits for await_op of disk pool await_pool */
+    _Atomic int await_disk;
+    struct ebb_pool *await_pool;
+    struct ebb_op *await_op;
     void *read_event;            /* gpu: cudaEvent_t recorded after each
                                     gpu -> gpu copy that reads this slot from a
                                     pool on the same device (on that copy's

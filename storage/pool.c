@@ -111,6 +111,19 @@ ebb_status ebb_pool_create(const ebb_pool_options *o, ebb_pool **out)
     return ebb_pool_create_with_faults(o, NULL, out);
 }
 
+/* A gpu operation that a chained disk read still feeds (ebb_move_via):
+ * 1 while it does and `block` is 0; otherwise waits for that read (whose
+ * end records the operation's event) and returns 0. */
+static int await_disk(ebb_op *op, int block)
+{
+    if (!atomic_load_explicit(&op->await_disk, memory_order_acquire))
+        return 0;
+    if (!block)
+        return 1;
+    (void)ebb_disk_wait(op->await_pool, op->await_op);
+    return 0;
+}
+
 void ebb_pool_destroy(ebb_pool *pool)
 {
     if (!pool)
@@ -118,7 +131,12 @@ void ebb_pool_destroy(ebb_pool *pool)
     switch (pool->tier) {
     case EBB_TIER_HOST: ebb_host_destroy(pool); break;
     case EBB_TIER_DISK: ebb_disk_destroy(pool); break;
-    case EBB_TIER_GPU: ebb_device_destroy(pool); break;
+    case EBB_TIER_GPU:
+        /* chained disk reads still queue copies into its slots */
+        for (int32_t s = 0; pool->ops && s < pool->slots; s++)
+            (void)await_disk(&pool->ops[s], 1);
+        ebb_device_destroy(pool);
+        break;
     default: break;
     }
     pool->destroyed = 1;
@@ -380,8 +398,13 @@ static ebb_status ticket_poll(const ebb_ticket *t, int block, int *done)
     ebb_status s = ticket_op(t, &op);
     if (s != EBB_OK || !op)
         return s;
-    if (t->pool->tier == EBB_TIER_GPU)
+    if (t->pool->tier == EBB_TIER_GPU) {
+        if (await_disk(op, block)) {
+            *done = 0;
+            return EBB_OK;
+        }
         return ebb_device_test(t->pool, op, block, done);
+    }
     if (t->pool->tier != EBB_TIER_DISK)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ticket names a host pool, whose operations "
                                              "complete at once");
@@ -473,5 +496,6 @@ ebb_status ebb_ticket_stream_wait(const ebb_ticket *ticket, void *stream)
     ebb_status s = ticket_op(ticket, &op);
     if (s != EBB_OK || !op)
         return s;
+    (void)await_disk(op, 1); /* its event exists once the read ended */
     return ebb_device_stream_wait(ticket->pool, op, stream);
 }

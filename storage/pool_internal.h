@@ -120,11 +120,13 @@ ebb_status ebb_disk_move(struct ebb_pool *disk, int32_t disk_slot, struct ebb_po
                          int32_t host_slot, int write, ebb_ticket *ticket);
 /* ebb_disk_move in two: check (the disk slot, and the host slot when
  * check_host) then start, which cannot fail; gated: a write whose blocks
- * wait for the disk slot's gate events (ebb_move_via, disk_gate.c). */
+ * wait for the disk slot's gate events; follow: a read whose blocks are
+ * copied on to a gpu slot as they arrive (ebb_move_via, disk_chain.c). */
 ebb_status ebb_disk_move_check(struct ebb_pool *disk, int32_t disk_slot, struct ebb_pool *host,
                                int32_t host_slot, int write, int check_host);
 void ebb_disk_move_start(struct ebb_pool *disk, int32_t disk_slot, struct ebb_pool *host,
-                         int32_t host_slot, int write, int gated, ebb_ticket *ticket);
+                         int32_t host_slot, int write, int gated, const ebb_follow *follow,
+                         ebb_ticket *ticket);
 void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info);
 ebb_status ebb_disk_wait(struct ebb_pool *pool, ebb_op *op);
 
@@ -156,13 +158,17 @@ typedef struct ebb_copy_mark {
  * ticket implies a complete host event. Also recorded when enqueuing failed
  * part way (the chunks already queued still touch the slot); mark->recorded
  * says whether it was, whatever the result. */
-/* A gpu -> host copy that a disk write follows block by block
- * (ebb_move_via): the copy is cut at every `block` bytes and events[k] is
- * recorded after block k (k < count), on the copy's one stream. */
+/* Chained copies (ebb_move_via). A gpu -> host copy that a disk write
+ * follows block by block: cut at every `block` bytes, events[k] recorded
+ * after block k (the last one after everything), on the copy's one stream.
+ * A host -> gpu copy that a disk read queues itself (follow not NULL): the
+ * slot is checked and taken (busy, await_disk) and follow filled (stream,
+ * slot memory, device, the operation); nothing is queued. */
 typedef struct ebb_copy_split {
     size_t block;
     void **events;
     uint32_t count;
+    ebb_follow *follow;
 } ebb_copy_split;
 
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,

@@ -260,22 +260,26 @@ EBB_API ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int3
                             ebb_ticket *ticket);
 
 /* Moves a state from `src_slot` of `src` to `dst_slot` of `dst` through
- * host slot `via_slot` of `via` in one call, pipelined by the disk pool's
- * blocks (ebb_pool_info.block): gpu -> host -> disk (src a gpu pool, via a
- * pinned host pool, dst a disk pool). Each block goes to disk as soon as its
- * bytes have crossed to the host, so a state reaches the disk in about the
- * time of the slower of the two channels rather than their sum. The copy
- * runs on one device -> host stream, after ebb_pool_order_after's work as a
- * gpu -> host move does; with checksums on, each block is hashed once it
- * crossed. tickets[0] is the gpu -> host leg (the gpu slot is read until it
- * completes), tickets[1] the host -> disk leg, which completes after the
- * first: once it has, the whole move has (the host slot is in use until
- * then). A gpu copy that fails fails
- * the disk leg too, naming the block (the disk slot then holds no data).
- * The disk engine serves its queue in order, so operations queued after
- * this one wait while its blocks wait for the gpu. Errors: as ebb_move for
- * either leg, checked before anything starts; EBB_ERR_UNSUPPORTED for other
- * tier combinations. */
+ * host slot `via_slot` of a pinned host pool `via` in one call, pipelined by
+ * the disk pool's blocks (ebb_pool_info.block), so that a state crosses in
+ * about the time of the slower channel rather than the sum of both.
+ * tickets[0] is the first leg, tickets[1] the second, which completes after
+ * the first: once it has, the whole move has (the host slot is in use until
+ * then).
+ * gpu -> host -> disk (src a gpu pool, dst a disk pool): each block goes to
+ * disk as soon as its bytes have crossed to the host (with checksums on, is
+ * hashed then). The copy runs on one device -> host stream, after
+ * ebb_pool_order_after's work as a gpu -> host move does. A copy that fails
+ * fails the disk leg, naming the block (the disk slot then holds no data).
+ * The disk engine serves its queue in order: operations queued after this
+ * one wait while its blocks wait for the gpu.
+ * disk -> host -> gpu (src a disk pool, dst a gpu pool): each block read
+ * is copied on to the gpu at once (by the disk engine's thread, on one host
+ * -> device stream, after ebb_pool_slot_order_after's work on the slot);
+ * the gpu leg's ticket is incomplete until the read ended, and reports a
+ * failed read (or checksum mismatch) as its own failure too.
+ * Errors: as ebb_move for either leg, checked before anything starts;
+ * EBB_ERR_UNSUPPORTED for other tier combinations. */
 EBB_API ebb_status ebb_move_via(ebb_pool *dst, int32_t dst_slot, ebb_pool *via, int32_t via_slot,
                                 ebb_pool *src, int32_t src_slot, ebb_ticket tickets[2]);
 
@@ -335,7 +339,9 @@ EBB_API ebb_status ebb_pool_slot_order_after(ebb_pool *pool, int32_t slot, void 
 
 /* Makes `stream` wait (on the GPU, without blocking the caller) for the
  * operation of `ticket`, e.g. before a reverse step reads a restored state.
- * A complete ticket (pool NULL) adds no wait. */
+ * A complete ticket (pool NULL) adds no wait. The gpu leg of a disk -> host
+ * -> gpu ebb_move_via first waits on the host until its disk read ended
+ * (its last copies are queued then). */
 EBB_API ebb_status ebb_ticket_stream_wait(const ebb_ticket *ticket, void *stream);
 
 /* ---- topology -------------------------------------------------------------- */

@@ -1,9 +1,13 @@
-/* Disk writes chained behind a gpu -> host copy (ebb_move_via): block b of
- * such a write may go to disk once the copy's event for that block has
- * completed, so the first blocks are on their way to disk while the later
- * ones still cross to the host. The events are the disk operation's own
- * (op.h); the engines ask ebb_disk_gate before each block, the checksum
- * thread (io_uring with checksums) waits for them itself and hashes. */
+/* The disk's side of chained moves (ebb_move_via, chain.c).
+ * gpu -> host -> disk: block b of the write may go to disk once the copy's
+ * event for that block has completed, so the first blocks are on their way
+ * to disk while the later ones still cross to the host. The events are the
+ * disk operation's own (op.h); the engines ask ebb_disk_gate before each
+ * block, the checksum thread (io_uring with checksums) waits for them
+ * itself and hashes.
+ * disk -> host -> gpu: each block read is copied on to the gpu at once by
+ * the engine thread that completed it; when the read ends, the copy's
+ * event is recorded after them (ebb_disk_follow_end). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,4 +120,50 @@ void ebb_disk_gate_hash(struct ebb_pool *pool, ebb_op *op)
         atomic_store_explicit(&op->ready_blocks, op->blocks, memory_order_release);
         ebb_uring_kick(pool);
     }
+}
+
+/* ---- reads that a host -> gpu copy follows ---------------------------------- */
+
+void ebb_disk_follow_block(struct ebb_pool *pool, ebb_op *op, uint32_t block)
+{
+    ebb_follow *f = &op->follow;
+    if (!f->gpu_op || atomic_load(&op->failed) || atomic_load(&f->gpu_op->failed))
+        return;
+    ebb_disk_loc loc;
+    ebb_disk_locate(pool->disk, pool->slot_size, op->slot, block, &loc);
+    char why[256] = "";
+    if (ebb_cuda_copy_to_device(f->device, f->dst + loc.buf_offset, op->buf + loc.buf_offset,
+                                loc.data_len, f->stream, why, sizeof why) != 0)
+        ebb_op_fail(f->gpu_op, EBB_ERR_IO,
+                    "the host -> device copy of block %u (state bytes %zu .. %zu) read from disk "
+                    "slot %d could not be queued on CUDA device %d: %s",
+                    block, loc.buf_offset, loc.buf_offset + loc.data_len, (int)op->slot,
+                    f->device, why);
+}
+
+void ebb_disk_follow_end(struct ebb_pool *pool, ebb_op *op)
+{
+    (void)pool;
+    ebb_follow *f = &op->follow;
+    ebb_op *g = f->gpu_op;
+    char why[256] = "";
+    if (op->status != EBB_OK)
+        ebb_op_fail(g, op->status, "the disk read this host -> device copy follows failed: %s",
+                    op->msg);
+    /* the host slot is read by the copies until this event: tracked like a
+     * host -> gpu move's (before the slot's disk write count drops) */
+    ebb_copy_mark mark;
+    ebb_host_gpu_mark(op->host, op->host_slot, &mark);
+    if (mark.event && mark.device == f->device)
+        mark.recorded = ebb_cuda_record(f->device, mark.event, f->stream, why, sizeof why) == 0;
+    ebb_host_gpu_marked(op->host, op->host_slot, &mark, 1);
+    if (ebb_cuda_record(f->device, g->event, f->stream, why, sizeof why) != 0) {
+        /* without its event the ticket could not tell: wait for the copies */
+        ebb_cuda_stream_sync(f->device, f->stream);
+        ebb_op_fail(g, EBB_ERR_IO,
+                    "the host -> device copy that follows disk slot %d could not be closed on "
+                    "CUDA device %d (%s); its copies were waited for",
+                    (int)op->slot, f->device, why);
+    }
+    atomic_store_explicit(&g->await_disk, 0, memory_order_release);
 }

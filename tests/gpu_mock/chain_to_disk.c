@@ -4,51 +4,7 @@
  * random sizes round-trip with checksums on and off on both engines; a
  * block whose copy fails fails the disk leg naming it, and the slots work
  * afterwards; a sticky error ends both pools cleanly in either order. */
-#include <time.h>
-#include <unistd.h>
-
-#include "gpu_mock/mock_helpers.h"
-
-static const ebb_disk_backend BACKENDS[2] = {EBB_DISK_BACKEND_URING, EBB_DISK_BACKEND_THREADS};
-
-static ebb_pool *chain_disk(const char *dir, size_t size, int32_t slots, size_t block,
-                            ebb_disk_backend backend, int checksum)
-{
-    const char *dirs[1] = {dir};
-    ebb_pool_options o;
-    disk_options(&o, dirs, 1, size, slots, backend);
-    o.block = block;
-    o.checksum = checksum;
-    o.direct = 0; /* tmpfs in CI: no O_DIRECT */
-    ebb_pool *d = NULL;
-    cr_assert_eq(ebb_pool_create(&o, &d), EBB_OK, "disk pool: %s", ebb_last_error());
-    return d;
-}
-
-static uint64_t disk_requests(ebb_pool *d)
-{
-    ebb_pool_stats st;
-    cr_assert_eq(ebb_pool_stats_get(d, &st), EBB_OK);
-    return st.requests;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-/* Disk slot ds read back into host slot hs, compared with gpu slot gs. */
-static void check_on_disk(ebb_pool *d, int32_t ds, ebb_pool *h, int32_t hs, ebb_pool *g,
-                          int32_t gs, size_t size, const char *what)
-{
-    ebb_ticket t;
-    memset(slot_ptr(h, hs), 0xEE, size);
-    cr_assert_eq(ebb_move(h, hs, d, ds, &t), EBB_OK, "%s: read back: %s", what, ebb_last_error());
-    mock_wait_ok(&t, what);
-    cr_assert(memcmp(slot_ptr(h, hs), slot_ptr(g, gs), size) == 0,
-              "%s: disk slot %d differs from gpu slot %d", what, ds, gs);
-}
+#include "gpu_mock/chain_helpers.h"
 
 /* m blocks of `block` bytes, the gpu copying block by block (one chunk a
  * block: a copy then the block's event on the stream, two commands each). */
@@ -60,12 +16,12 @@ static void held_after(ebb_disk_backend backend, int checksum)
     make_tmpdir(dir, sizeof dir);
     ebb_pool *h = pinned_host_pool(0, 2, size);
     ebb_pool *g = gpu_pool(0, 1, size, block);
-    ebb_pool *d = chain_disk(dir, size, 1, block, backend, checksum);
+    ebb_pool *d = chain_disk(dir, size, 1, block, backend, checksum, NULL);
     ebb_ticket t[2];
     fill_random(slot_ptr(h, 1), size, 42 + (uint64_t)backend);
     cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 1), &t[0]), EBB_OK, "%s", ebb_last_error());
     mock_wait_ok(&t[0], "put");
-    uint64_t before = disk_requests(d);
+    uint64_t before = chain_disk_requests(d);
 
     cuda_mock_hold_all(); /* nothing runs until the hold below is in place */
     cr_assert_eq(ebb_move_via(d, 0, h, 0, g, 0, t), EBB_OK, "%s", ebb_last_error());
@@ -75,15 +31,15 @@ static void held_after(ebb_disk_backend backend, int checksum)
 
     /* the first K blocks reach the disk while the rest are held on the gpu */
     uint64_t n = 0;
-    for (int i = 0; i < 5000 && (n = disk_requests(d) - before) < K; i++)
-        sleep_ms(1);
+    for (int i = 0; i < 5000 && (n = chain_disk_requests(d) - before) < K; i++)
+        chain_sleep_ms(1);
     cr_assert_eq(n, (uint64_t)K,
                  "%s%s: %llu of the %d blocks that crossed went to disk within 5 s (the write "
                  "waits for the whole copy?)",
                  ebb_disk_backend_name(backend), checksum ? " + checksums" : "",
                  (unsigned long long)n, K);
-    sleep_ms(100);
-    n = disk_requests(d) - before;
+    chain_sleep_ms(100);
+    n = chain_disk_requests(d) - before;
     cr_assert_eq(n, (uint64_t)K, "%s: %llu blocks went to disk, only %d had crossed",
                  ebb_disk_backend_name(backend), (unsigned long long)n, K);
     cr_assert_eq(mock_done(&t[1], "disk leg"), 0, "the disk leg completed with blocks held");
@@ -92,23 +48,23 @@ static void held_after(ebb_disk_backend backend, int checksum)
     cuda_mock_release(s);
     mock_wait_ok(&t[0], "gpu leg");
     mock_wait_ok(&t[1], "disk leg");
-    cr_assert_eq(disk_requests(d) - before, (uint64_t)M);
-    check_on_disk(d, 0, h, 1, g, 0, size, "after the hold");
+    cr_assert_eq(chain_disk_requests(d) - before, (uint64_t)M);
+    chain_check_disk(d, 0, h, 1, g, 0, size, "after the hold");
     ebb_pool_destroy(d);
     ebb_pool_destroy(g);
     ebb_pool_destroy(h);
     rm_tmpdir(dir);
 }
 
-Test(chain_pipelined, held_uring) { held_after(EBB_DISK_BACKEND_URING, 0); }
-Test(chain_pipelined, held_uring_checksums) { held_after(EBB_DISK_BACKEND_URING, 1); }
-Test(chain_pipelined, held_threads) { held_after(EBB_DISK_BACKEND_THREADS, 0); }
-Test(chain_pipelined, held_threads_checksums) { held_after(EBB_DISK_BACKEND_THREADS, 1); }
+Test(chain_to_disk, held_uring) { held_after(EBB_DISK_BACKEND_URING, 0); }
+Test(chain_to_disk, held_uring_checksums) { held_after(EBB_DISK_BACKEND_URING, 1); }
+Test(chain_to_disk, held_threads) { held_after(EBB_DISK_BACKEND_THREADS, 0); }
+Test(chain_to_disk, held_threads_checksums) { held_after(EBB_DISK_BACKEND_THREADS, 1); }
 
 /* Random slot sizes (not multiples of anything), disk blocks and gpu
  * chunks; several chains in flight at once; both engines, checksums on and
  * off; each disk slot read back and compared with its gpu slot. */
-Test(chain_pipelined, random_sizes_round_trip)
+Test(chain_to_disk, random_sizes_round_trip)
 {
     uint64_t x = 0x5eed;
     for (int c = 0; c < 24; c++) {
@@ -117,13 +73,13 @@ Test(chain_pipelined, random_sizes_round_trip)
         size_t size = 1 + (size_t)((x >> 13) % (200 * KiB));
         size_t chunk = (size_t)(1 + (x >> 45) % 5) * 3 * KiB;
         int32_t slots = 1 + (int32_t)((x >> 7) % 3);
-        ebb_disk_backend backend = BACKENDS[c % 2];
+        ebb_disk_backend backend = CHAIN_BACKENDS[c % 2];
         int checksum = (c / 2) % 2;
         char dir[64];
         make_tmpdir(dir, sizeof dir);
         ebb_pool *h = pinned_host_pool(0, 2 * slots, size);
         ebb_pool *g = gpu_pool(0, slots, size, chunk);
-        ebb_pool *d = chain_disk(dir, size, slots, block, backend, checksum);
+        ebb_pool *d = chain_disk(dir, size, slots, block, backend, checksum, NULL);
         ebb_ticket t[3][2];
         for (int32_t i = 0; i < slots; i++) {
             fill_random(slot_ptr(h, slots + i), size, x + (uint64_t)i);
@@ -138,7 +94,7 @@ Test(chain_pipelined, random_sizes_round_trip)
             mock_wait_ok(&t[i][1], "disk leg");
         }
         for (int32_t i = 0; i < slots; i++)
-            check_on_disk(d, i, h, slots + i, g, i, size, "random case");
+            chain_check_disk(d, i, h, slots + i, g, i, size, "random case");
         ebb_pool_destroy(d);
         ebb_pool_destroy(g);
         ebb_pool_destroy(h);
@@ -149,7 +105,7 @@ Test(chain_pipelined, random_sizes_round_trip)
 /* The copy of block 2 fails on the device (an error of its own, not
  * sticky): the disk leg fails naming that block, the disk slot holds no
  * data, and all three slots work for the next chain. */
-Test(chain_pipelined, failing_block_named)
+Test(chain_to_disk, failing_block_named)
 {
     for (int k = 0; k < 2; k++) {
         const size_t block = 16 * KiB, size = 6 * block;
@@ -157,7 +113,7 @@ Test(chain_pipelined, failing_block_named)
         make_tmpdir(dir, sizeof dir);
         ebb_pool *h = pinned_host_pool(0, 2, size);
         ebb_pool *g = gpu_pool(0, 1, size, block);
-        ebb_pool *d = chain_disk(dir, size, 1, block, BACKENDS[k], 0);
+        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[k], 0, NULL);
         ebb_ticket t[2];
         fill_random(slot_ptr(h, 1), size, 7);
         cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 1), &t[0]), EBB_OK);
@@ -166,7 +122,7 @@ Test(chain_pipelined, failing_block_named)
         cr_assert_eq(ebb_move_via(d, 0, h, 0, g, 0, t), EBB_OK, "%s", ebb_last_error());
         (void)ebb_ticket_wait(&t[0]);
         ebb_status st = ebb_ticket_wait(&t[1]);
-        cr_assert_eq(st, EBB_ERR_IO, "%s: the failed block was written", ebb_disk_backend_name(BACKENDS[k]));
+        cr_assert_eq(st, EBB_ERR_IO, "%s: the failed block was written", ebb_disk_backend_name(CHAIN_BACKENDS[k]));
         const char *msg = ebb_last_error();
         cr_assert(strstr(msg, "block 2 ") && strstr(msg, "gpu -> host") &&
                       strstr(msg, "cudaErrorInvalidValue"),
@@ -175,7 +131,7 @@ Test(chain_pipelined, failing_block_named)
         cr_assert_eq(ebb_move_via(d, 0, h, 0, g, 0, t), EBB_OK, "slots after: %s", ebb_last_error());
         mock_wait_ok(&t[0], "gpu leg again");
         mock_wait_ok(&t[1], "disk leg again");
-        check_on_disk(d, 0, h, 1, g, 0, size, "after the failure");
+        chain_check_disk(d, 0, h, 1, g, 0, size, "after the failure");
         ebb_pool_destroy(d);
         ebb_pool_destroy(g);
         ebb_pool_destroy(h);
@@ -185,7 +141,7 @@ Test(chain_pipelined, failing_block_named)
 
 /* A sticky error kills the context mid-chain: the disk leg fails with the
  * real cause and destroying the pools, in either order, returns. */
-Test(chain_pipelined, sticky_error_ends_cleanly)
+Test(chain_to_disk, sticky_error_ends_cleanly)
 {
     for (int order = 0; order < 4; order++) {
         const size_t block = 16 * KiB, size = 5 * block;
@@ -193,7 +149,7 @@ Test(chain_pipelined, sticky_error_ends_cleanly)
         make_tmpdir(dir, sizeof dir);
         ebb_pool *h = pinned_host_pool(0, 2, size);
         ebb_pool *g = gpu_pool(0, 1, size, block);
-        ebb_pool *d = chain_disk(dir, size, 1, block, BACKENDS[order % 2], order >= 2);
+        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[order % 2], order >= 2, NULL);
         ebb_ticket t[2];
         cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 1), &t[0]), EBB_OK);
         mock_wait_ok(&t[0], "put");

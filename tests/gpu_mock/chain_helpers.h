@@ -1,0 +1,58 @@
+/* Shared by the ebb_move_via tests (chain_*.c): a disk pool for chains, its
+ * request count, a short sleep, and a disk slot compared with a gpu slot. */
+#ifndef EBB_TESTS_GPU_MOCK_CHAIN_HELPERS_H
+#define EBB_TESTS_GPU_MOCK_CHAIN_HELPERS_H
+
+#include <time.h>
+
+#include "gpu_mock/mock_helpers.h"
+#include "storage/fault.h"
+
+static const ebb_disk_backend CHAIN_BACKENDS[2] = {EBB_DISK_BACKEND_URING,
+                                                   EBB_DISK_BACKEND_THREADS};
+
+/* fault: NULL, or faults to inject */
+static inline ebb_pool *chain_disk(const char *dir, size_t size, int32_t slots, size_t block,
+                                   ebb_disk_backend backend, int checksum,
+                                   const ebb_storage_fault *fault)
+{
+    const char *dirs[1] = {dir};
+    ebb_pool_options o;
+    disk_options(&o, dirs, 1, size, slots, backend);
+    o.block = block;
+    o.checksum = checksum;
+    o.direct = 0; /* tmpfs: no O_DIRECT */
+    o.threads = fault ? 1 : 0; /* faults: one worker, requests numbered in block order */
+    ebb_pool *d = NULL;
+    cr_assert_eq(ebb_pool_create_with_faults(&o, fault, &d), EBB_OK, "disk pool: %s",
+                 ebb_last_error());
+    return d;
+}
+
+static inline uint64_t chain_disk_requests(ebb_pool *d)
+{
+    ebb_pool_stats st;
+    cr_assert_eq(ebb_pool_stats_get(d, &st), EBB_OK);
+    return st.requests;
+}
+
+static inline void chain_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Disk slot ds read back into host slot hs (plain moves), compared with gpu
+ * slot gs. */
+static inline void chain_check_disk(ebb_pool *d, int32_t ds, ebb_pool *h, int32_t hs,
+                                    ebb_pool *g, int32_t gs, size_t size, const char *what)
+{
+    ebb_ticket t;
+    memset(slot_ptr(h, hs), 0xEE, size);
+    cr_assert_eq(ebb_move(h, hs, d, ds, &t), EBB_OK, "%s: read back: %s", what, ebb_last_error());
+    mock_wait_ok(&t, what);
+    cr_assert(memcmp(slot_ptr(h, hs), slot_ptr(g, gs), size) == 0,
+              "%s: disk slot %d differs from gpu slot %d", what, ds, gs);
+}
+
+#endif
