@@ -5,6 +5,7 @@
 #ifndef EBB_STORAGE_HPP
 #define EBB_STORAGE_HPP
 
+#include <array>
 #include <cstdint>
 
 #include "ebb/error.hpp"
@@ -91,6 +92,17 @@ inline ticket move_slot(pool &dst, int32_t dst_slot, pool &src, int32_t src_slot
     ebb_ticket t;
     check(ebb_move(dst.get(), dst_slot, src.get(), src_slot, &t));
     return ticket(t);
+}
+
+/* ebb_move_via: gpu -> host -> disk or disk -> host -> gpu through host slot
+ * `via_slot` of `via`, pipelined by the disk's blocks; the two legs' tickets
+ * (the second completes after the first). */
+inline std::array<ticket, 2> move_via(pool &dst, int32_t dst_slot, pool &via, int32_t via_slot,
+                                      pool &src, int32_t src_slot)
+{
+    ebb_ticket t[2];
+    check(ebb_move_via(dst.get(), dst_slot, via.get(), via_slot, src.get(), src_slot, t));
+    return {ticket(t[0]), ticket(t[1])};
 }
 
 } // namespace ebb

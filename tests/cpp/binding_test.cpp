@@ -152,6 +152,19 @@ Test(cpp, errors_become_ebb_error_with_the_message)
         cr_expect(strstr(e.what(), "mine.toml") && strstr(e.what(), "budget"), "%s", e.what());
     }
 
+    /* a chained move through the wrong tiers */
+    ebb::pool_options ho(EBB_TIER_HOST);
+    ho.slot_size = 4096;
+    ho.slots = 2;
+    ebb::pool host(ho);
+    try {
+        ebb::move_via(host, 0, host, 1, host, 0);
+        cr_assert_fail("ebb::move_via host -> host -> host was accepted");
+    } catch (const ebb::error &e) {
+        cr_expect_eq(e.status(), EBB_ERR_UNSUPPORTED);
+        cr_expect(strstr(e.what(), "host -> host -> host is not supported"), "%s", e.what());
+    }
+
     ebb::schedule_options so;
     so.strategy = EBB_STRATEGY_STORE_ALL;
     so.steps = 10;
