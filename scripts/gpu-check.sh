@@ -16,7 +16,9 @@
 #    once `ebb bench --tier all --step-ms 50`; prints the medians and whether
 #    d2h and h2d reach 90 % of the baseline;
 # 5. benchmarks/gpu_async: the asynchronous strategy with a GPU state and a
-#    GPU budget of 5 % of the states (issue 8): exact, overhead <= 1.10.
+#    GPU budget of 5 % of the states (issue 8): exact, overhead <= 1.10;
+# 6. benchmarks/gpu_chain: gpu <-> disk through a host slot, two steps
+#    against one pipelined ebb_move_via (issue 10): latencies, exact.
 #
 # Every log and JSON goes to OUT (default build-gpu/out). Exit status 0 only
 # when the build, the tests and the 90 % target all pass.
@@ -113,6 +115,16 @@ if "$build/benchmarks/gpu_async" --disk "$out" --json > "$out/gpu_async.json" 2>
   say "gpu_async PASS: $(cat "$out/gpu_async.json")"
 else
   say "gpu_async FAIL: $(cat "$out/gpu_async.json" 2>/dev/null) $(tail -1 "$out/bench.err")"
+  status=1
+fi
+# 6. Chained moves (issue 10): a 256 MiB state gpu -> disk and back through
+#    a host slot, two steps against ebb_move_via (pipelined by 8 MiB disk
+#    blocks); the chained move should take about the slower channel's time.
+say "gpu_chain: 256 MiB states, 9 rounds, disk in $out"
+if "$build/benchmarks/gpu_chain" --disk "$out" --json > "$out/gpu_chain.json" 2>> "$out/bench.err"; then
+  say "gpu_chain: $(cat "$out/gpu_chain.json")"
+else
+  say "gpu_chain FAIL: $(cat "$out/gpu_chain.json" 2>/dev/null) $(tail -1 "$out/bench.err")"
   status=1
 fi
 say "outputs in $out; exit $status"
