@@ -208,3 +208,43 @@ Test(chain_from_disk, gpu_destroy_waits_for_read)
         rm_tmpdir(dir);
     }
 }
+
+/* The context dies (a sticky error in another copy) while a read feeds a gpu
+ * slot: the gpu leg fails naming the error, the disk leg itself succeeds,
+ * and the pools are destroyed cleanly in either order. */
+Test(chain_from_disk, sticky_error_mid_read)
+{
+    for (int k = 0; k < 4; k++) {
+        const size_t block = 16 * KiB, size = 4 * block;
+        char dir[64];
+        make_tmpdir(dir, sizeof dir);
+        ebb_pool *h = pinned_host_pool(0, 2, size);
+        ebb_pool *g = gpu_pool(0, 2, size, 0);
+        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[k % 2], k >= 2, NULL);
+        store(d, h, g, size, 12);
+        cr_assert_eq(ebb_disk_debug_hold(d, 1), EBB_OK);
+        cuda_mock_hold_all();
+        ebb_ticket t[2], u;
+        cr_assert_eq(ebb_move_via(g, 1, h, 1, d, 0, t), EBB_OK, "%s", ebb_last_error());
+        /* gpu slot 0 -> host slot 0 fails on the device and kills the context */
+        cuda_mock_fail_async(0, cudaErrorIllegalAddress);
+        cr_assert_eq(ebb_move(h, 0, g, 0, &u), EBB_OK, "%s", ebb_last_error());
+        cuda_mock_release_all();
+        (void)ebb_ticket_wait(&u);
+        cr_assert_neq(cuda_mock_sticky_error(0), cudaSuccess);
+        cr_assert_eq(ebb_disk_debug_hold(d, 0), EBB_OK);
+        cr_assert_eq(ebb_ticket_wait(&t[1]), EBB_ERR_IO, "the gpu leg succeeded in a dead context");
+        cr_assert(strstr(ebb_last_error(), "cudaErrorIllegalAddress"), "%s", ebb_last_error());
+        cr_assert_eq(ebb_ticket_wait(&t[0]), EBB_OK, "%s", ebb_last_error());
+        if (k % 2) {
+            ebb_pool_destroy(g);
+            ebb_pool_destroy(d);
+        } else {
+            ebb_pool_destroy(d);
+            ebb_pool_destroy(g);
+        }
+        ebb_pool_destroy(h);
+        cr_assert_eq(cudaDeviceReset(), cudaSuccess);
+        rm_tmpdir(dir);
+    }
+}
