@@ -153,8 +153,6 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     return rt_mark(run, src, b, t, EBB_TIER_DISK, 0);
 }
 
-/* Reads disk slot `slot` into a buffer of `dst` (through a host buffer for a
- * gpu); waits for the data when `wait` or when it must cross to the gpu. */
 /* Disk slot `slot` -> a host buffer -> a buffer of gpu `dst`, each block
  * copied on as it arrives (ebb_move_via); waits, timed and charged to the
  * disk, until the read ended, as a restore to the gpu always has. */
@@ -194,6 +192,8 @@ static ebb_status read_disk_via_host(ebb_run *run, int32_t slot, int64_t step, r
     return st;
 }
 
+/* Reads disk slot `slot` into a buffer of `dst` (through a host buffer for a
+ * gpu); waits for the data when `wait` or when it must cross to the gpu. */
 static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *dst, int wait,
                             int32_t *out)
 {

@@ -50,7 +50,7 @@ typedef struct ebb_op {
     void *event;                 /* gpu: cudaEvent_t of the operation */
     int copy;                    /* gpu: direction (stream) of the operation's
                                     copy, which its failure message names */
-    /* disk, a write chained behind a gpu -> host copy (storage/chain.c):
+    /* disk, a write chained behind a gpu -> host copy (storage/disk_chain.c):
      * block b may go to disk only once gate_events[b], recorded after that
      * block's bytes crossed, has completed. The events belong to this
      * record (created on gate_device at its first chain, kept for the next

@@ -318,8 +318,11 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
     }
     return ebb_fail(EBB_ERR_UNSUPPORTED,
                     "ebb_move %s -> %s is not a direct path: chain it through a host slot "
-                    "(%s -> host -> %s)",
-                    ebb_tier_name(a), ebb_tier_name(b), ebb_tier_name(a), ebb_tier_name(b));
+                    "(%s -> host -> %s%s)",
+                    ebb_tier_name(a), ebb_tier_name(b), ebb_tier_name(a), ebb_tier_name(b),
+                    a == EBB_TIER_DISK && b == EBB_TIER_DISK
+                        ? ""
+                        : "; ebb_move_via does it in one call, pipelined by the disk's blocks");
 }
 
 ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket)
