@@ -15,15 +15,23 @@ static double hop_seconds(const ebb_plan_problem *p, ebb_plan_channel_id c)
     return t + ch->latency;
 }
 
-/* A move from tier `fast` to tier `slow` (write) or back (read). */
+/* A move from tier `fast` to tier `slow` (write) or back (read). gpu <->
+ * disk crosses both hops pipelined by the disk's blocks (ebb_move_via): the
+ * slower hop, plus the faster one's share of one block. */
 static double move_seconds(const ebb_plan_problem *p, int fast, int slow, int write)
 {
-    double t = 0.0;
-    if (fast <= EBB_TIER_GPU && slow >= EBB_TIER_HOST)
-        t += hop_seconds(p, write ? EBB_PLAN_GPU_TO_HOST : EBB_PLAN_HOST_TO_GPU);
-    if (fast <= EBB_TIER_HOST && slow >= EBB_TIER_DISK)
-        t += hop_seconds(p, write ? EBB_PLAN_HOST_TO_DISK : EBB_PLAN_DISK_TO_HOST);
-    return t;
+    double link = 0.0, disk = 0.0;
+    int has_link = fast <= EBB_TIER_GPU && slow >= EBB_TIER_HOST;
+    int has_disk = fast <= EBB_TIER_HOST && slow >= EBB_TIER_DISK;
+    if (has_link)
+        link = hop_seconds(p, write ? EBB_PLAN_GPU_TO_HOST : EBB_PLAN_HOST_TO_GPU);
+    if (has_disk)
+        disk = hop_seconds(p, write ? EBB_PLAN_HOST_TO_DISK : EBB_PLAN_DISK_TO_HOST);
+    if (!has_link || !has_disk)
+        return link + disk;
+    size_t block = p->disk_block > 0 ? p->disk_block : (size_t)8 << 20;
+    double blocks = (double)((p->state_size + block - 1) / block);
+    return link > disk ? link + disk / blocks : disk + link / blocks;
 }
 
 void rt_h_costs_of(const ebb_plan_problem *p, int fast, int slow, int known, rt_h_costs *out)

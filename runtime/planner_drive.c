@@ -14,11 +14,6 @@
 static int channel_idle(ps_sim *s, int level)
 {
     ebb_tier to = s->async_tier[level + 1];
-    if (to == EBB_TIER_DISK && s->active_chains > 0) {
-        ps_progress(s, 0);
-        if (s->active_chains > 0)
-            return 0;
-    }
     return ps_done(s, &s->last_in[to]);
 }
 
@@ -81,7 +76,7 @@ static ebb_status lookahead(ps_sim *s)
     if (!a || blocked)
         return EBB_OK;
     int32_t d = a->slot;
-    if ((s->chains && s->chains[d].host_buf >= 0) || s->disk_cache[d] >= 0)
+    if (s->disk_cache[d] >= 0)
         return EBB_OK;
     if (!ps_done(s, &s->disk_pending[d]))
         return EBB_OK;
@@ -113,7 +108,6 @@ static ebb_status run_steps(ps_sim *s, int64_t to, int *last)
         int64_t k = s->advance_at;
         int unknown = s->online;
         int keep = k + 1 == to && s->phase == PS_FORWARD && (unknown || to == s->steps);
-        ps_progress(s, 0);
         ebb_status st = ps_forward_step(s, k, keep);
         if (st != EBB_OK)
             return st;

@@ -38,7 +38,6 @@ typedef struct ps_buf {
     ps_ticket pending;
     int pending_tier;
     int fills;
-    int chained;
     int32_t cached; /* disk slot + 1 whose data it still holds, 0: none */
 } ps_buf;
 
@@ -49,11 +48,6 @@ typedef struct ps_mem {
     int32_t slots;
     int32_t *map;
 } ps_mem;
-
-typedef struct ps_chain {
-    int32_t host_buf; /* -1: unused */
-    ps_ticket first;
-} ps_chain;
 
 typedef enum ps_phase { PS_FORWARD, PS_TURNED, PS_REVERSE } ps_phase;
 
@@ -68,8 +62,6 @@ typedef struct ps_sim {
     ps_mem *state;
     int32_t disk_slots;
     ps_ticket *disk_pending;
-    ps_chain *chains;
-    int32_t active_chains;
     int32_t *disk_cache;
     int32_t live, prev, xn;
     int64_t live_step, computed;
@@ -107,7 +99,6 @@ int ps_reserved(const ps_sim *s, const ps_mem *m, int32_t b);
 int ps_idle(const ps_sim *s, ps_buf *x);
 ebb_status ps_take(ps_sim *s, ps_mem *m, int32_t *out);
 void ps_remember(ps_sim *s, int32_t b, int32_t slot);
-void ps_progress(ps_sim *s, int force);
 void ps_drain(ps_sim *s);
 /* Starts a transfer of one state on `channel` now; returns its ticket. */
 ps_ticket ps_submit(ps_sim *s, ebb_plan_channel_id channel);

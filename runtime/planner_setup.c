@@ -167,14 +167,11 @@ static ebb_status setup_buffers(ps_sim *s, const ebb_plan_problem *p, ebb_plan_p
     s->disk_slots = used[EBB_TIER_DISK];
     int32_t d = s->disk_slots > 0 ? s->disk_slots : 1;
     s->disk_pending = calloc((size_t)d, sizeof *s->disk_pending);
-    s->chains = malloc((size_t)d * sizeof *s->chains);
     s->disk_cache = malloc((size_t)d * sizeof *s->disk_cache);
-    if (!s->disk_pending || !s->chains || !s->disk_cache)
+    if (!s->disk_pending || !s->disk_cache)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the planner's disk tables");
-    for (int32_t i = 0; i < d; i++) {
-        s->chains[i].host_buf = -1;
+    for (int32_t i = 0; i < d; i++)
         s->disk_cache[i] = -1;
-    }
     return EBB_OK;
 }
 
@@ -185,7 +182,6 @@ void ps_free(ps_sim *s)
     ps_mem_free(&s->host);
     ps_mem_free(&s->gpu);
     free(s->disk_pending);
-    free(s->chains);
     free(s->disk_cache);
     memset(s, 0, sizeof *s);
 }

@@ -18,18 +18,35 @@
 /* The disk pacer's lateness that is made up for (storage/disk.h). */
 #define PACE_SLACK_S 0.001
 
+/* A chained move's other leg (ebb_move_via), block by block: a write's
+ * block k may go once `ready0` + its end offset / `ready_bw` has passed
+ * (it crossed from the gpu); a read's block is copied on to the gpu over
+ * `then` (HOST_TO_GPU) as soon as the device returned it, and *then_end is
+ * when the last copy ends. */
+typedef struct ps_chain_leg {
+    double ready0, ready_bw; /* write: bytes crossing from the gpu (ready_bw 0: none) */
+    int then;                /* read: 1 copies each block on to the gpu */
+    double then_end;
+} ps_chain_leg;
+
 /* A disk transfer: its blocks pass the pacer (storage/disk_pace.c: each
  * block starts no earlier than the last one's start + its bytes / the rate)
  * and then the device, one block after the other. */
-static double disk_blocks(ps_sim *s, ebb_plan_channel_id c)
+static double disk_blocks(ps_sim *s, ebb_plan_channel_id c, ps_chain_leg *leg)
 {
     const ebb_plan_problem *p = s->p;
     double bw = p->channel[c].bandwidth;
+    const ebb_plan_channel *h2g = &p->channel[EBB_PLAN_HOST_TO_GPU];
     size_t block = p->disk_block > 0 ? p->disk_block : (size_t)8 << 20;
     double t = s->now;
     for (size_t done = 0; done < p->state_size; done += block) {
         double len = (double)(p->state_size - done < block ? p->state_size - done : block);
         double send = t;
+        if (leg && leg->ready_bw > 0) {
+            double ready = leg->ready0 + ((double)done + len) / leg->ready_bw;
+            if (send < ready)
+                send = ready;
+        }
         if (p->disk_pace > 0) {
             if (send < s->pace_next)
                 send = s->pace_next;
@@ -40,6 +57,14 @@ static double disk_blocks(ps_sim *s, ebb_plan_channel_id c)
                                                                  : send;
         s->free_at[EBB_PLAN_HOST_TO_DISK] = start + (bw > 0 ? len / bw : 0.0);
         t = send;
+        if (leg && leg->then) {
+            double got = s->free_at[EBB_PLAN_HOST_TO_DISK] + p->channel[c].latency;
+            double from = s->free_at[EBB_PLAN_HOST_TO_GPU] > got ? s->free_at[EBB_PLAN_HOST_TO_GPU]
+                                                                  : got;
+            s->free_at[EBB_PLAN_HOST_TO_GPU] = from + (h2g->bandwidth > 0 ? len / h2g->bandwidth
+                                                                          : 0.0);
+            leg->then_end = s->free_at[EBB_PLAN_HOST_TO_GPU] + h2g->latency;
+        }
     }
     return s->free_at[EBB_PLAN_HOST_TO_DISK];
 }
@@ -48,7 +73,7 @@ ps_ticket ps_submit(ps_sim *s, ebb_plan_channel_id c)
 {
     const ebb_plan_channel *ch = &s->p->channel[c];
     if (c == EBB_PLAN_HOST_TO_DISK || c == EBB_PLAN_DISK_TO_HOST)
-        return (ps_ticket){.busy = 1, .end = disk_blocks(s, c) + ch->latency};
+        return (ps_ticket){.busy = 1, .end = disk_blocks(s, c, NULL) + ch->latency};
     double start = s->free_at[c] > s->now ? s->free_at[c] : s->now;
     double service = ch->bandwidth > 0 ? (double)s->p->state_size / ch->bandwidth : 0.0;
     s->free_at[c] = start + service;
@@ -117,7 +142,7 @@ static void mark(ps_sim *s, ps_mem *m, int32_t b, ps_ticket t, int other, int fi
 int ps_reserved(const ps_sim *s, const ps_mem *m, int32_t b)
 {
     const ps_buf *x = &m->buf[b];
-    if (x->holders > 0 || x->chained)
+    if (x->holders > 0)
         return 1;
     return m == s->state && (b == s->live || b == s->prev || b == s->xn);
 }
@@ -178,10 +203,6 @@ static int32_t pick(ps_sim *s, ps_mem *m)
 ebb_status ps_take(ps_sim *s, ps_mem *m, int32_t *out)
 {
     *out = pick(s, m);
-    if (*out < 0 && s->active_chains > 0 && m->tier == EBB_TIER_HOST) {
-        ps_progress(s, 1);
-        *out = pick(s, m);
-    }
     if (*out < 0)
         return ebb_fail(EBB_ERR_INTERNAL, "the planner ran out of %s buffers (%d)",
                         ebb_tier_name(m->tier), m->count);
@@ -190,37 +211,13 @@ ebb_status ps_take(ps_sim *s, ps_mem *m, int32_t *out)
     return EBB_OK;
 }
 
-void ps_progress(ps_sim *s, int force)
-{
-    if (!s->chains || s->active_chains == 0)
-        return;
-    for (int32_t d = 0; d < s->disk_slots && s->active_chains > 0; d++) {
-        ps_chain *c = &s->chains[d];
-        if (c->host_buf < 0 || (!ps_done(s, &c->first) && !force))
-            continue;
-        wait(s, &c->first, EBB_TIER_GPU);
-        int32_t q = c->host_buf;
-        c->host_buf = -1;
-        s->active_chains--;
-        s->host.buf[q].chained = 0;
-        ps_ticket t = ps_submit(s, EBB_PLAN_HOST_TO_DISK);
-        s->disk_pending[d] = t;
-        s->last_in[EBB_TIER_DISK] = t;
-        s->host.buf[q].pending = t;
-        s->host.buf[q].pending_tier = EBB_TIER_DISK;
-    }
-}
-
 static void disk_settle(ps_sim *s, int32_t slot)
 {
-    if (s->chains && s->chains[slot].host_buf >= 0)
-        ps_progress(s, 1);
     wait(s, &s->disk_pending[slot], EBB_TIER_DISK);
 }
 
 void ps_drain(ps_sim *s)
 {
-    ps_progress(s, 1);
     for (int32_t d = 0; d < s->disk_slots; d++)
         disk_settle(s, d);
     ps_mem *mems[2] = {&s->host, &s->gpu};
@@ -267,23 +264,40 @@ static void stream_ready(ps_sim *s, ps_mem *m, int32_t b)
         settle(s, m, b);
 }
 
+/* execute.c's write_disk_via_host: the copy over GPU_TO_HOST, each disk
+ * block sent once it crossed; the disk leg ends after the copy. */
+static ebb_status write_disk_via_host(ps_sim *s, int32_t slot, ps_mem *src, int32_t b)
+{
+    int32_t q;
+    ebb_status st = ps_take(s, &s->host, &q);
+    if (st != EBB_OK)
+        return st;
+    settle(s, &s->host, q);
+    settle(s, src, b);
+    const ebb_plan_channel *g2h = &s->p->channel[EBB_PLAN_GPU_TO_HOST];
+    double start = s->free_at[EBB_PLAN_GPU_TO_HOST] > s->now ? s->free_at[EBB_PLAN_GPU_TO_HOST]
+                                                             : s->now;
+    ps_ticket t0 = ps_submit(s, EBB_PLAN_GPU_TO_HOST);
+    /* (an infinite gpu channel: every block has crossed at once) */
+    ps_chain_leg leg = {start + g2h->latency, g2h->bandwidth, 0, 0.0};
+    double end = disk_blocks(s, EBB_PLAN_HOST_TO_DISK, &leg) +
+                 s->p->channel[EBB_PLAN_HOST_TO_DISK].latency;
+    ps_ticket t1 = {1, end > t0.end ? end : t0.end};
+    s->last_in[EBB_TIER_HOST] = t0;
+    s->last_in[EBB_TIER_DISK] = t1;
+    s->disk_pending[slot] = t1;
+    mark(s, &s->host, q, t1, EBB_TIER_DISK, 1);
+    mark(s, src, b, t0, EBB_TIER_HOST, 0);
+    return EBB_OK;
+}
+
 static ebb_status write_disk(ps_sim *s, int32_t slot, ps_mem *src, int32_t b)
 {
     disk_settle(s, slot);
     if (s->disk_cache[slot] >= 0)
         forget(s, &s->host, s->disk_cache[slot]);
-    if (src->tier == EBB_TIER_GPU) {
-        int32_t q;
-        ebb_status st = ps_take(s, &s->host, &q);
-        if (st != EBB_OK)
-            return st;
-        copy_buf(s, &s->host, q, src, b);
-        s->host.buf[q].chained = 1;
-        s->chains[slot].host_buf = q;
-        s->chains[slot].first = s->host.buf[q].pending;
-        s->active_chains++;
-        return EBB_OK;
-    }
+    if (src->tier == EBB_TIER_GPU)
+        return write_disk_via_host(s, slot, src, b);
     settle(s, src, b);
     ps_ticket t = ps_submit(s, EBB_PLAN_HOST_TO_DISK);
     s->disk_pending[slot] = t;
@@ -303,6 +317,32 @@ static int32_t take_prefetched(ps_sim *s, int32_t slot, int64_t step)
     return q;
 }
 
+/* execute.c's read_disk_via_host: each block copied on over HOST_TO_GPU
+ * as it is read; the host waits for the read, the gpu buffer for the copies. */
+static ebb_status read_disk_via_host(ps_sim *s, int32_t slot, ps_mem *dst, int32_t *out)
+{
+    int32_t q, r;
+    disk_settle(s, slot);
+    ebb_status st = ps_take(s, &s->host, &q);
+    if (st == EBB_OK)
+        st = ps_take(s, dst, &r);
+    if (st != EBB_OK)
+        return st;
+    settle(s, &s->host, q);
+    settle(s, dst, r);
+    ps_chain_leg leg = {0, 0, 1, s->now};
+    ps_ticket t0 = {1, disk_blocks(s, EBB_PLAN_DISK_TO_HOST, &leg) +
+                           s->p->channel[EBB_PLAN_DISK_TO_HOST].latency};
+    ps_ticket t1 = {1, leg.then_end > t0.end ? leg.then_end : t0.end};
+    s->last_in[dst->tier] = t1;
+    ps_remember(s, q, slot);
+    mark(s, &s->host, q, t1, EBB_TIER_DISK, 1);
+    mark(s, dst, r, t1, EBB_TIER_DISK, 1);
+    wait(s, &t0, EBB_TIER_DISK);
+    *out = r;
+    return EBB_OK;
+}
+
 static ebb_status read_disk(ps_sim *s, int32_t slot, int64_t step, ps_mem *dst, int wait_data,
                             int32_t *out)
 {
@@ -310,6 +350,8 @@ static ebb_status read_disk(ps_sim *s, int32_t slot, int64_t step, ps_mem *dst, 
     if (q < 0 && s->disk_cache[slot] >= 0) {
         q = s->disk_cache[slot];
         s->out->cache_hits++;
+    } else if (q < 0 && dst->tier == EBB_TIER_GPU) {
+        return read_disk_via_host(s, slot, dst, out);
     } else if (q < 0) {
         disk_settle(s, slot);
         ebb_status st = ps_take(s, &s->host, &q);
@@ -440,7 +482,6 @@ static ebb_status do_transfer(ps_sim *s, const ebb_action *a)
 
 ebb_status ps_execute(ps_sim *s, const ebb_action *a)
 {
-    ps_progress(s, 0);
     switch (a->kind) {
     case EBB_ACT_ADVANCE:
         return EBB_OK;

@@ -5,6 +5,8 @@
  * random problems with unequal write and read figures; the runtime's with
  * the step times and tier.disk.max_bandwidth, or 1 each where they are not
  * known, as ebb_run_info.reason says. */
+#include <math.h>
+
 #include "support/schedule_support.h"
 #include "workload.h"
 
@@ -214,4 +216,65 @@ Test(h_revolve_costs, runtime_costs_from_step_times_and_max_bandwidth, .timeout 
     cr_assert_eq(wl_dir_entries(dir), 0);
     rmdir(dir);
     ebb_config_dispose(&cfg);
+}
+
+/* A gpu state whose slow tier is the disk (no host slots): a move crosses
+ * PCIe and the disk pipelined by the disk's blocks (ebb_move_via), so W and
+ * R are the slower hop's time plus the faster hop's share of one block, not
+ * the sum of both hops. */
+Test(h_revolve_costs, gpu_to_disk_costs_are_the_pipelined_chain)
+{
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    int checked = 0, sum_differs = 0;
+    for (int i = 0; i < 120; i++) {
+        int64_t n = rng_range(&rng, 2, 200);
+        int32_t c = (int32_t)rng_range(&rng, 1, 8), d = (int32_t)rng_range(&rng, 1, (int32_t)n);
+        ebb_plan_problem p;
+        ebb_plan_problem_init(&p);
+        p.steps = n;
+        p.state_size = (size_t)rng_range(&rng, 1, 64) << 20;
+        p.disk_block = (size_t)rng_range(&rng, 1, 16) << 20;
+        p.state_tier = EBB_TIER_GPU;
+        p.forward_s = (double)rng_range(&rng, 1, 1000) * 1e-5;
+        p.reverse_s = (double)rng_range(&rng, 1, 1000) * 1e-5;
+        p.disk_fallback = 0;
+        p.slots[EBB_TIER_GPU] = c;
+        p.slots[EBB_TIER_DISK] = d;
+        /* each hop moves a state in 0.05 .. 5 forward steps */
+        for (int ch = 0; ch < EBB_PLAN_CHANNEL_COUNT; ch++)
+            p.channel[ch].bandwidth =
+                (double)p.state_size / (p.forward_s * (double)rng_range(&rng, 5, 500) * 1e-2);
+        ebb_plan_prediction pr;
+        cr_assert_eq(ebb_plan_predict(&p, EBB_CONFIG_STRATEGY_H_REVOLVE, &pr), EBB_OK, "%s",
+                     ebb_last_error());
+        cr_assert(pr.fits, "case %d: %s", i, pr.why_not);
+        double size = (double)p.state_size;
+        double blocks = ceil(size / (double)p.disk_block);
+        double link_w = size / p.channel[EBB_PLAN_GPU_TO_HOST].bandwidth;
+        double disk_w = size / p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth;
+        double link_r = size / p.channel[EBB_PLAN_HOST_TO_GPU].bandwidth;
+        double disk_r = size / p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth;
+        ebb_schedule_options o = opts(EBB_STRATEGY_H_REVOLVE, n, c > n ? (int32_t)n : c);
+        o.fast_tier = EBB_TIER_GPU;
+        o.slow_tier = EBB_TIER_DISK;
+        o.disk_slots = d;
+        o.write_cost = (fmax(link_w, disk_w) + fmin(link_w, disk_w) / blocks) / p.forward_s;
+        o.read_cost = (fmax(link_r, disk_r) + fmin(link_r, disk_r) / blocks) / p.forward_s;
+        o.reverse_cost = p.reverse_s / p.forward_s;
+        ebb_schedule_stats st = validated(&o);
+        cr_assert_eq(pr.forward_steps, st.forward_steps,
+                     "case %d n=%lld C=%d D=%d W=%g R=%g: forward %lld, want %lld", i,
+                     (long long)n, c, d, o.write_cost, o.read_cost,
+                     (long long)pr.forward_steps, (long long)st.forward_steps);
+        for (int t = 0; t < EBB_TIER_COUNT; t++)
+            cr_assert_eq(pr.stores[t], st.stores[t], "case %d: tier %d stores", i, t);
+        /* the costs of two steps (the sum) give another schedule in some cases */
+        o.write_cost = (link_w + disk_w) / p.forward_s;
+        o.read_cost = (link_r + disk_r) / p.forward_s;
+        ebb_schedule_stats sum = validated(&o);
+        sum_differs += !same_counts(&st, &sum);
+        checked++;
+    }
+    cr_assert_gt(sum_differs, 5, "only %d of %d cases tell the chain from two steps",
+                 sum_differs, checked);
 }

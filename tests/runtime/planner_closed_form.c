@@ -154,3 +154,29 @@ Test(planner_closed_form, the_disk_pace_sets_the_rate_of_back_to_back_writes)
     cr_assert(r.forward_s <= paced && r.forward_s >= paced - 5 * (double)p.state_size / 1e9,
               "forward %g s, paced writes %g s", r.forward_s, paced);
 }
+
+/* A gpu state stored to disk and restored from it (store-all, n = 2, steps
+ * of a microsecond): each chained move (ebb_move_via) takes the slower hop
+ * plus the faster hop's share of one block (64 MiB in 8 blocks), not the
+ * sum of both hops, whichever hop is slower. */
+Test(planner_closed_form, a_gpu_state_reaches_the_disk_pipelined_by_blocks)
+{
+    for (int k = 0; k < 2; k++) {
+        const double link = k ? 0.010 : 0.004, w = k ? 0.004 : 0.010;
+        ebb_plan_problem p = base(2, 0, 2, 1e-6, 1e-6);
+        p.state_size = 64 << 20;
+        p.disk_block = 8 << 20;
+        p.state_tier = EBB_TIER_GPU;
+        p.channel[EBB_PLAN_GPU_TO_HOST].bandwidth = (double)p.state_size / link;
+        p.channel[EBB_PLAN_HOST_TO_GPU].bandwidth = (double)p.state_size / link;
+        p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth = (double)p.state_size / w;
+        p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth = (double)p.state_size / w;
+        ebb_plan_prediction r = predict(&p, EBB_CONFIG_STRATEGY_STORE_ALL);
+        cr_assert(r.fits && r.fast_tier == EBB_TIER_DISK, "%s", r.why_not);
+        double move = fmax(link, w) + fmin(link, w) / 8;
+        cr_assert(fabs(r.predicted_s - 2 * move) < 1e-4,
+                  "link %g, disk %g: predicted %g s, two chained moves take %g s (two steps "
+                  "each: %g s)",
+                  link, w, r.predicted_s, 2 * move, 2 * (link + w));
+    }
+}
