@@ -24,11 +24,9 @@ static void copies_before_read_ends(ebb_disk_backend backend, int checksum)
 {
     enum { M = 6 };
     const size_t block = 16 * KiB, size = M * block - 300;
-    char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    ebb_pool *h = pinned_host_pool(0, 2, size);
-    ebb_pool *g = gpu_pool(0, 2, size, 0);
-    ebb_pool *d = chain_disk(dir, size, 1, block, backend, checksum, NULL);
+    chain_pools p;
+    chain_open(&p, size, 2, 2, 0, 1, block, backend, checksum, NULL);
+    ebb_pool *h = p.h, *g = p.g, *d = p.d;
     store(d, h, g, size, 5 + (uint64_t)backend);
     memset(slot_ptr(g, 1), 0, size);
 
@@ -54,10 +52,7 @@ static void copies_before_read_ends(ebb_disk_backend backend, int checksum)
     mock_wait_ok(&t[1], "gpu leg");
     mock_wait_ok(&t[0], "disk leg");
     cr_assert(memcmp(slot_ptr(g, 1), slot_ptr(g, 0), size) == 0);
-    ebb_pool_destroy(d);
-    ebb_pool_destroy(g);
-    ebb_pool_destroy(h);
-    rm_tmpdir(dir);
+    chain_close(&p);
 }
 
 Test(chain_from_disk, copies_before_read_ends_uring)
@@ -88,11 +83,9 @@ Test(chain_from_disk, random_sizes_round_trip)
         int32_t slots = 1 + (int32_t)((x >> 7) % 3);
         ebb_disk_backend backend = CHAIN_BACKENDS[c % 2];
         int checksum = (c / 2) % 2;
-        char dir[64];
-        make_tmpdir(dir, sizeof dir);
-        ebb_pool *h = pinned_host_pool(0, slots, size);
-        ebb_pool *g = gpu_pool(0, 2 * slots, size, 0);
-        ebb_pool *d = chain_disk(dir, size, slots, block, backend, checksum, NULL);
+        chain_pools p;
+        chain_open(&p, size, slots, 2 * slots, 0, slots, block, backend, checksum, NULL);
+        ebb_pool *h = p.h, *g = p.g, *d = p.d;
         ebb_ticket t[3][2];
         for (int32_t i = 0; i < slots; i++) {
             fill_random(slot_ptr(g, i), size, x + (uint64_t)i); /* mock: device memory is host's */
@@ -113,10 +106,7 @@ Test(chain_from_disk, random_sizes_round_trip)
                       c, ebb_disk_backend_name(backend), checksum ? " + checksums" : "", size,
                       block, i);
         }
-        ebb_pool_destroy(d);
-        ebb_pool_destroy(g);
-        ebb_pool_destroy(h);
-        rm_tmpdir(dir);
+        chain_close(&p);
     }
 }
 
@@ -127,14 +117,12 @@ Test(chain_from_disk, failed_read_fails_gpu_leg)
 {
     for (int k = 0; k < 2; k++) {
         const size_t block = 16 * KiB, size = 4 * block;
-        char dir[64];
-        make_tmpdir(dir, sizeof dir);
         ebb_storage_fault f = {0};
         f.io_nth = 4 + 3; /* the store's 4 writes, then read block 2 */
         f.io_errno = EIO;
-        ebb_pool *h = pinned_host_pool(0, 2, size);
-        ebb_pool *g = gpu_pool(0, 2, size, 0);
-        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[k], 1, &f);
+        chain_pools p;
+        chain_open(&p, size, 2, 2, 0, 1, block, CHAIN_BACKENDS[k], 1, &f);
+        ebb_pool *h = p.h, *g = p.g, *d = p.d;
         store(d, h, g, size, 9);
         ebb_ticket t[2];
         cr_assert_eq(ebb_move_via(g, 1, h, 1, d, 0, t), EBB_OK, "%s", ebb_last_error());
@@ -166,10 +154,7 @@ Test(chain_from_disk, failed_read_fails_gpu_leg)
         cr_assert_eq(ebb_move_via(g, 1, h, 1, d, 0, t), EBB_OK, "after: %s", ebb_last_error());
         mock_wait_ok(&t[1], "gpu leg after");
         cr_assert(memcmp(slot_ptr(g, 0), slot_ptr(g, 1), size) == 0);
-        ebb_pool_destroy(d);
-        ebb_pool_destroy(g);
-        ebb_pool_destroy(h);
-        rm_tmpdir(dir);
+        chain_close(&p);
     }
 }
 
@@ -187,11 +172,9 @@ Test(chain_from_disk, gpu_destroy_waits_for_read)
 {
     for (int k = 0; k < 2; k++) {
         const size_t block = 16 * KiB, size = 3 * block;
-        char dir[64];
-        make_tmpdir(dir, sizeof dir);
-        ebb_pool *h = pinned_host_pool(0, 2, size);
-        ebb_pool *g = gpu_pool(0, 2, size, 0);
-        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[k], 0, NULL);
+        chain_pools p;
+        chain_open(&p, size, 2, 2, 0, 1, block, CHAIN_BACKENDS[k], 0, NULL);
+        ebb_pool *h = p.h, *g = p.g, *d = p.d;
         store(d, h, g, size, 11);
         cr_assert_eq(ebb_disk_debug_hold(d, 1), EBB_OK);
         ebb_ticket t[2];
@@ -205,7 +188,7 @@ Test(chain_from_disk, gpu_destroy_waits_for_read)
         pthread_join(th, NULL);
         ebb_pool_destroy(d);
         ebb_pool_destroy(h);
-        rm_tmpdir(dir);
+        rm_tmpdir(p.dir);
     }
 }
 
@@ -216,11 +199,9 @@ Test(chain_from_disk, sticky_error_mid_read)
 {
     for (int k = 0; k < 4; k++) {
         const size_t block = 16 * KiB, size = 4 * block;
-        char dir[64];
-        make_tmpdir(dir, sizeof dir);
-        ebb_pool *h = pinned_host_pool(0, 2, size);
-        ebb_pool *g = gpu_pool(0, 2, size, 0);
-        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[k % 2], k >= 2, NULL);
+        chain_pools p;
+        chain_open(&p, size, 2, 2, 0, 1, block, CHAIN_BACKENDS[k % 2], k >= 2, NULL);
+        ebb_pool *h = p.h, *g = p.g, *d = p.d;
         store(d, h, g, size, 12);
         cr_assert_eq(ebb_disk_debug_hold(d, 1), EBB_OK);
         cuda_mock_hold_all();
@@ -236,15 +217,6 @@ Test(chain_from_disk, sticky_error_mid_read)
         cr_assert_eq(ebb_ticket_wait(&t[1]), EBB_ERR_IO, "the gpu leg succeeded in a dead context");
         cr_assert(strstr(ebb_last_error(), "cudaErrorIllegalAddress"), "%s", ebb_last_error());
         cr_assert_eq(ebb_ticket_wait(&t[0]), EBB_OK, "%s", ebb_last_error());
-        if (k % 2) {
-            ebb_pool_destroy(g);
-            ebb_pool_destroy(d);
-        } else {
-            ebb_pool_destroy(d);
-            ebb_pool_destroy(g);
-        }
-        ebb_pool_destroy(h);
-        cr_assert_eq(cudaDeviceReset(), cudaSuccess);
-        rm_tmpdir(dir);
+        chain_close_dead(&p, k % 2);
     }
 }

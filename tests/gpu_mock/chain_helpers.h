@@ -29,6 +29,46 @@ static inline ebb_pool *chain_disk(const char *dir, size_t size, int32_t slots, 
     return d;
 }
 
+/* The three pools of a chain, the disk's in a fresh directory. */
+typedef struct chain_pools {
+    char dir[64];
+    ebb_pool *h, *g, *d;
+} chain_pools;
+
+static inline void chain_open(chain_pools *p, size_t size, int32_t host_slots, int32_t gpu_slots,
+                              size_t gpu_chunk, int32_t disk_slots, size_t block,
+                              ebb_disk_backend backend, int checksum,
+                              const ebb_storage_fault *fault)
+{
+    make_tmpdir(p->dir, sizeof p->dir);
+    p->h = pinned_host_pool(0, host_slots, size);
+    p->g = gpu_pool(0, gpu_slots, size, gpu_chunk);
+    p->d = chain_disk(p->dir, size, disk_slots, block, backend, checksum, fault);
+}
+
+/* Destroys what is left (NULL for a pool the test destroyed itself). */
+static inline void chain_close(chain_pools *p)
+{
+    ebb_pool_destroy(p->d);
+    ebb_pool_destroy(p->g);
+    ebb_pool_destroy(p->h);
+    rm_tmpdir(p->dir);
+}
+
+/* After a sticky error: the gpu pool destroyed before the disk pool or
+ * after it (each must return), then the device reset. */
+static inline void chain_close_dead(chain_pools *p, int gpu_first)
+{
+    ebb_pool *first = gpu_first ? p->g : p->d, *second = gpu_first ? p->d : p->g;
+    p->g = p->d = NULL;
+    ebb_pool_destroy(first);
+    ebb_pool_destroy(second);
+    ebb_pool_destroy(p->h);
+    p->h = NULL;
+    cr_assert_eq(cudaDeviceReset(), cudaSuccess);
+    chain_close(p);
+}
+
 static inline uint64_t chain_disk_requests(ebb_pool *d)
 {
     ebb_pool_stats st;

@@ -12,11 +12,9 @@ static void held_after(ebb_disk_backend backend, int checksum)
 {
     enum { M = 8, K = 3 };
     const size_t block = 16 * KiB, size = M * block - 1000; /* a short last block */
-    char dir[64];
-    make_tmpdir(dir, sizeof dir);
-    ebb_pool *h = pinned_host_pool(0, 2, size);
-    ebb_pool *g = gpu_pool(0, 1, size, block);
-    ebb_pool *d = chain_disk(dir, size, 1, block, backend, checksum, NULL);
+    chain_pools p;
+    chain_open(&p, size, 2, 1, block, 1, block, backend, checksum, NULL);
+    ebb_pool *h = p.h, *g = p.g, *d = p.d;
     ebb_ticket t[2];
     fill_random(slot_ptr(h, 1), size, 42 + (uint64_t)backend);
     cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 1), &t[0]), EBB_OK, "%s", ebb_last_error());
@@ -50,10 +48,7 @@ static void held_after(ebb_disk_backend backend, int checksum)
     mock_wait_ok(&t[1], "disk leg");
     cr_assert_eq(chain_disk_requests(d) - before, (uint64_t)M);
     chain_check_disk(d, 0, h, 1, g, 0, size, "after the hold");
-    ebb_pool_destroy(d);
-    ebb_pool_destroy(g);
-    ebb_pool_destroy(h);
-    rm_tmpdir(dir);
+    chain_close(&p);
 }
 
 Test(chain_to_disk, held_uring) { held_after(EBB_DISK_BACKEND_URING, 0); }
@@ -75,11 +70,9 @@ Test(chain_to_disk, random_sizes_round_trip)
         int32_t slots = 1 + (int32_t)((x >> 7) % 3);
         ebb_disk_backend backend = CHAIN_BACKENDS[c % 2];
         int checksum = (c / 2) % 2;
-        char dir[64];
-        make_tmpdir(dir, sizeof dir);
-        ebb_pool *h = pinned_host_pool(0, 2 * slots, size);
-        ebb_pool *g = gpu_pool(0, slots, size, chunk);
-        ebb_pool *d = chain_disk(dir, size, slots, block, backend, checksum, NULL);
+        chain_pools p;
+        chain_open(&p, size, 2 * slots, slots, chunk, slots, block, backend, checksum, NULL);
+        ebb_pool *h = p.h, *g = p.g, *d = p.d;
         ebb_ticket t[3][2];
         for (int32_t i = 0; i < slots; i++) {
             fill_random(slot_ptr(h, slots + i), size, x + (uint64_t)i);
@@ -95,10 +88,7 @@ Test(chain_to_disk, random_sizes_round_trip)
         }
         for (int32_t i = 0; i < slots; i++)
             chain_check_disk(d, i, h, slots + i, g, i, size, "random case");
-        ebb_pool_destroy(d);
-        ebb_pool_destroy(g);
-        ebb_pool_destroy(h);
-        rm_tmpdir(dir);
+        chain_close(&p);
     }
 }
 
@@ -109,11 +99,9 @@ Test(chain_to_disk, failing_block_named)
 {
     for (int k = 0; k < 2; k++) {
         const size_t block = 16 * KiB, size = 6 * block;
-        char dir[64];
-        make_tmpdir(dir, sizeof dir);
-        ebb_pool *h = pinned_host_pool(0, 2, size);
-        ebb_pool *g = gpu_pool(0, 1, size, block);
-        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[k], 0, NULL);
+        chain_pools p;
+        chain_open(&p, size, 2, 1, block, 1, block, CHAIN_BACKENDS[k], 0, NULL);
+        ebb_pool *h = p.h, *g = p.g, *d = p.d;
         ebb_ticket t[2];
         fill_random(slot_ptr(h, 1), size, 7);
         cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 1), &t[0]), EBB_OK);
@@ -132,10 +120,7 @@ Test(chain_to_disk, failing_block_named)
         mock_wait_ok(&t[0], "gpu leg again");
         mock_wait_ok(&t[1], "disk leg again");
         chain_check_disk(d, 0, h, 1, g, 0, size, "after the failure");
-        ebb_pool_destroy(d);
-        ebb_pool_destroy(g);
-        ebb_pool_destroy(h);
-        rm_tmpdir(dir);
+        chain_close(&p);
     }
 }
 
@@ -145,11 +130,9 @@ Test(chain_to_disk, sticky_error_ends_cleanly)
 {
     for (int order = 0; order < 4; order++) {
         const size_t block = 16 * KiB, size = 5 * block;
-        char dir[64];
-        make_tmpdir(dir, sizeof dir);
-        ebb_pool *h = pinned_host_pool(0, 2, size);
-        ebb_pool *g = gpu_pool(0, 1, size, block);
-        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[order % 2], order >= 2, NULL);
+        chain_pools p;
+        chain_open(&p, size, 2, 1, block, 1, block, CHAIN_BACKENDS[order % 2], order >= 2, NULL);
+        ebb_pool *h = p.h, *g = p.g, *d = p.d;
         ebb_ticket t[2];
         cr_assert_eq(ebb_pool_put(g, 0, slot_ptr(h, 1), &t[0]), EBB_OK);
         mock_wait_ok(&t[0], "put");
@@ -158,15 +141,6 @@ Test(chain_to_disk, sticky_error_ends_cleanly)
         cr_assert_eq(ebb_ticket_wait(&t[1]), EBB_ERR_IO, "a dead context's copy was written");
         cr_assert(strstr(ebb_last_error(), "cudaErrorLaunchFailure"), "%s", ebb_last_error());
         cr_assert_neq(ebb_ticket_wait(&t[0]), EBB_OK, "the gpu leg succeeded in a dead context");
-        if (order % 2) {
-            ebb_pool_destroy(g);
-            ebb_pool_destroy(d);
-        } else {
-            ebb_pool_destroy(d);
-            ebb_pool_destroy(g);
-        }
-        ebb_pool_destroy(h);
-        cr_assert_eq(cudaDeviceReset(), cudaSuccess);
-        rm_tmpdir(dir);
+        chain_close_dead(&p, order % 2);
     }
 }

@@ -4,26 +4,14 @@
 
 static const size_t SIZE = 48 * KiB;
 
-typedef struct fixture {
-    char dir[64];
-    ebb_pool *h, *g, *d;
-} fixture;
+typedef chain_pools fixture;
 
 static void setup(fixture *f)
 {
-    make_tmpdir(f->dir, sizeof f->dir);
-    f->h = pinned_host_pool(0, 2, SIZE);
-    f->g = gpu_pool(0, 2, SIZE, 0);
-    f->d = chain_disk(f->dir, SIZE, 2, 16 * KiB, EBB_DISK_BACKEND_AUTO, 0, NULL);
+    chain_open(f, SIZE, 2, 2, 0, 2, 16 * KiB, EBB_DISK_BACKEND_AUTO, 0, NULL);
 }
 
-static void teardown(fixture *f)
-{
-    ebb_pool_destroy(f->d);
-    ebb_pool_destroy(f->g);
-    ebb_pool_destroy(f->h);
-    rm_tmpdir(f->dir);
-}
+static void teardown(fixture *f) { chain_close(f); }
 
 static void refused(ebb_status s, ebb_status want, const char *text, const char *what)
 {
