@@ -146,3 +146,24 @@ Test(chain_to_disk, sticky_error_ends_cleanly)
         chain_close_dead(&p, order % 2);
     }
 }
+
+/* One disk slot chained from gpu pools on two devices in turn: its block
+ * events are made again for the other device, and every state arrives. */
+Test(chain_to_disk, gpu_pools_on_two_devices)
+{
+    const size_t block = 16 * KiB, size = 3 * block + 5;
+    chain_pools p;
+    chain_open(&p, size, 2, 1, 0, 1, block, EBB_DISK_BACKEND_AUTO, 0, NULL);
+    ebb_pool *g1 = gpu_pool(1, 1, size, 0);
+    ebb_pool *gs[3] = {p.g, g1, p.g};
+    for (int i = 0; i < 3; i++) {
+        ebb_ticket t[2];
+        fill_random(slot_ptr(gs[i], 0), size, 100 + (uint64_t)i); /* mock: device memory is host's */
+        cr_assert_eq(ebb_move_via(p.d, 0, p.h, 0, gs[i], 0, t), EBB_OK, "%d: %s", i,
+                     ebb_last_error());
+        mock_wait_ok(&t[1], "disk leg");
+        chain_check_disk(p.d, 0, p.h, 1, gs[i], 0, size, i == 1 ? "device 1" : "device 0");
+    }
+    ebb_pool_destroy(g1);
+    chain_close(&p);
+}
