@@ -197,41 +197,49 @@ static int why_failed(cudaError_t e, const char *what, char *why, size_t why_len
     return -1;
 }
 
+/* On ebb's own threads (the disk engines): `device` made current and left
+ * so. Restoring the thread's previous device, 0 by default, would create
+ * device 0's context (cudaSetDevice does since CUDA 12) for a job that may
+ * not use device 0. */
+static cudaError_t own_thread_on(int device)
+{
+    int cur = -1;
+    cudaError_t e = cudaGetDevice(&cur);
+    if (e == cudaSuccess && cur != device)
+        e = cudaSetDevice(device);
+    return e;
+}
+
 int ebb_cuda_copy_to_device(int device, void *dst, const void *src, size_t bytes, void *stream,
                             char *why, size_t why_len)
 {
-    ebb_cuda_guard g;
-    cudaError_t e = ebb_cuda_enter(device, &g);
+    cudaError_t e = own_thread_on(device);
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream);
-    ebb_cuda_leave(&g);
     return why_failed(e, "cudaMemcpyAsync", why, why_len);
 }
 
 int ebb_cuda_record(int device, void *event, void *stream, char *why, size_t why_len)
 {
-    ebb_cuda_guard g;
-    cudaError_t e = ebb_cuda_enter(device, &g);
+    cudaError_t e = own_thread_on(device);
     if (e == cudaSuccess)
         e = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
-    ebb_cuda_leave(&g);
     return why_failed(e, "cudaEventRecord", why, why_len);
 }
 
 void ebb_cuda_stream_sync(int device, void *stream)
 {
-    ebb_cuda_guard g;
-    cudaError_t e = ebb_cuda_enter(device, &g);
+    cudaError_t e = own_thread_on(device);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize((cudaStream_t)stream);
     ebb_cuda_clear_own_error(e);
-    ebb_cuda_leave(&g);
 }
 
-int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len)
+int ebb_cuda_event_result(int device, void *event, int wait, char *why, size_t why_len)
 {
-    cudaError_t e = wait ? cudaEventSynchronize((cudaEvent_t)event)
-                         : cudaEventQuery((cudaEvent_t)event);
+    cudaError_t e = own_thread_on(device);
+    if (e == cudaSuccess)
+        e = wait ? cudaEventSynchronize((cudaEvent_t)event) : cudaEventQuery((cudaEvent_t)event);
     ebb_cuda_clear_own_error(e);
     if (e == cudaErrorNotReady && !wait)
         return 1;
@@ -283,9 +291,9 @@ int ebb_cuda_event_state(void *event, char *why, size_t why_len)
 
 void ebb_cuda_event_wait(void *event) { (void)event; }
 
-int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len)
+int ebb_cuda_event_result(int device, void *event, int wait, char *why, size_t why_len)
 {
-    (void)event, (void)wait, (void)why, (void)why_len;
+    (void)device, (void)event, (void)wait, (void)why, (void)why_len;
     return 0;
 }
 

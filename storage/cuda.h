@@ -28,14 +28,15 @@ void ebb_cuda_events_destroy(int device, void **events, int32_t n);
 int ebb_cuda_event_state(void *event, char *why, size_t why_len);
 /* Blocks (sleeping) until the event's work completed; errors ignored. */
 void ebb_cuda_event_wait(void *event);
-/* The result of an event's work: 0 done, 1 still running (only when not
- * `wait`; with `wait` it blocks, sleeping, until done), -1 failed (its own
- * copy's error or the context's sticky one: why names it). */
-int ebb_cuda_event_result(void *event, int wait, char *why, size_t why_len);
-/* For a disk read's chained copy (disk_chain.c), from an engine thread:
- * with `device` current, a host -> device cudaMemcpyAsync on `stream`, an
- * event recorded on it, a wait for it. 0 or -1 (why names the call and
- * the error). */
+/* For chained moves (disk_chain.c), on the disk engines' own threads only:
+ * each makes `device` current and leaves it so (restoring the thread's
+ * default device 0 would create its context). event_result: an event's
+ * work, 0 done, 1 still running (only when not `wait`; with `wait` it
+ * blocks, sleeping, until done), -1 failed (its own copy's error or the
+ * context's sticky one: why names it). copy_to_device: a host -> device
+ * cudaMemcpyAsync on `stream`; record: an event recorded on it; sync: a
+ * wait for it. 0 or -1 (why names the call and the error). */
+int ebb_cuda_event_result(int device, void *event, int wait, char *why, size_t why_len);
 int ebb_cuda_copy_to_device(int device, void *dst, const void *src, size_t bytes, void *stream,
                             char *why, size_t why_len);
 int ebb_cuda_record(int device, void *event, void *stream, char *why, size_t why_len);

@@ -71,7 +71,7 @@ static int gate_event(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wai
     if (advance && atomic_load_explicit(&op->ready_blocks, memory_order_acquire) > block)
         return 1;
     char why[256] = "";
-    int r = ebb_cuda_event_result(op->gate_events[block], wait, why, sizeof why);
+    int r = ebb_cuda_event_result(op->gate_device, op->gate_events[block], wait, why, sizeof why);
     if (r == 1)
         return 0;
     if (r == 0 && !advance)

@@ -220,3 +220,32 @@ Test(chain_from_disk, sticky_error_mid_read)
         chain_close_dead(&p, k % 2);
     }
 }
+
+/* Chains on device 1 only, with device 1 current in the caller's thread:
+ * the engine threads that query, copy and record for them create no
+ * context on device 0 (a restore of "their" device 0 would, since CUDA 12). */
+Test(chain_from_disk, engine_threads_leave_device_0_alone)
+{
+    cr_assert_geq(ebb_gpu_count(), 2, "run with CUDA_MOCK_DEVICES=2");
+    cr_assert_eq(cudaSetDevice(1), cudaSuccess);
+    for (int k = 0; k < 4; k++) {
+        const size_t block = 16 * KiB, size = 3 * block;
+        char dir[64];
+        make_tmpdir(dir, sizeof dir);
+        ebb_pool *h = pinned_host_pool(1, 2, size);
+        ebb_pool *g = gpu_pool(1, 2, size, 0);
+        ebb_pool *d = chain_disk(dir, size, 1, block, CHAIN_BACKENDS[k % 2], k >= 2, NULL);
+        ebb_ticket t[2];
+        fill_random(slot_ptr(g, 0), size, 13);
+        cr_assert_eq(ebb_move_via(d, 0, h, 0, g, 0, t), EBB_OK, "%s", ebb_last_error());
+        mock_wait_ok(&t[1], "store");
+        cr_assert_eq(ebb_move_via(g, 1, h, 1, d, 0, t), EBB_OK, "%s", ebb_last_error());
+        mock_wait_ok(&t[1], "restore");
+        cr_assert(memcmp(slot_ptr(g, 0), slot_ptr(g, 1), size) == 0);
+        ebb_pool_destroy(d);
+        ebb_pool_destroy(g);
+        ebb_pool_destroy(h);
+        rm_tmpdir(dir);
+    }
+    cr_assert_eq(cuda_mock_contexts_created(0), 0, "a context was created on device 0");
+}
