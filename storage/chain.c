@@ -51,15 +51,13 @@ static ebb_status gpu_to_disk(ebb_pool *disk, int32_t disk_slot, ebb_pool *host,
     ebb_status s = ebb_disk_move_check(disk, disk_slot, host, host_slot, 1, 0);
     if (s != EBB_OK)
         return s;
-    ebb_pool_info gi, di;
+    ebb_pool_info gi;
     memset(&gi, 0, sizeof gi);
-    memset(&di, 0, sizeof di);
     ebb_device_info(gpu, &gi);
-    ebb_disk_info(disk, &di);
-    ebb_copy_split split = {di.block, NULL, 0, NULL};
+    /* one event per disk block: the copy records exactly the ones the gate asks */
+    ebb_copy_split split = {disk->disk->block, NULL, disk->disk->bps, NULL};
     if ((s = ebb_disk_gate_prepare(disk, disk_slot, gi.device, &split.events)) != EBB_OK)
         return s;
-    split.count = (uint32_t)((disk->slot_size + di.block - 1) / di.block);
     if ((s = ebb_host_gpu_copy(gpu, gpu_slot, host, host_slot, 0, &split, &tickets[0])) != EBB_OK)
         return s;
     ebb_disk_move_start(disk, disk_slot, host, host_slot, 1, 1, NULL, &tickets[1]);
