@@ -374,6 +374,17 @@ ebb_status ebb_disk_debug_get(const ebb_pool *pool, ebb_disk_debug *out)
     return EBB_OK;
 }
 
+void ebb_disk_signal_stop(ebb_disk *d)
+{
+    pthread_mutex_lock(&d->lock);
+    d->stop = 1;
+    ebb_disk_pace_lift(d);
+    atomic_store(&d->hold, 0);
+    pthread_cond_broadcast(&d->hold_cv);
+    pthread_cond_broadcast(&d->work_cv);
+    pthread_mutex_unlock(&d->lock);
+}
+
 ebb_status ebb_disk_debug_hold(ebb_pool *pool, int hold)
 {
     if (!pool || pool->tier != EBB_TIER_DISK)

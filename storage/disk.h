@@ -222,6 +222,10 @@ void ebb_disk_follow_end(struct ebb_pool *pool, ebb_op *op);
  * other requests are in flight (with none, it sleeps in the event). */
 #define EBB_DISK_GATE_POLL_NS UINT64_C(100000)
 
+/* Both engines' stop: no more pacing or holding, and every thread waiting
+ * for work, its turn or a held completion woken to finish and leave. */
+void ebb_disk_signal_stop(ebb_disk *d);
+
 /* Engines. start: 0 or -errno (message in why). uring_enqueue: hands an
  * operation to every ring (d->lock held); kick then wakes them. */
 int ebb_uring_start(struct ebb_pool *pool, char *why, size_t why_len);

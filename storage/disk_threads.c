@@ -218,13 +218,7 @@ void ebb_threads_kick(struct ebb_pool *pool)
 void ebb_threads_stop(struct ebb_pool *pool)
 {
     ebb_disk *d = pool->disk;
-    pthread_mutex_lock(&d->lock);
-    d->stop = 1;
-    ebb_disk_pace_lift(d);
-    atomic_store(&d->hold, 0);
-    pthread_cond_broadcast(&d->hold_cv);
-    pthread_cond_broadcast(&d->work_cv);
-    pthread_mutex_unlock(&d->lock);
+    ebb_disk_signal_stop(d);
     for (int i = 0; i < d->threads_started; i++)
         pthread_join(d->threads[i], NULL);
     free(d->threads);

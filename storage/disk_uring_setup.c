@@ -327,13 +327,7 @@ void ebb_uring_stop(struct ebb_pool *pool)
     ebb_disk *d = pool->disk;
     if (!d->rings)
         return;
-    pthread_mutex_lock(&d->lock);
-    d->stop = 1;
-    ebb_disk_pace_lift(d);
-    atomic_store(&d->hold, 0);
-    pthread_cond_broadcast(&d->hold_cv);
-    pthread_cond_broadcast(&d->work_cv);
-    pthread_mutex_unlock(&d->lock);
+    ebb_disk_signal_stop(d);
     for (int g = 0; g < d->nrings; g++) {
         ebb_uring *u = &d->rings[g];
         if (u->thread_ok) {

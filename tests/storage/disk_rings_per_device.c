@@ -12,17 +12,6 @@ enum { SLOTS = 24 };
 
 /* A fresh directory under /dev/shm, or "" when there is none on another
  * device than `other`. */
-static void shm_dir(char *buf, size_t len, const char *other)
-{
-    struct stat a, b;
-    buf[0] = '\0';
-    if (stat("/dev/shm", &a) != 0 || stat(other, &b) != 0 || a.st_dev == b.st_dev)
-        return;
-    snprintf(buf, len, "/dev/shm/ebb-rings-test-XXXXXX");
-    if (!mkdtemp(buf))
-        buf[0] = '\0';
-}
-
 static ebb_pool *disk(const char *const *dirs, int n, size_t size, int checksum, ebb_pool *h)
 {
     ebb_pool_options o;
@@ -52,13 +41,8 @@ Test(disk_rings, one_ring_per_device, .timeout = 120)
 {
     char a[256], b[256], shm[256];
     make_tmpdir(a, sizeof a);
+    shm_dir_or_skip(shm, sizeof shm, a);
     make_tmpdir(b, sizeof b);
-    shm_dir(shm, sizeof shm, a);
-    if (!shm[0]) {
-        rm_tmpdir(a);
-        rm_tmpdir(b);
-        cr_skip_test("/dev/shm is missing or on the same file system as %s", a);
-    }
     /* Sizes that end mid-block and states that fill a round unevenly. */
     const size_t sizes[] = {256 * KiB, 300 * KiB + 4096, 1 * MiB - 4096};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {

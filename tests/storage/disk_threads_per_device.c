@@ -14,17 +14,6 @@
 
 enum { SLOTS = 24 };
 
-static void shm_dir(char *buf, size_t len, const char *other)
-{
-    struct stat a, b;
-    buf[0] = '\0';
-    if (stat("/dev/shm", &a) != 0 || stat(other, &b) != 0 || a.st_dev == b.st_dev)
-        return;
-    snprintf(buf, len, "/dev/shm/ebb-thr-test-XXXXXX");
-    if (!mkdtemp(buf))
-        buf[0] = '\0';
-}
-
 /* Threads of this process named "ebb-io" (the threads engine's workers). */
 static int io_threads(void)
 {
@@ -88,13 +77,8 @@ Test(disk_threads_groups, one_queue_per_device, .timeout = 120)
 {
     char a[256], b[256], shm[256];
     make_tmpdir(a, sizeof a);
+    shm_dir_or_skip(shm, sizeof shm, a);
     make_tmpdir(b, sizeof b);
-    shm_dir(shm, sizeof shm, a);
-    if (!shm[0]) {
-        rm_tmpdir(a);
-        rm_tmpdir(b);
-        cr_skip_test("/dev/shm is missing or on the same file system as %s", a);
-    }
     cr_assert_eq(io_threads(), 0);
     /* Sizes that end mid-block and states that fill a round unevenly. */
     const size_t sizes[] = {256 * KiB, 300 * KiB + 4096, 1 * MiB - 4096};
@@ -145,11 +129,7 @@ Test(disk_threads_groups, devices_in_parallel, .timeout = 120)
 {
     char a[256], shm[256];
     make_tmpdir(a, sizeof a);
-    shm_dir(shm, sizeof shm, a);
-    if (!shm[0]) {
-        rm_tmpdir(a);
-        cr_skip_test("/dev/shm is missing or on the same file system as %s", a);
-    }
+    shm_dir_or_skip(shm, sizeof shm, a);
     const size_t size = 1 * MiB;
     ebb_pool *h = host_pool(size, 2 * SLOTS);
     const char *two[] = {a, shm};

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,19 @@ static inline void rm_tmpdir(const char *dir)
     closedir(d);
     cr_expect_eq(left, 0, "%d files left in %s", left, dir);
     rmdir(dir);
+}
+
+/* A temporary directory on /dev/shm, when that is another file system than
+ * `other` (a second device for the per-device tests); otherwise removes
+ * `other` and skips the test. */
+static inline void shm_dir_or_skip(char *buf, size_t len, const char *other)
+{
+    struct stat a, b;
+    snprintf(buf, len, "/dev/shm/ebb-test-XXXXXX");
+    if (stat("/dev/shm", &a) == 0 && stat(other, &b) == 0 && a.st_dev != b.st_dev && mkdtemp(buf))
+        return;
+    rm_tmpdir(other);
+    cr_skip_test("/dev/shm is missing or on the same file system as %s", other);
 }
 
 static inline void fill_random(void *buf, size_t n, uint64_t seed)
