@@ -100,7 +100,6 @@ void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
         atomic_store(&d->valid[slot], 0);
     if (gated) { /* its blocks wait for their gate events (disk_chain.c) */
         op->gated = 1;
-        op->gate_hashed = d->hasher_started;
         atomic_store(&op->ready_blocks, 0);
     }
     if (follow)

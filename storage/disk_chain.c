@@ -99,7 +99,7 @@ int ebb_disk_gate(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wait)
 {
     if (!op->gated)
         return 1;
-    if (!op->gate_hashed)
+    if (!pool->disk->hasher_started)
         return gate_event(pool, op, block, wait, 1);
     /* the checksum thread waits for the events and hashes */
     if (atomic_load(&op->failed))

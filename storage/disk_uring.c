@@ -230,11 +230,12 @@ static uint64_t fill(ebb_uring *u)
         /* A chained write's block goes once it crossed from the gpu: with
          * nothing else in flight the ring sleeps in its event, otherwise it
          * asks again shortly (or the checksum thread wakes it). */
-        int gate = ebb_disk_gate(pool, op, u->next_block, u->inflight == 0 && !op->gate_hashed);
+        int hashed = d->hasher_started; /* the checksum thread wakes the ring */
+        int gate = ebb_disk_gate(pool, op, u->next_block, u->inflight == 0 && !hashed);
         if (gate < 0)
             continue; /* failed: skipped above */
         if (gate == 0) {
-            wait = op->gate_hashed ? 0 : EBB_DISK_GATE_POLL_NS;
+            wait = hashed ? 0 : EBB_DISK_GATE_POLL_NS;
             break;
         }
         if ((wait = pace(u, op, u->next_block)) != 0)

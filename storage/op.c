@@ -18,7 +18,6 @@ void ebb_op_begin(ebb_op *op, uint32_t blocks)
     op->msg[0] = '\0';
     op->gated = 0;
     op->follow.gpu_op = NULL;
-    op->gate_hashed = 0;
     atomic_store(&op->ready_blocks, blocks);
 }
 

@@ -54,13 +54,13 @@ typedef struct ebb_op {
      * block b may go to disk only once gate_events[b], recorded after that
      * block's bytes crossed, has completed. The events belong to this
      * record (created on gate_device at its first chain, kept for the next
-     * ones, destroyed with the pool). With the checksum thread it waits for
-     * them and hashes, and the ring follows ready_blocks instead. */
+     * ones, destroyed with the pool). Where the pool has a checksum thread,
+     * that thread waits for them and hashes, and the ring follows
+     * ready_blocks instead. */
     int gated;
     void **gate_events;
     uint32_t gate_count;         /* events in gate_events */
     int gate_device;
-    int gate_hashed;             /* the checksum thread advances ready_blocks */
     _Atomic uint32_t ready_blocks;
     ebb_follow follow;
     /* gpu: 1 while a chained disk read still queues this operation's copies
