@@ -53,24 +53,24 @@ static ebb_status hash_of(ebb_run *run, int32_t b, uint64_t *h)
     rt_mem *m = run->state;
     const void *p;
     if (m->tier == EBB_TIER_GPU) {
-        ebb_ticket t;
-        ebb_status st = ebb_pool_order_after(run->gpu.pool, run->opt.stream);
+        rt_ticket t;
+        ebb_status st = rt_order_after(run, run->gpu.pool);
         if (st == EBB_OK)
             st = rt_settle(run, &run->host, run->scratch);
         if (st == EBB_OK)
             st = rt_settle(run, &run->gpu, b);
         if (st == EBB_OK)
-            st = ebb_move(run->host.pool, run->scratch, run->gpu.pool, b, &t);
+            st = rt_move(run, run->host.pool, run->scratch, run->gpu.pool, b, &t);
         if (st == EBB_OK)
-            st = ebb_ticket_wait(&t);
+            st = run->io->ops->wait(run->io, &t);
         if (st != EBB_OK)
             return st;
-        p = rt_buf_ptr(&run->host, run->scratch);
+        p = rt_buf_ptr(run, &run->host, run->scratch);
     } else {
         ebb_status st = rt_settle(run, m, b);
         if (st != EBB_OK)
             return st;
-        p = rt_buf_ptr(m, b);
+        p = rt_buf_ptr(run, m, b);
     }
     *h = XXH3_64bits(p, run->opt.state_size);
     return EBB_OK;

@@ -10,19 +10,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/error_internal.h"
 #include "runtime/run_internal.h"
 
-double rt_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-ebb_status rt_mem_init(rt_mem *m, ebb_pool *pool, ebb_tier tier, int32_t count, int32_t slots)
+ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, int32_t slots)
 {
     m->pool = pool;
     m->tier = tier;
@@ -46,23 +38,20 @@ void rt_mem_free(rt_mem *m)
     m->map = NULL;
 }
 
-void *rt_buf_ptr(const rt_mem *m, int32_t b)
+void *rt_buf_ptr(const ebb_run *run, const rt_mem *m, int32_t b)
 {
-    void *p = NULL;
-    if (ebb_pool_slot_ptr(m->pool, b, &p) != EBB_OK)
-        return NULL;
-    return p;
+    return run->io->ops->slot_ptr(run->io, m->pool, b);
 }
 
-ebb_status rt_wait(ebb_run *run, const ebb_ticket *t, int tier)
+ebb_status rt_wait(ebb_run *run, const rt_ticket *t, int tier)
 {
     int done = 0;
-    ebb_status st = ebb_ticket_test(t, &done);
+    ebb_status st = rt_test(run, t, &done);
     if (done)
         return st;
-    double t0 = rt_now();
-    st = ebb_ticket_wait(t);
-    double t1 = rt_now(), dt = t1 - t0;
+    double t0 = rt_clock(run);
+    st = run->io->ops->wait(run->io, t);
+    double t1 = rt_clock(run), dt = t1 - t0;
     if (run->trace.f)
         rt_trace_span(&run->trace, "stall", run->cur_step,
                       tier >= 0 && tier < EBB_TIER_COUNT ? ebb_tier_name((ebb_tier)tier) : NULL, t0,
@@ -70,6 +59,17 @@ ebb_status rt_wait(ebb_run *run, const ebb_ticket *t, int tier)
     if (tier >= 0 && tier < EBB_TIER_COUNT)
         run->stats.stall_s[tier] += dt;
     run->stats.stall_total_s += dt;
+    return st;
+}
+
+ebb_status rt_stream_wait(ebb_run *run, const rt_ticket *t, int tier)
+{
+    double held = 0.0;
+    ebb_status st = run->io->ops->stream_wait(run->io, t, run->opt.stream, &held);
+    if (held > 0 && tier >= 0 && tier < EBB_TIER_COUNT) {
+        run->stats.stall_s[tier] += held;
+        run->stats.stall_total_s += held;
+    }
     return st;
 }
 
@@ -84,7 +84,7 @@ ebb_status rt_settle(ebb_run *run, rt_mem *m, int32_t b)
     return st;
 }
 
-ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, ebb_ticket t, int other_tier, int fills)
+ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, rt_ticket t, int other_tier, int fills)
 {
     rt_buf *x = &m->buf[b];
     if (x->pending.pool) {
@@ -127,13 +127,13 @@ void rt_remember(ebb_run *run, int32_t b, int32_t slot)
     run->host.buf[b].cached = slot + 1;
 }
 
-int rt_idle(rt_buf *x, ebb_status *st)
+int rt_idle(ebb_run *run, rt_buf *x, ebb_status *st)
 {
     *st = EBB_OK;
     if (!x->pending.pool)
         return 1;
     int done = 0;
-    *st = ebb_ticket_test(&x->pending, &done);
+    *st = rt_test(run, &x->pending, &done);
     if (!done)
         return 0;
     x->pending.pool = NULL;
@@ -151,7 +151,7 @@ static ebb_status pick(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
         if (rt_reserved(run, m, b))
             continue;
         ebb_status st;
-        if (!rt_idle(&m->buf[b], &st)) {
+        if (!rt_idle(run, &m->buf[b], &st)) {
             if (busy < 0)
                 busy = b;
             continue;
@@ -175,7 +175,7 @@ static ebb_status pick(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
     }
     *out = busy;
     if (for_user && m->tier == EBB_TIER_GPU) /* the stream waits; the ticket stays */
-        return ebb_ticket_stream_wait(&m->buf[busy].pending, run->opt.stream);
+        return rt_stream_wait(run, &m->buf[busy].pending, m->buf[busy].pending_tier);
     return rt_settle(run, m, busy);
 }
 
@@ -196,7 +196,7 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
 
 ebb_status rt_disk_settle(ebb_run *run, int32_t slot)
 {
-    ebb_ticket *t = &run->disk_pending[slot];
+    rt_ticket *t = &run->disk_pending[slot];
     if (!t->pool)
         return EBB_OK;
     ebb_status st = rt_wait(run, t, EBB_TIER_DISK);

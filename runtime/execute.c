@@ -51,23 +51,23 @@ static ebb_status copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, i
         /* a transfer that only reads the source (its disk write) may go on */
         if (src->buf[sb].fills && (st = rt_settle(run, src, sb)) != EBB_OK)
             return st;
-        memcpy(rt_buf_ptr(dst, db), rt_buf_ptr(src, sb), run->opt.state_size);
+        run->io->ops->copy_now(run->io, dst->pool, db, src->pool, sb, run->opt.state_size);
         return EBB_OK;
     }
     if ((st = rt_settle(run, src, sb)) != EBB_OK)
         return st;
     /* the copy must not start before the user's stream produced (or stopped
      * reading) what it touches */
-    st = ebb_pool_order_after(run->gpu.pool, run->opt.stream);
-    ebb_ticket t;
+    st = rt_order_after(run, run->gpu.pool);
+    rt_ticket t;
     if (st == EBB_OK)
-        st = ebb_move(dst->pool, db, src->pool, sb, &t);
+        st = rt_move(run, dst->pool, db, src->pool, sb, &t);
     if (st != EBB_OK)
         return st;
     run->last_in[dst->tier] = t;
     if (run->trace.f)
         rt_trace_transfer(&run->trace, rt_trace_track(src->tier, dst->tier), t, run->cur_step,
-                          rt_now());
+                          rt_clock(run));
     st = rt_mark(run, dst, db, t, src->tier, 1);
     if (st == EBB_OK && (src != dst || sb != db))
         st = rt_mark(run, src, sb, t, dst->tier, 0);
@@ -81,7 +81,7 @@ static ebb_status stream_ready(ebb_run *run, rt_mem *m, int32_t b)
     if (!x->pending.pool || !x->fills)
         return EBB_OK;
     if (m->tier == EBB_TIER_GPU)
-        return ebb_ticket_stream_wait(&x->pending, run->opt.stream);
+        return rt_stream_wait(run, &x->pending, x->pending_tier);
     return rt_settle(run, m, b);
 }
 
@@ -91,7 +91,7 @@ static ebb_status slot_used(ebb_run *run, rt_mem *m, int32_t b)
 {
     if (m->tier != EBB_TIER_GPU || b < 0)
         return EBB_OK;
-    return ebb_pool_slot_order_after(m->pool, b, run->opt.stream);
+    return run->io->ops->slot_order_after(run->io, m->pool, b, run->opt.stream);
 }
 
 /* gpu buffer b -> a host buffer -> disk slot `slot`, the disk write
@@ -106,17 +106,17 @@ static ebb_status write_disk_via_host(ebb_run *run, int32_t slot, rt_mem *src, i
         st = rt_settle(run, src, b);
     /* the copy reads what the user's stream produced */
     if (st == EBB_OK)
-        st = ebb_pool_order_after(run->gpu.pool, run->opt.stream);
-    ebb_ticket t[2];
+        st = rt_order_after(run, run->gpu.pool);
+    rt_ticket t[2];
     if (st == EBB_OK)
-        st = ebb_move_via(run->disk, slot, run->host.pool, q, src->pool, b, t);
+        st = run->io->ops->move_via(run->io, run->disk, slot, run->host.pool, q, src->pool, b, t);
     if (st != EBB_OK)
         return st;
     run->last_in[EBB_TIER_HOST] = t[0];
     run->last_in[EBB_TIER_DISK] = t[1];
     run->disk_pending[slot] = t[1];
     if (run->trace.f) {
-        double now = rt_now();
+        double now = rt_clock(run);
         rt_trace_transfer(&run->trace, rt_trace_track(EBB_TIER_GPU, EBB_TIER_HOST), t[0],
                           run->cur_step, now);
         rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t[1], run->cur_step, now);
@@ -140,15 +140,15 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     if (src->tier == EBB_TIER_GPU)
         return write_disk_via_host(run, slot, src, b);
     st = rt_settle(run, src, b);
-    ebb_ticket t;
+    rt_ticket t;
     if (st == EBB_OK)
-        st = ebb_move(run->disk, slot, src->pool, b, &t);
+        st = rt_move(run, run->disk, slot, src->pool, b, &t);
     if (st != EBB_OK)
         return st;
     run->disk_pending[slot] = t;
     run->last_in[EBB_TIER_DISK] = t;
     if (run->trace.f)
-        rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t, run->cur_step, rt_now());
+        rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t, run->cur_step, rt_clock(run));
     rt_remember(run, b, slot);
     return rt_mark(run, src, b, t, EBB_TIER_DISK, 0);
 }
@@ -169,14 +169,14 @@ static ebb_status read_disk_via_host(ebb_run *run, int32_t slot, int64_t step, r
         st = rt_settle(run, &run->host, q);
     if (st == EBB_OK)
         st = rt_settle(run, dst, r);
-    ebb_ticket t[2];
+    rt_ticket t[2];
     if (st == EBB_OK)
-        st = ebb_move_via(dst->pool, r, run->host.pool, q, run->disk, slot, t);
+        st = run->io->ops->move_via(run->io, dst->pool, r, run->host.pool, q, run->disk, slot, t);
     if (st != EBB_OK)
         return st;
     run->last_in[dst->tier] = t[1];
     if (run->trace.f) {
-        double now = rt_now();
+        double now = rt_clock(run);
         rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t[0], step, now);
         rt_trace_transfer(&run->trace, rt_trace_track(EBB_TIER_HOST, dst->tier), t[1], step,
                           now);
@@ -205,17 +205,17 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
     } else if (q < 0 && dst->tier == EBB_TIER_GPU) {
         return read_disk_via_host(run, slot, step, dst, out);
     } else if (q < 0) {
-        ebb_ticket t;
+        rt_ticket t;
         st = rt_disk_settle(run, slot);
         if (st == EBB_OK)
             st = rt_take(run, &run->host, 0, &q);
         if (st == EBB_OK)
-            st = ebb_move(run->host.pool, q, run->disk, slot, &t);
+            st = rt_move(run, run->host.pool, q, run->disk, slot, &t);
         if (st != EBB_OK)
             return st;
         run->disk_pending[slot] = t;
         if (run->trace.f)
-            rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, step, rt_now());
+            rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, step, rt_clock(run));
         st = rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1);
         rt_remember(run, q, slot);
     }
@@ -224,8 +224,8 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
          * the write it came from, need not be waited for) */
         int done = 0;
         st = rt_settle(run, &run->host, q);
-        ebb_ticket *w = &run->disk_pending[slot];
-        if (st == EBB_OK && w->pool && ebb_ticket_test(w, &done) == EBB_OK && done)
+        rt_ticket *w = &run->disk_pending[slot];
+        if (st == EBB_OK && w->pool && rt_test(run, w, &done) == EBB_OK && done)
             w->pool = NULL;
     }
     if (st != EBB_OK || dst->tier == EBB_TIER_HOST) {
@@ -357,11 +357,11 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
 
 static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
 {
-    void *state = rt_buf_ptr(run->state, run->live);
+    void *state = rt_buf_ptr(run, run->state, run->live);
     ebb_clear_error();
-    double t0 = rt_now();
+    double t0 = rt_clock(run);
     int rc = run->opt.reverse(run->opt.user, a->step, state);
-    double t1 = rt_now();
+    double t1 = rt_clock(run);
     run->stats.reverse_callback_s += t1 - t0;
     if (run->trace.f)
         rt_trace_span(&run->trace, "reverse", a->step, NULL, t0, t1);
@@ -382,7 +382,7 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
     ebb_status st = rt_audit_action(run, a);
     run->cur_step = a->step;
     if (run->trace.f)
-        rt_trace_poll(&run->trace, rt_now(), 0);
+        rt_trace_poll(&run->trace, rt_clock(run), 0);
     if (st != EBB_OK)
         return st;
     switch (a->kind) {
@@ -418,7 +418,7 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
 /* Charges a forward callback's time (and draws it on the timeline). */
 static void forward_timed(ebb_run *run, int64_t k, int recomputed, double t0)
 {
-    double t1 = rt_now();
+    double t1 = rt_clock(run);
     run->stats.forward_callback_s += t1 - t0;
     if (run->trace.f)
         rt_trace_span(&run->trace, recomputed ? "recompute" : "forward", k, NULL, t0, t1);
@@ -440,8 +440,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         if (st != EBB_OK)
             return st;
         ebb_clear_error();
-        double t0 = rt_now();
-        rc = run->opt.forward(run->opt.user, k, rt_buf_ptr(m, in), rt_buf_ptr(m, out));
+        double t0 = rt_clock(run);
+        rc = run->opt.forward(run->opt.user, k, rt_buf_ptr(run, m, in), rt_buf_ptr(run, m, out));
         forward_timed(run, k, recomputed, t0);
         if ((st = slot_used(run, m, in)) != EBB_OK || (st = slot_used(run, m, out)) != EBB_OK)
             return st;
@@ -450,7 +450,7 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         out = in;
         if (keep_prev || x->holders > 0 || x->pending.pool) {
             /* the state is kept (or read by a transfer): step on a copy */
-            double t0 = rt_now();
+            double t0 = rt_clock(run);
             st = rt_take(run, m, 1, &out);
             if (st == EBB_OK)
                 st = copy_buf(run, m, out, m, in);
@@ -459,13 +459,13 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
             if (st != EBB_OK)
                 return st;
             run->stats.copies++;
-            run->stats.copy_s += rt_now() - t0;
+            run->stats.copy_s += rt_clock(run) - t0;
         }
         if (run->disk_cache && m->tier == EBB_TIER_HOST)
             rt_forget(run, m, out); /* changed in place */
         ebb_clear_error();
-        double t0 = rt_now();
-        rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(m, out));
+        double t0 = rt_clock(run);
+        rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(run, m, out));
         forward_timed(run, k, recomputed, t0);
         if ((st = slot_used(run, m, out)) != EBB_OK)
             return st;
@@ -502,7 +502,7 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
         int keep = k + 1 == to && run->phase == RT_FORWARD && (n == 0 || to == n);
         int last = 0;
         if (run->trace.f)
-            rt_trace_poll(&run->trace, rt_now(), 0);
+            rt_trace_poll(&run->trace, rt_clock(run), 0);
         ebb_status st = forward_step(run, k, keep, &last);
         if (st != EBB_OK)
             return st;

@@ -24,7 +24,7 @@ static ebb_status spare_host_buffer(ebb_run *run, int32_t *q)
     *q = -1;
     for (int32_t b = 0; b < m->count && free_count < 2; b++) {
         ebb_status st;
-        if (rt_reserved(run, m, b) || !rt_idle(&m->buf[b], &st))
+        if (rt_reserved(run, m, b) || !rt_idle(run, &m->buf[b], &st))
             continue;
         if (st != EBB_OK)
             return st;
@@ -51,10 +51,10 @@ ebb_status rt_lookahead(ebb_run *run)
     int32_t s = a->slot;
     if (run->disk_cache[s] >= 0)
         return EBB_OK; /* still in a host buffer */
-    ebb_ticket *w = &run->disk_pending[s];
+    rt_ticket *w = &run->disk_pending[s];
     if (w->pool) {
         int done = 0;
-        st = ebb_ticket_test(w, &done);
+        st = rt_test(run, w, &done);
         if (!done)
             return EBB_OK; /* still being written */
         w->pool = NULL;
@@ -64,12 +64,12 @@ ebb_status rt_lookahead(ebb_run *run)
     int32_t q;
     if ((st = spare_host_buffer(run, &q)) != EBB_OK || q < 0)
         return st;
-    ebb_ticket t;
-    if ((st = ebb_move(run->host.pool, q, run->disk, s, &t)) != EBB_OK)
+    rt_ticket t;
+    if ((st = rt_move(run, run->host.pool, q, run->disk, s, &t)) != EBB_OK)
         return st;
     *w = t;
     if (run->trace.f)
-        rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, a->step, rt_now());
+        rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, a->step, rt_clock(run));
     rt_remember(run, q, s);
     run->host.buf[q].pending = t;
     run->host.buf[q].pending_tier = EBB_TIER_DISK;

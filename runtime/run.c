@@ -41,12 +41,12 @@ int ebb_callback_fail(const char *fmt, ...)
 static void release_all(ebb_run *run)
 {
     /* disk before host: the disk pool stages through the host pool */
-    ebb_pool_destroy(run->disk);
-    run->disk = NULL;
-    ebb_pool_destroy(run->gpu.pool);
-    run->gpu.pool = NULL;
-    ebb_pool_destroy(run->host.pool);
-    run->host.pool = NULL;
+    rt_pool **pools[] = {&run->disk, &run->gpu.pool, &run->host.pool};
+    for (size_t i = 0; i < sizeof pools / sizeof *pools; i++) {
+        if (*pools[i])
+            run->io->ops->pool_destroy(run->io, *pools[i]);
+        *pools[i] = NULL;
+    }
 }
 
 /* Stops the run on an error: waits, frees every pool, keeps the message. */
@@ -136,7 +136,7 @@ static ebb_status open_trace(ebb_run *run)
         path = run->opt.trace;
     if (!path || !*path)
         return EBB_OK;
-    return rt_trace_open(&run->trace, path, rt_now());
+    return rt_trace_open(&run->trace, run->io, path, rt_clock(run));
 }
 
 static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *fault,
@@ -152,6 +152,7 @@ static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *faul
     if (!run)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a run");
     run->opt = *o;
+    run->io = rt_io_storage();
     if (fault)
         run->disk_fault = *fault;
     run->live = run->prev = run->xn = run->scratch = run->ahead_buf = -1;
@@ -221,7 +222,7 @@ void ebb_run_destroy(ebb_run *run)
         return;
     if (run->host.pool || run->gpu.pool || run->disk)
         (void)rt_drain(run);
-    (void)rt_trace_close(&run->trace, rt_now());
+    (void)rt_trace_close(&run->trace, rt_clock(run));
     release_all(run);
     rt_mem_free(&run->host);
     rt_mem_free(&run->gpu);
@@ -237,9 +238,12 @@ void ebb_run_destroy(ebb_run *run)
 
 ebb_pool *ebb_run_debug_pool(ebb_run *run, ebb_tier tier)
 {
-    if (tier == EBB_TIER_DISK)
-        return run->disk;
-    return tier == EBB_TIER_GPU ? run->gpu.pool : run->host.pool;
+    if (run->io != rt_io_storage()) /* only the real io's pools are ebb_pools */
+        return NULL;
+    rt_pool *p = tier == EBB_TIER_DISK ? run->disk
+               : tier == EBB_TIER_GPU  ? run->gpu.pool
+                                       : run->host.pool;
+    return (ebb_pool *)(void *)p;
 }
 
 static ebb_status peek(ebb_run *run, const ebb_action **a)
@@ -254,21 +258,22 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
         return st;
     if (!x0)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_begin: x0 is NULL");
-    run->t_forward_begin = rt_now();
+    run->t_forward_begin = rt_clock(run);
     run->phase = RT_FORWARD;
     rt_mem *m = run->state;
     int32_t b;
     if ((st = rt_take(run, m, 0, &b)) != EBB_OK)
         return stop(run, st);
+    rt_ticket t;
     if (m->tier == EBB_TIER_HOST) {
-        memcpy(rt_buf_ptr(m, b), x0, run->opt.state_size);
+        if ((st = run->io->ops->put(run->io, m->pool, b, x0, &t)) != EBB_OK)
+            return stop(run, ebb_fail_context(st, "copying x_0"));
     } else {
-        ebb_ticket t;
         /* x_0 in device memory may still be in the making on the stream */
-        if ((st = ebb_pool_order_after(m->pool, run->opt.stream)) != EBB_OK ||
-            (st = ebb_pool_put(m->pool, b, x0, &t)) != EBB_OK ||
+        if ((st = rt_order_after(run, m->pool)) != EBB_OK ||
+            (st = run->io->ops->put(run->io, m->pool, b, x0, &t)) != EBB_OK ||
             (st = rt_mark(run, m, b, t, EBB_TIER_GPU, 1)) != EBB_OK ||
-            (st = ebb_ticket_stream_wait(&t, run->opt.stream)) != EBB_OK)
+            (st = rt_stream_wait(run, &t, EBB_TIER_GPU)) != EBB_OK)
             return stop(run, ebb_fail_context(st, "copying x_0"));
     }
     run->live = b;
@@ -377,9 +382,9 @@ ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
                                   ebb_action_kind_name(a->kind)));
     run->xn = run->live;
     run->phase = RT_TURNED;
-    run->stats.forward_sweep_s = rt_now() - run->t_forward_begin;
+    run->stats.forward_sweep_s = rt_clock(run) - run->t_forward_begin;
     if (xn)
-        *xn = rt_buf_ptr(run->state, run->live);
+        *xn = rt_buf_ptr(run, run->state, run->live);
     return EBB_OK;
 }
 
@@ -398,7 +403,7 @@ ebb_status ebb_run_reverse(ebb_run *run)
     ebb_status st = check_phase(run, RT_TURNED, "ebb_run_reverse");
     if (st != EBB_OK)
         return st;
-    run->t_reverse_begin = rt_now();
+    run->t_reverse_begin = rt_clock(run);
     for (;;) {
         const ebb_action *a = NULL;
         if ((st = peek(run, &a)) != EBB_OK)
@@ -423,7 +428,7 @@ ebb_status ebb_run_reverse(ebb_run *run)
     if (run->agree && (st = run->agree->finish_reverse(run->agree)) != EBB_OK)
         return stop(run, st);
     run->phase = RT_REVERSED;
-    run->stats.reverse_sweep_s = rt_now() - run->t_reverse_begin;
+    run->stats.reverse_sweep_s = rt_clock(run) - run->t_reverse_begin;
     run->stats.wall_s = run->stats.forward_sweep_s + run->stats.reverse_sweep_s;
     return EBB_OK;
 }
@@ -445,6 +450,6 @@ ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats)
     stats->steps = n;
     stats->recomputed_steps = n > 0 && stats->forward_steps > n ? stats->forward_steps - n : 0;
     if (run->phase == RT_FORWARD)
-        stats->forward_sweep_s = rt_now() - run->t_forward_begin;
+        stats->forward_sweep_s = rt_clock(run) - run->t_forward_begin;
     return EBB_OK;
 }

@@ -22,6 +22,7 @@
 #include "ebb/storage.h"
 #include "runtime/agree.h"
 #include "runtime/async.h"
+#include "runtime/io.h"
 #include "runtime/trace.h"
 #include "runtime/window.h"
 #include "storage/fault.h"
@@ -31,7 +32,7 @@
  * of map, not a copy. */
 typedef struct rt_buf {
     int32_t holders;    /* schedule slots mapped to this buffer (0 or 1) */
-    ebb_ticket pending; /* the last transfer that reads or fills it (pool NULL: none) */
+    rt_ticket pending; /* the last transfer that reads or fills it (pool NULL: none) */
     int pending_tier;   /* the other end of that transfer, for stall accounting */
     int fills;          /* 1: the pending transfer writes this buffer */
     int32_t cached;     /* host: disk slot + 1 whose data this buffer still holds, 0: none */
@@ -39,7 +40,7 @@ typedef struct rt_buf {
 
 /* A memory tier (host or gpu): its pool, its buffers, the schedule's map. */
 typedef struct rt_mem {
-    ebb_pool *pool;
+    rt_pool *pool;
     ebb_tier tier;
     int32_t count;   /* buffers */
     rt_buf *buf;
@@ -56,6 +57,7 @@ typedef enum rt_phase {
 } rt_phase;
 
 struct ebb_run {
+    rt_io *io;             /* time and transfers (io.h): real, or the planner's */
     ebb_run_options opt;
     ebb_run_info info;
     ebb_run_stats stats;
@@ -66,7 +68,7 @@ struct ebb_run {
     ebb_schedule *schedule; /* NULL for async */
     rt_async *async;        /* the asynchronous strategy, else NULL */
     ebb_tier async_tier[3]; /* its tiers, fastest first */
-    ebb_ticket last_in[EBB_TIER_COUNT]; /* the last transfer into each tier */
+    rt_ticket last_in[EBB_TIER_COUNT]; /* the last transfer into each tier */
     char reason[256];       /* why this strategy (ebb_run_info.reason) */
     rt_trace trace;         /* the timeline; trace.f NULL when off */
     int64_t cur_step;       /* the state the current action concerns (trace labels) */
@@ -80,9 +82,9 @@ struct ebb_run {
 
     rt_mem host, gpu;      /* gpu.pool NULL for a host state */
     rt_mem *state;         /* the memory the live state lives in */
-    ebb_pool *disk;
+    rt_pool *disk;
     int32_t disk_slots;
-    ebb_ticket *disk_pending; /* per disk slot: the last transfer touching it */
+    rt_ticket *disk_pending; /* per disk slot: the last transfer touching it */
     int32_t *disk_cache;      /* per disk slot: a host buffer still holding its data, -1 */
     int32_t live;          /* buffer of the live state in *state, -1 when undefined */
     int64_t live_step;
@@ -106,6 +108,26 @@ struct ebb_run {
     ebb_plan_channel plan_channel[EBB_PLAN_CHANNEL_COUNT];
     double t_forward_begin, t_reverse_begin;
 };
+
+/* The io's calls, for the run's io. */
+static inline double rt_clock(const ebb_run *run)
+{
+    return run->io->ops->now(run->io);
+}
+static inline ebb_status rt_move(ebb_run *run, rt_pool *dst, int32_t ds, rt_pool *src, int32_t ss,
+                                 rt_ticket *t)
+{
+    return run->io->ops->move(run->io, dst, ds, src, ss, t);
+}
+static inline ebb_status rt_test(ebb_run *run, const rt_ticket *t, int *done)
+{
+    return run->io->ops->test(run->io, t, done);
+}
+/* The copies that read what the user's stream produced wait for it. */
+static inline ebb_status rt_order_after(ebb_run *run, rt_pool *pool)
+{
+    return run->io->ops->order_after(run->io, pool, run->opt.stream);
+}
 
 /* tests: ebb_run_create with faults injected into the disk pool, and the
  * pools behind a run (to corrupt a file, say). */
@@ -135,12 +157,11 @@ ebb_status rt_source_set_steps(ebb_run *run, int64_t steps);
 /* execute.c */
 ebb_status rt_execute(ebb_run *run, const ebb_action *a);
 ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *done);
-double rt_now(void);
 
 /* buffers.c */
-ebb_status rt_mem_init(rt_mem *m, ebb_pool *pool, ebb_tier tier, int32_t count, int32_t slots);
+ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, int32_t slots);
 void rt_mem_free(rt_mem *m);
-void *rt_buf_ptr(const rt_mem *m, int32_t b);
+void *rt_buf_ptr(const ebb_run *run, const rt_mem *m, int32_t b);
 /* A buffer free for new data: no schedule slot, not live, not prev, no
  * transfer in flight (waited for; `for_user` on a gpu: the stream waits
  * instead). -1 and an error if none can be had. */
@@ -149,12 +170,15 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out);
  * x_n, the audit scratch): never handed out. */
 int rt_reserved(const ebb_run *run, const rt_mem *m, int32_t b);
 /* Whether x's transfer is over, without waiting (its failure in *st). */
-int rt_idle(rt_buf *x, ebb_status *st);
+int rt_idle(ebb_run *run, rt_buf *x, ebb_status *st);
 /* Waits for buffer b's transfer, if any. */
 ebb_status rt_settle(ebb_run *run, rt_mem *m, int32_t b);
-ebb_status rt_wait(ebb_run *run, const ebb_ticket *t, int tier);
+ebb_status rt_wait(ebb_run *run, const rt_ticket *t, int tier);
+/* The user's stream waits for t; what the io says the compute was held
+ * counts as a stall of `tier`. */
+ebb_status rt_stream_wait(ebb_run *run, const rt_ticket *t, int tier);
 /* Records a transfer that touches buffer b. */
-ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, ebb_ticket t, int other_tier, int fills);
+ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, rt_ticket t, int other_tier, int fills);
 ebb_status rt_disk_settle(ebb_run *run, int32_t slot);
 /* The host buffer b holds what disk slot `slot` holds (it was written from
  * it or read into it); rt_forget: b is about to change. A RESTORE from the

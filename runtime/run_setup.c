@@ -313,14 +313,13 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
     return EBB_OK;
 }
 
-static void add_warning(ebb_run *run, const ebb_pool *pool)
+static void add_warning(ebb_run *run, int tier, const char *warnings)
 {
-    ebb_pool_info pi;
-    if (ebb_pool_info_get(pool, &pi) != EBB_OK || !pi.warnings[0])
+    if (!warnings[0])
         return;
     size_t len = strlen(run->warnings);
     snprintf(run->warnings + len, sizeof run->warnings - len, "%s%s: %s", len ? "; " : "",
-             ebb_tier_name(pi.tier), pi.warnings);
+             ebb_tier_name((ebb_tier)tier), warnings);
 }
 
 /* Pool options for `tier` from the configuration, or the defaults when the
@@ -349,7 +348,7 @@ static ebb_status pool_options(const ebb_config *cfg, int tier, size_t state, in
 }
 
 static ebb_status make_pool(ebb_run *run, const ebb_config *cfg, int tier, int32_t count,
-                            ebb_pool **out)
+                            rt_pool **out)
 {
     ebb_pool_options po;
     ebb_status st = pool_options(cfg, tier, run->opt.state_size, count, &po);
@@ -359,18 +358,19 @@ static ebb_status make_pool(ebb_run *run, const ebb_config *cfg, int tier, int32
         po.device = run->opt.device;
     if (tier == EBB_TIER_HOST && run->opt.state_tier == EBB_TIER_GPU)
         po.device = run->opt.device >= 0 ? run->opt.device : cfg->gpu.device;
-    if (tier == EBB_TIER_DISK)
-        po.staging = run->host.pool;
-    st = tier == EBB_TIER_DISK ? ebb_pool_create_with_faults(&po, &run->disk_fault, out)
-                               : ebb_pool_create(&po, out);
+    int disk = tier == EBB_TIER_DISK;
+    st = run->io->ops->pool_create(run->io, &po, disk ? run->host.pool : NULL,
+                                   disk ? &run->disk_fault : NULL, out);
     if (st != EBB_OK)
         return ebb_fail_context(st, "creating the %s tier (%d slots of %zu bytes)",
                                 ebb_tier_name((ebb_tier)tier), count, run->opt.state_size);
-    add_warning(run, *out);
-    ebb_pool_info pi;
-    ebb_pool_info_get(*out, &pi);
+    char warnings[512];
+    uint64_t bytes = 0;
+    if ((st = run->io->ops->pool_info(run->io, *out, &bytes, warnings, sizeof warnings)) != EBB_OK)
+        return st;
+    add_warning(run, tier, warnings);
     run->info.buffers[tier] = count;
-    run->info.bytes[tier] = pi.bytes;
+    run->info.bytes[tier] = bytes;
     return EBB_OK;
 }
 
@@ -384,7 +384,7 @@ ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg)
     int hash_gpu = gpu_state && run->info.audit == EBB_AUDIT_HASH;
     host_count += hash_gpu;
     ebb_status st;
-    ebb_pool *pool = NULL;
+    rt_pool *pool = NULL;
     run->scratch = -1;
     if (gpu_state) {
         int32_t count = used[EBB_TIER_GPU] + 2;

@@ -15,12 +15,12 @@
 static int channel_idle(ebb_run *run, int level)
 {
     ebb_tier to = run->async_tier[level + 1];
-    ebb_ticket *t = &run->last_in[to];
+    rt_ticket *t = &run->last_in[to];
     if (!t->pool)
         return 1;
     int done = 0;
     /* a failure is the buffer's to report, when it is settled */
-    (void)ebb_ticket_test(t, &done);
+    (void)rt_test(run, t, &done);
     if (done)
         t->pool = NULL;
     return done;

@@ -10,9 +10,10 @@ static const char *const track_name[RT_TRACK_COUNT] = {
     [RT_TRACK_HOST_GPU] = "host -> gpu",    [RT_TRACK_HOST_DISK] = "host -> disk",
     [RT_TRACK_DISK_HOST] = "disk -> host"};
 
-ebb_status rt_trace_open(rt_trace *t, const char *path, double now)
+ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, double now)
 {
     memset(t, 0, sizeof *t);
+    t->io = io;
     t->f = fopen(path, "w");
     if (!t->f)
         return ebb_fail(EBB_ERR_IO, "trace file '%s': %s (set run.trace, EBB_TRACE or "
@@ -56,7 +57,7 @@ void rt_trace_poll(rt_trace *t, double now, int force)
         rt_open_transfer *o = &t->open[i];
         int done = 1;
         if (!force)
-            (void)ebb_ticket_test(&o->ticket, &done); /* its failure is reported elsewhere */
+            (void)t->io->ops->test(t->io, &o->ticket, &done); /* its failure is reported elsewhere */
         if (done)
             event(t, o->track, track_name[o->track], o->step, NULL, o->t0, now);
         else
@@ -65,7 +66,7 @@ void rt_trace_poll(rt_trace *t, double now, int force)
     t->nopen = w;
 }
 
-void rt_trace_transfer(rt_trace *t, int track, ebb_ticket ticket, int64_t step, double now)
+void rt_trace_transfer(rt_trace *t, int track, rt_ticket ticket, int64_t step, double now)
 {
     if (!t->f || track <= 0)
         return;

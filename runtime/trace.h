@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ebb/storage.h"
+#include "runtime/io.h"
 
 enum {
     RT_TRACK_COMPUTE = 1,
@@ -26,7 +26,7 @@ enum {
 };
 
 typedef struct rt_open_transfer {
-    ebb_ticket ticket;
+    rt_ticket ticket;
     double t0;
     int64_t step;
     int track;
@@ -34,6 +34,7 @@ typedef struct rt_open_transfer {
 
 typedef struct rt_trace {
     FILE *f;
+    rt_io *io;          /* tests the transfers' tickets */
     double t0;          /* the run's creation: time 0 of the file */
     int events;
     rt_open_transfer open[64];
@@ -41,7 +42,7 @@ typedef struct rt_trace {
 } rt_trace;
 
 /* Opens `path` for writing (truncating it); EBB_ERR_IO naming the path. */
-ebb_status rt_trace_open(rt_trace *t, const char *path, double now);
+ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, double now);
 /* Ends the JSON and closes the file (open transfers end now). */
 ebb_status rt_trace_close(rt_trace *t, double now);
 
@@ -49,7 +50,7 @@ ebb_status rt_trace_close(rt_trace *t, double now);
 void rt_trace_span(rt_trace *t, const char *name, int64_t step, const char *detail, double t0,
                    double t1);
 /* A transfer just started on `track` for state `step`. */
-void rt_trace_transfer(rt_trace *t, int track, ebb_ticket ticket, int64_t step, double now);
+void rt_trace_transfer(rt_trace *t, int track, rt_ticket ticket, int64_t step, double now);
 /* Ends the transfers that completed (all of them with force). */
 void rt_trace_poll(rt_trace *t, double now, int force);
 /* The track for a transfer from tier `from` to tier `to`, 0 if none. */

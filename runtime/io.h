@@ -1,0 +1,74 @@
+/*
+ * The engine's one seam to time and transfers.
+ *
+ * Everything the runtime does with the clock and the storage tiers goes
+ * through an rt_io: the real one (io_storage.c) is a thin layer over
+ * ebb/storage.h and CLOCK_MONOTONIC; the planner's (planner/sim_io.c) models
+ * each channel's bandwidth and latency on a virtual clock, which a wait
+ * advances to the transfer's end and the planner's step callbacks advance
+ * by the step's time. So the planner runs this engine, not a copy of it.
+ *
+ * A pool and a ticket are the implementation's: the engine only keeps them,
+ * tests a ticket's `pool` for NULL (no transfer pending) and hands them back.
+ */
+#ifndef EBB_RUNTIME_IO_H
+#define EBB_RUNTIME_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/storage.h"
+#include "storage/fault.h"
+
+typedef struct rt_pool rt_pool; /* an implementation's pool */
+
+/* A transfer in flight; pool NULL: none, or already complete. */
+typedef struct rt_ticket {
+    rt_pool *pool;
+    uint32_t index, generation; /* the real io's ticket */
+    double end;                 /* the simulated io's: when the transfer ends */
+} rt_ticket;
+
+typedef struct rt_io rt_io;
+
+typedef struct rt_io_ops {
+    /* seconds, monotonic */
+    double (*now)(rt_io *io);
+    /* a pool as ebb_pool_create makes it; a disk pool stages through `staging`
+     * (a host pool, or NULL); fault: tests' injected disk faults, or NULL */
+    ebb_status (*pool_create)(rt_io *io, const ebb_pool_options *options, rt_pool *staging,
+                              const ebb_storage_fault *fault, rt_pool **out);
+    void (*pool_destroy)(rt_io *io, rt_pool *pool);
+    /* bytes reserved and the fallbacks taken ("" when none) */
+    ebb_status (*pool_info)(rt_io *io, const rt_pool *pool, uint64_t *bytes, char *warnings,
+                            size_t len);
+    /* the slot's address for the user's callbacks (NULL where there is no memory) */
+    void *(*slot_ptr)(rt_io *io, rt_pool *pool, int32_t slot);
+    /* the user's x_0 into a slot (ebb_pool_put) */
+    ebb_status (*put)(rt_io *io, rt_pool *pool, int32_t slot, const void *src, rt_ticket *t);
+    /* a memory slot copied into another on the calling thread, now (host -> host) */
+    void (*copy_now)(rt_io *io, rt_pool *dst, int32_t dst_slot, rt_pool *src, int32_t src_slot,
+                     size_t bytes);
+    ebb_status (*move)(rt_io *io, rt_pool *dst, int32_t dst_slot, rt_pool *src, int32_t src_slot,
+                       rt_ticket *t);
+    /* ebb_move_via: t[0] the first leg, t[1] the second */
+    ebb_status (*move_via)(rt_io *io, rt_pool *dst, int32_t dst_slot, rt_pool *via,
+                           int32_t via_slot, rt_pool *src, int32_t src_slot, rt_ticket t[2]);
+    ebb_status (*test)(rt_io *io, const rt_ticket *t, int *done);
+    ebb_status (*wait)(rt_io *io, const rt_ticket *t);
+    /* the stream waits for the transfer; *held: seconds the compute was held by it
+     * as far as this io knows (the real io: 0, the device waits) */
+    ebb_status (*stream_wait)(rt_io *io, const rt_ticket *t, void *stream, double *held);
+    ebb_status (*order_after)(rt_io *io, rt_pool *pool, void *stream);
+    ebb_status (*slot_order_after)(rt_io *io, rt_pool *pool, int32_t slot, void *stream);
+} rt_io_ops;
+
+/* Implementations embed this first. */
+struct rt_io {
+    const rt_io_ops *ops;
+};
+
+/* The real io (io_storage.c): one for every run, it holds nothing. */
+rt_io *rt_io_storage(void);
+
+#endif

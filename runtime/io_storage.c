@@ -1,0 +1,161 @@
+/*
+ * The engine's real io (io.h): CLOCK_MONOTONIC and ebb/storage.h, nothing
+ * more. An rt_pool is an ebb_pool, an rt_ticket carries an ebb_ticket.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error_internal.h"
+#include "runtime/io.h"
+
+static ebb_pool *P(rt_pool *p)
+{
+    return (ebb_pool *)(void *)p;
+}
+
+static ebb_ticket real(const rt_ticket *t)
+{
+    return (ebb_ticket){P(t->pool), t->index, t->generation};
+}
+
+static rt_ticket ours(ebb_ticket t)
+{
+    return (rt_ticket){(rt_pool *)(void *)t.pool, t.index, t.generation, 0.0};
+}
+
+static double now(rt_io *io)
+{
+    (void)io;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static ebb_status pool_create(rt_io *io, const ebb_pool_options *options, rt_pool *staging,
+                              const ebb_storage_fault *fault, rt_pool **out)
+{
+    (void)io;
+    ebb_pool_options o = *options;
+    o.staging = P(staging);
+    ebb_pool *p = NULL;
+    ebb_status st = fault ? ebb_pool_create_with_faults(&o, fault, &p) : ebb_pool_create(&o, &p);
+    *out = (rt_pool *)(void *)p;
+    return st;
+}
+
+static void pool_destroy(rt_io *io, rt_pool *pool)
+{
+    (void)io;
+    ebb_pool_destroy(P(pool));
+}
+
+static ebb_status pool_info(rt_io *io, const rt_pool *pool, uint64_t *bytes, char *warnings,
+                            size_t len)
+{
+    (void)io;
+    ebb_pool_info pi;
+    ebb_status st = ebb_pool_info_get((const ebb_pool *)(const void *)pool, &pi);
+    if (st != EBB_OK)
+        return st;
+    *bytes = pi.bytes;
+    snprintf(warnings, len, "%s", pi.warnings ? pi.warnings : "");
+    return EBB_OK;
+}
+
+static void *slot_ptr(rt_io *io, rt_pool *pool, int32_t slot)
+{
+    (void)io;
+    void *p = NULL;
+    if (ebb_pool_slot_ptr(P(pool), slot, &p) != EBB_OK)
+        return NULL;
+    return p;
+}
+
+static ebb_status put(rt_io *io, rt_pool *pool, int32_t slot, const void *src, rt_ticket *t)
+{
+    ebb_pool_info pi;
+    *t = (rt_ticket){0};
+    ebb_status st = ebb_pool_info_get(P(pool), &pi);
+    if (st != EBB_OK)
+        return st;
+    if (pi.tier == EBB_TIER_HOST) { /* the caller's thread, as any host copy */
+        memcpy(slot_ptr(io, pool, slot), src, pi.slot_size);
+        return EBB_OK;
+    }
+    ebb_ticket et;
+    st = ebb_pool_put(P(pool), slot, src, &et);
+    *t = ours(et);
+    return st;
+}
+
+static void copy_now(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *src, int32_t ss, size_t bytes)
+{
+    memcpy(slot_ptr(io, dst, ds), slot_ptr(io, src, ss), bytes);
+}
+
+static ebb_status move(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *src, int32_t ss,
+                       rt_ticket *t)
+{
+    (void)io;
+    ebb_ticket et;
+    ebb_status st = ebb_move(P(dst), ds, P(src), ss, &et);
+    *t = ours(et);
+    return st;
+}
+
+static ebb_status move_via(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *via, int32_t vs,
+                           rt_pool *src, int32_t ss, rt_ticket t[2])
+{
+    (void)io;
+    ebb_ticket et[2];
+    ebb_status st = ebb_move_via(P(dst), ds, P(via), vs, P(src), ss, et);
+    t[0] = ours(et[0]);
+    t[1] = ours(et[1]);
+    return st;
+}
+
+static ebb_status test(rt_io *io, const rt_ticket *t, int *done)
+{
+    (void)io;
+    ebb_ticket et = real(t);
+    return ebb_ticket_test(&et, done);
+}
+
+static ebb_status wait(rt_io *io, const rt_ticket *t)
+{
+    (void)io;
+    ebb_ticket et = real(t);
+    return ebb_ticket_wait(&et);
+}
+
+static ebb_status stream_wait(rt_io *io, const rt_ticket *t, void *stream, double *held)
+{
+    (void)io;
+    *held = 0.0;
+    ebb_ticket et = real(t);
+    return ebb_ticket_stream_wait(&et, stream);
+}
+
+static ebb_status order_after(rt_io *io, rt_pool *pool, void *stream)
+{
+    (void)io;
+    return ebb_pool_order_after(P(pool), stream);
+}
+
+static ebb_status slot_order_after(rt_io *io, rt_pool *pool, int32_t slot, void *stream)
+{
+    (void)io;
+    return ebb_pool_slot_order_after(P(pool), slot, stream);
+}
+
+static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   slot_ptr,
+                              put,      copy_now,    move,         move_via,    test,
+                              wait,     stream_wait, order_after,  slot_order_after};
+
+static rt_io storage_io = {&ops};
+
+rt_io *rt_io_storage(void)
+{
+    return &storage_io;
+}
