@@ -4,7 +4,7 @@
 #include "common/error_internal.h"
 #include "ebb/mpi.h"
 #include "mpi/mpi_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/engine.h"
 
 ebb_status ebb_mpi_stats_reduce(const ebb_run *run, ebb_mpi_stats *out)
 {

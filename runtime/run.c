@@ -77,108 +77,32 @@ static ebb_status check_phase(const ebb_run *run, rt_phase want, const char *cal
     return EBB_OK;
 }
 
-static ebb_status check_options(const ebb_run_options *o)
+ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
 {
-    if (o->state_size == 0)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.state_size must be > 0");
-    if (o->state_tier != EBB_TIER_HOST && o->state_tier != EBB_TIER_GPU)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.state_tier must be EBB_TIER_HOST or EBB_TIER_GPU");
-    if (!o->forward == !o->forward_inplace)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "give exactly one of ebb_run_options.forward (out of place) and "
-                        "forward_inplace");
-    if (!o->reverse)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.reverse is required");
-    if (o->steps < 0)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.steps must be >= 1, or 0 when n is unknown; got %lld",
-                        (long long)o->steps);
-    if (o->slots < 0 || o->slow_slots < 0 || o->period < 0 || o->io_ratio < 0 || o->staging < 0)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options: slots, slow_slots, period, io_ratio and staging must "
-                        "be >= 0 (0 = derived)");
-    if (o->steps == 0 && o->strategy != EBB_RUN_FROM_CONFIG &&
-        o->strategy != EBB_CONFIG_STRATEGY_AUTO && o->strategy != EBB_CONFIG_STRATEGY_ONLINE &&
-        o->strategy != EBB_CONFIG_STRATEGY_ASYNC)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "n unknown (steps = 0) needs strategy \"online\", \"async\" or "
-                        "\"auto\", not \"%s\"",
-                        ebb_config_strategy_name((ebb_config_strategy)o->strategy));
-    if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
-    return EBB_OK;
-}
-
-static ebb_status resolve_audit(ebb_run *run, const ebb_config *cfg)
-{
-    const char *env = getenv("EBB_AUDIT");
-    if (env && *env) {
-        ebb_audit a;
-        if (ebb_audit_from_name(env, &a) != EBB_OK)
-            return ebb_fail(EBB_ERR_CONFIG,
-                            "environment variable EBB_AUDIT='%s': expected off, replay or hash",
-                            env);
-        run->info.audit = a;
-    } else if (run->opt.audit >= 0) {
-        run->info.audit = (ebb_audit)run->opt.audit;
-    } else {
-        run->info.audit = (ebb_audit)cfg->audit;
-    }
-    return EBB_OK;
-}
-
-/* EBB_TRACE, else the options' path: the timeline file, if any. */
-static ebb_status open_trace(ebb_run *run)
-{
-    const char *path = getenv("EBB_TRACE");
-    if (!path || !*path)
-        path = run->opt.trace;
-    if (!path || !*path)
-        return EBB_OK;
-    return rt_trace_open(&run->trace, run->io, path, rt_clock(run));
-}
-
-static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *fault,
-                         rt_agree *agree, ebb_run **out)
-{
-    if (!o || !out)
+    if (!a || !out)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_create: NULL argument");
     *out = NULL;
-    ebb_status st = check_options(o);
-    if (st != EBB_OK)
-        return st;
     ebb_run *run = calloc(1, sizeof *run);
     if (!run)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a run");
+    const ebb_run_options *o = &a->options;
     run->opt = *o;
-    run->io = rt_io_storage();
-    if (fault)
-        run->disk_fault = *fault;
+    run->io = a->io;
+    run->tiers = a->tiers;
     run->live = run->prev = run->xn = run->scratch = run->ahead_buf = -1;
     run->computed = -1;
     run->last_step_at = -1;
     run->info.steps = o->steps;
     run->info.inplace = o->forward_inplace != NULL;
     run->info.warnings = run->warnings;
-    run->agree = agree;
+    run->info.audit = (ebb_audit)o->audit;
+    run->agree = a->agree;
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         run->slot_cap[t] = INT32_MAX;
-
-    ebb_config own;
-    const ebb_config *cfg = o->config;
-    if (!cfg) {
-        if ((st = ebb_config_init_default(&own)) != EBB_OK) {
-            free(run);
-            return st;
-        }
-        cfg = &own;
-    }
-    if ((st = resolve_audit(run, cfg)) == EBB_OK && (st = rt_setup_schedule(run, cfg)) == EBB_OK &&
-        (st = rt_setup_pools(run, cfg)) == EBB_OK && (st = rt_audit_init(run)) == EBB_OK)
-        st = open_trace(run);
-    if (!o->config)
-        ebb_config_dispose(&own);
+    ebb_status st;
+    if ((st = rt_setup_schedule(run, a)) == EBB_OK && (st = rt_setup_pools(run, a)) == EBB_OK &&
+        (st = rt_audit_init(run)) == EBB_OK && a->trace)
+        st = rt_trace_open(&run->trace, run->io, a->trace, rt_clock(run));
     if (st != EBB_OK) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", ebb_last_error());
@@ -190,20 +114,12 @@ static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *faul
     return EBB_OK;
 }
 
-ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storage_fault *fault,
-                                      ebb_run **out)
+int64_t rt_run_period(const ebb_run *run)
 {
-    return create(o, fault, NULL, out);
-}
-
-ebb_status ebb_run_create(const ebb_run_options *o, ebb_run **out)
-{
-    return create(o, NULL, NULL, out);
-}
-
-ebb_status ebb_run_create_agreed(const ebb_run_options *o, rt_agree *agree, ebb_run **out)
-{
-    return create(o, NULL, agree, out);
+    ebb_schedule_options got;
+    if (run->schedule && ebb_schedule_get_options(run->schedule, &got) == EBB_OK)
+        return got.period;
+    return 0;
 }
 
 rt_agree *ebb_run_agreement(const ebb_run *run)

@@ -22,6 +22,7 @@
 #include "ebb/storage.h"
 #include "runtime/agree.h"
 #include "runtime/async.h"
+#include "runtime/engine.h"
 #include "runtime/io.h"
 #include "runtime/trace.h"
 #include "runtime/window.h"
@@ -99,7 +100,7 @@ struct ebb_run {
     int64_t hash_cap;
     int32_t scratch;       /* host buffer to hash a gpu state, -1 if none */
 
-    ebb_storage_fault disk_fault; /* tests only (ebb_run_create_with_faults) */
+    rt_tiers tiers;        /* what each tier offers (engine.h) */
     rt_agree *agree;       /* other processes run the same schedule (agree.h); NULL: none */
     uint64_t actions_hash; /* with agree: every action fetched, hashed (source.c) */
     int32_t slot_cap[EBB_TIER_COUNT]; /* with agree: the least slots over the processes */
@@ -129,26 +130,14 @@ static inline ebb_status rt_order_after(ebb_run *run, rt_pool *pool)
     return run->io->ops->order_after(run->io, pool, run->opt.stream);
 }
 
-/* tests: ebb_run_create with faults injected into the disk pool, and the
- * pools behind a run (to corrupt a file, say). */
-ebb_status ebb_run_create_with_faults(const ebb_run_options *options,
-                                      const ebb_storage_fault *disk_fault, ebb_run **out);
+/* tests: the pools behind a run (to corrupt a file, say; NULL under the planner's io). */
 ebb_pool *ebb_run_debug_pool(ebb_run *run, ebb_tier tier);
-/* mpi/: ebb_run_create with the processes' agreement, which the run owns
- * from then on (destroyed with it, or here when creation fails). */
-ebb_status ebb_run_create_agreed(const ebb_run_options *options, rt_agree *agree, ebb_run **out);
-/* mpi/: the run's agreement and its hash of the actions (0 without one). */
-rt_agree *ebb_run_agreement(const ebb_run *run);
-uint64_t ebb_run_actions_hash(const ebb_run *run);
 
 /* run_setup.c: resolves strategy, tiers and slot counts into the schedule
- * options and creates the schedule. */
-ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg);
-/* run_auto.c: strategy "auto" -> a strategy; run->reason says why. */
-ebb_status rt_auto_choose(ebb_run *run, const ebb_config *cfg, int fast, int32_t fast_slots,
-                          int slow, int32_t slow_slots, ebb_config_strategy *out);
+ * options and creates the schedule (or async's generator). */
+ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *args);
 /* run_setup.c: creates the pools the schedule needs. */
-ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg);
+ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *args);
 
 /* source.c: the next actions, and n once the forward learnt it */
 ebb_status rt_source_next(void *run, ebb_action *out, size_t cap, size_t *count);

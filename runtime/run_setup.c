@@ -18,36 +18,31 @@
 #include "runtime/h_costs.h"
 #include "runtime/run_internal.h"
 
-static int tier_enabled(const ebb_config *cfg, int tier)
+static int tier_enabled(const ebb_run *run, int tier)
 {
-    switch (tier) {
-    case EBB_TIER_GPU:
-        return cfg->gpu.enabled;
-    case EBB_TIER_HOST:
-        return cfg->host.enabled;
-    case EBB_TIER_DISK:
-        return cfg->disk.enabled;
-    }
-    return 0;
+    return tier >= 0 && tier < EBB_TIER_COUNT && run->tiers.enabled[tier];
 }
 
 /* The first enabled tier at or after `from` (a host state never uses the
  * gpu tier); -1 if none. */
-static int next_enabled(const ebb_config *cfg, int from)
+static int next_enabled(const ebb_run *run, int from)
 {
     for (int t = from; t < EBB_TIER_COUNT; t++)
-        if (tier_enabled(cfg, t))
+        if (tier_enabled(run, t))
             return t;
     return -1;
 }
 
-static ebb_status budget_slots(const ebb_config *cfg, int tier, size_t state, int32_t *slots)
+/* The states tier's budget holds, or the error reading it. */
+static ebb_status budget_slots(const ebb_run *run, int tier, int32_t *slots)
 {
-    ebb_pool_options po;
-    ebb_status st = ebb_config_pool_options(cfg, (ebb_tier)tier, state, &po);
-    if (st != EBB_OK)
-        return st;
-    *slots = po.slots;
+    const rt_tiers *t = &run->tiers;
+    if (!tier_enabled(run, tier))
+        return ebb_fail(EBB_ERR_CONFIG, "the %s tier is disabled; expected tier.%s.enabled = true",
+                        ebb_tier_name((ebb_tier)tier), ebb_tier_name((ebb_tier)tier));
+    if (t->status[tier] != EBB_OK)
+        return ebb_fail(t->status[tier], "%s", t->why[tier]);
+    *slots = t->slots[tier];
     return EBB_OK;
 }
 
@@ -60,7 +55,7 @@ static int32_t capped(const ebb_run *run, int tier, int32_t slots)
 /* The processes agree on n, the tiers and the slots (the least over them);
  * a budget that cannot be read limits no one here: it fails later, where
  * the strategy needs it. */
-static ebb_status agree_setup(ebb_run *run, const ebb_config *cfg, int fast, int slow,
+static ebb_status agree_setup(ebb_run *run, int fast, int slow,
                               int32_t *c, int32_t *d_hint)
 {
     rt_agree_setup s = {.steps = run->opt.steps, .state_tier = run->opt.state_tier,
@@ -71,8 +66,8 @@ static ebb_status agree_setup(ebb_run *run, const ebb_config *cfg, int fast, int
             s.slots[t] = *c;
         else if (t == slow)
             s.slots[t] = *d_hint;
-        else if (t > fast && tier_enabled(cfg, t) &&
-                 budget_slots(cfg, t, run->opt.state_size, &s.slots[t]) != EBB_OK)
+        else if (t > fast && tier_enabled(run, t) &&
+                 budget_slots(run, t, &s.slots[t]) != EBB_OK)
             s.slots[t] = INT32_MAX;
     }
     ebb_status st = run->agree->setup(run->agree, &s);
@@ -84,11 +79,11 @@ static ebb_status agree_setup(ebb_run *run, const ebb_config *cfg, int fast, int
     return EBB_OK;
 }
 
-static ebb_status choose_tiers(ebb_run *run, const ebb_config *cfg, int *fast, int *slow)
+static ebb_status choose_tiers(ebb_run *run, int *fast, int *slow)
 {
     const ebb_run_options *o = &run->opt;
     int first = o->state_tier == EBB_TIER_GPU ? EBB_TIER_GPU : EBB_TIER_HOST;
-    *fast = o->fast_tier >= 0 ? o->fast_tier : next_enabled(cfg, first);
+    *fast = o->fast_tier >= 0 ? o->fast_tier : next_enabled(run, first);
     if (*fast < 0)
         return ebb_fail(EBB_ERR_CONFIG,
                         "no storage tier is enabled for a %s state: enable tier.host or tier.disk",
@@ -96,7 +91,7 @@ static ebb_status choose_tiers(ebb_run *run, const ebb_config *cfg, int *fast, i
     if (*fast < first || *fast >= EBB_TIER_COUNT)
         return ebb_fail(EBB_ERR_INVALID_ARG, "fast_tier %s cannot hold slots for a %s state",
                         ebb_tier_name((ebb_tier)*fast), ebb_tier_name(o->state_tier));
-    *slow = o->slow_tier >= 0 ? o->slow_tier : next_enabled(cfg, *fast + 1);
+    *slow = o->slow_tier >= 0 ? o->slow_tier : next_enabled(run, *fast + 1);
     if (o->slow_tier >= 0 && (o->slow_tier <= *fast || o->slow_tier >= EBB_TIER_COUNT))
         return ebb_fail(EBB_ERR_INVALID_ARG, "slow_tier must be a tier slower than fast_tier %s",
                         ebb_tier_name((ebb_tier)*fast));
@@ -105,18 +100,28 @@ static ebb_status choose_tiers(ebb_run *run, const ebb_config *cfg, int *fast, i
 
 /* The strategy to run; *async = 1 for the asynchronous strategy (which has
  * no ebb_strategy: its intervals run Revolve). run->reason says why. */
-static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int fast,
+static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fast,
                                   int32_t fast_slots, int slow, int32_t slow_slots,
                                   ebb_strategy *out, int *async)
 {
-    int cs = run->opt.strategy >= 0 ? run->opt.strategy : (int)cfg->strategy;
+    int cs = run->opt.strategy;
     int64_t n = run->opt.steps;
     *async = 0;
     if (cs == EBB_CONFIG_STRATEGY_AUTO) {
-        ebb_config_strategy picked;
-        ebb_status st = rt_auto_choose(run, cfg, fast, fast_slots, slow, slow_slots, &picked);
+        if (!a->choose)
+            return ebb_fail(EBB_ERR_INVALID_ARG, "strategy \"auto\" cannot be chosen here");
+        rt_auto_ask ask = {&run->opt, fast, slow, fast_slots, slow_slots, run->agree};
+        rt_auto_answer ans;
+        memset(&ans, 0, sizeof ans);
+        ebb_status st = a->choose(a->choose_ctx, &ask, &ans);
         if (st != EBB_OK)
             return st;
+        snprintf(run->reason, sizeof run->reason, "%s", ans.reason);
+        if (ans.measured) {
+            memcpy(run->plan_channel, ans.channel, sizeof ans.channel);
+            run->planned_channels = 1;
+        }
+        ebb_config_strategy picked = ans.strategy;
         if (picked != EBB_CONFIG_STRATEGY_ASYNC)
             return ebb_config_strategy_schedule(picked, out);
         *out = EBB_STRATEGY_REVOLVE;
@@ -135,7 +140,7 @@ static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int fast,
                  ebb_tier_name((ebb_tier)fast), (long long)n);
     } else if (slow >= 0 && slow_slots <= 0) {
         int32_t none;
-        ebb_status st = budget_slots(cfg, slow, run->opt.state_size, &none);
+        ebb_status st = budget_slots(run, slow, &none);
         return st != EBB_OK ? st
                             : ebb_fail(EBB_ERR_NO_MEMORY, "async: tier.%s holds no state",
                                        ebb_tier_name((ebb_tier)slow));
@@ -152,17 +157,17 @@ static ebb_status choose_strategy(ebb_run *run, const ebb_config *cfg, int fast,
 
 /* The asynchronous strategy's tiers and slots: the fast tier, then every
  * enabled slower one (at most two), each with its budget's slots. */
-static ebb_status setup_async(ebb_run *run, const ebb_config *cfg, int fast, int32_t c)
+static ebb_status setup_async(ebb_run *run, int fast, int32_t c)
 {
     const ebb_run_options *o = &run->opt;
     rt_async_options ao;
     rt_async_options_init(&ao, o->steps, (ebb_tier)fast, c);
     for (int t = fast + 1; t < EBB_TIER_COUNT; t++) {
-        if (!tier_enabled(cfg, t) || (o->slow_tier >= 0 && t < o->slow_tier))
+        if (!tier_enabled(run, t) || (o->slow_tier >= 0 && t < o->slow_tier))
             continue;
         int32_t d = ao.tiers == 1 && o->slow_slots > 0 ? o->slow_slots : 0;
         ebb_status st;
-        if (d <= 0 && (st = budget_slots(cfg, t, o->state_size, &d)) != EBB_OK)
+        if (d <= 0 && (st = budget_slots(run, t, &d)) != EBB_OK)
             return st;
         if (!rt_async_add_tier(&ao, (ebb_tier)t, capped(run, t, d)))
             break;
@@ -183,23 +188,22 @@ static ebb_status setup_async(ebb_run *run, const ebb_config *cfg, int fast, int
     return EBB_OK;
 }
 
-/* h-revolve's costs (h_costs.h) from the step times and the disk's figures:
- * tier.disk.max_bandwidth and what auto's planner measured; under agreement
- * the largest over the processes, so that all run one schedule. */
-static ebb_status set_h_costs(ebb_run *run, const ebb_config *cfg, int fast, int slow,
+/* h-revolve's costs (h_costs.h) from the step times and the channels: the
+ * planner's problem, or for a real run the disk's figures alone
+ * (tier.disk.max_bandwidth and what auto's planner measured); under
+ * agreement the largest over the processes, so that all run one schedule. */
+static ebb_status set_h_costs(ebb_run *run, const rt_create_args *a, int fast, int slow,
                               ebb_schedule_options *so)
 {
-    ebb_plan_problem p;
-    ebb_plan_problem_init(&p);
-    p.state_size = run->opt.state_size;
-    p.forward_s = run->opt.forward_seconds;
-    p.reverse_s = run->opt.reverse_seconds > 0 ? run->opt.reverse_seconds : 0.0;
-    int known = 0;
-    if (slow == EBB_TIER_DISK) {
-        if (run->planned_channels)
+    ebb_plan_problem p = a->costs;
+    int known = a->costs_known;
+    if (!known) {
+        memset(p.channel, 0, sizeof p.channel);
+        if (slow == EBB_TIER_DISK && run->planned_channels)
             memcpy(p.channel, run->plan_channel, sizeof p.channel);
-        ebb_plan_cap_disk(&p, (double)cfg->disk.max_bandwidth);
-        known = run->planned_channels || p.disk_pace > 0;
+        if (slow != EBB_TIER_DISK)
+            p.disk_pace = 0;
+        known = slow == EBB_TIER_DISK && (run->planned_channels || p.disk_pace > 0);
     }
     rt_h_costs c;
     rt_h_costs_of(&p, fast, slow, known, &c);
@@ -222,42 +226,41 @@ static ebb_status set_h_costs(ebb_run *run, const ebb_config *cfg, int fast, int
     return EBB_OK;
 }
 
-ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
+ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
 {
     const ebb_run_options *o = &run->opt;
     int fast = -1, slow = -1;
-    ebb_status st = choose_tiers(run, cfg, &fast, &slow);
+    ebb_status st = choose_tiers(run, &fast, &slow);
     if (st != EBB_OK)
         return st;
     int32_t c = o->slots, d = o->slow_slots;
-    if (c <= 0 && (st = budget_slots(cfg, fast, o->state_size, &c)) != EBB_OK)
+    if (c <= 0 && (st = budget_slots(run, fast, &c)) != EBB_OK)
         return st;
     ebb_strategy strategy;
     int async = 0;
     run->info.fast_tier = (ebb_tier)fast;
     run->info.reason = run->reason;
     int32_t d_hint = o->slow_slots;
-    if (slow >= 0 && d_hint <= 0 && budget_slots(cfg, slow, o->state_size, &d_hint) != EBB_OK)
+    if (slow >= 0 && d_hint <= 0 && budget_slots(run, slow, &d_hint) != EBB_OK)
         d_hint = 0; /* reported by the strategy that needs the tier */
-    if (run->agree && (st = agree_setup(run, cfg, fast, slow, &c, &d_hint)) != EBB_OK)
+    if (run->agree && (st = agree_setup(run, fast, slow, &c, &d_hint)) != EBB_OK)
         return st;
-    if ((st = choose_strategy(run, cfg, fast, c, slow, d_hint, &strategy, &async)) != EBB_OK)
+    if ((st = choose_strategy(run, a, fast, c, slow, d_hint, &strategy, &async)) != EBB_OK)
         return st;
     if (run->agree &&
         (st = run->agree->strategy(run->agree, async ? -1 : (int)strategy,
                                    async ? "async" : ebb_strategy_name(strategy))) != EBB_OK)
         return st;
     if (async)
-        return setup_async(run, cfg, fast, c);
+        return setup_async(run, fast, c);
     int two_tiers = strategy == EBB_STRATEGY_MULTISTAGE ||
                     strategy == EBB_STRATEGY_DISK_REVOLVE || strategy == EBB_STRATEGY_H_REVOLVE;
     if (two_tiers && slow < 0)
         return ebb_fail(EBB_ERR_CONFIG, "%s needs a slower tier than %s: enable tier.disk",
                         ebb_strategy_name(strategy), ebb_tier_name((ebb_tier)fast));
     int d_budget = two_tiers && d <= 0;
-    int from_auto = (o->strategy >= 0 ? o->strategy : (int)cfg->strategy) ==
-                    EBB_CONFIG_STRATEGY_AUTO;
-    if (d_budget && (st = budget_slots(cfg, slow, o->state_size, &d)) != EBB_OK)
+    int from_auto = o->strategy == EBB_CONFIG_STRATEGY_AUTO;
+    if (d_budget && (st = budget_slots(run, slow, &d)) != EBB_OK)
         return st;
     d = capped(run, slow, d);
 
@@ -283,8 +286,15 @@ ebb_status rt_setup_schedule(ebb_run *run, const ebb_config *cfg)
     else
         so.disk_slots = 0;
     if (strategy == EBB_STRATEGY_H_REVOLVE &&
-        (st = set_h_costs(run, cfg, fast, slow, &so)) != EBB_OK)
+        (st = set_h_costs(run, a, fast, slow, &so)) != EBB_OK)
         return st;
+    if (strategy == EBB_STRATEGY_H_REVOLVE && a->planning &&
+        (int64_t)(so.slots + so.disk_slots) * n > RT_H_BUDGET_ENTRIES)
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "h-revolve: the planner plans its programme up to %lld entries, "
+                        "(%d memory + %d disk slots) x %lld steps exceed it (run it by name to "
+                        "try)",
+                        (long long)RT_H_BUDGET_ENTRIES, so.slots, so.disk_slots, (long long)n);
 
     st = ebb_schedule_create(&so, &run->schedule);
     if (st != EBB_OK) {
@@ -327,7 +337,11 @@ static void add_warning(ebb_run *run, int tier, const char *warnings)
 static ebb_status pool_options(const ebb_config *cfg, int tier, size_t state, int32_t count,
                                ebb_pool_options *po)
 {
-    if (tier_enabled(cfg, tier)) {
+    if (!cfg) { /* the planner's pools hold no memory */
+        ebb_pool_options_init(po, (ebb_tier)tier);
+    } else if ((tier == EBB_TIER_GPU && cfg->gpu.enabled) ||
+               (tier == EBB_TIER_HOST && cfg->host.enabled) ||
+               (tier == EBB_TIER_DISK && cfg->disk.enabled)) {
         ebb_status st = ebb_config_pool_options(cfg, (ebb_tier)tier, state, po);
         if (st != EBB_OK && tier != EBB_TIER_DISK) {
             ebb_pool_options_init(po, (ebb_tier)tier);
@@ -347,20 +361,21 @@ static ebb_status pool_options(const ebb_config *cfg, int tier, size_t state, in
     return EBB_OK;
 }
 
-static ebb_status make_pool(ebb_run *run, const ebb_config *cfg, int tier, int32_t count,
+static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int32_t count,
                             rt_pool **out)
 {
     ebb_pool_options po;
+    const ebb_config *cfg = a->config;
     ebb_status st = pool_options(cfg, tier, run->opt.state_size, count, &po);
     if (st != EBB_OK)
         return st;
     if (tier == EBB_TIER_GPU && run->opt.device >= 0)
         po.device = run->opt.device;
     if (tier == EBB_TIER_HOST && run->opt.state_tier == EBB_TIER_GPU)
-        po.device = run->opt.device >= 0 ? run->opt.device : cfg->gpu.device;
+        po.device = run->opt.device >= 0 ? run->opt.device : cfg ? cfg->gpu.device : 0;
     int disk = tier == EBB_TIER_DISK;
     st = run->io->ops->pool_create(run->io, &po, disk ? run->host.pool : NULL,
-                                   disk ? &run->disk_fault : NULL, out);
+                                   disk ? a->fault : NULL, out);
     if (st != EBB_OK)
         return ebb_fail_context(st, "creating the %s tier (%d slots of %zu bytes)",
                                 ebb_tier_name((ebb_tier)tier), count, run->opt.state_size);
@@ -374,7 +389,7 @@ static ebb_status make_pool(ebb_run *run, const ebb_config *cfg, int tier, int32
     return EBB_OK;
 }
 
-ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg)
+ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
 {
     const int32_t *used = run->info.slots;
     int gpu_state = run->opt.state_tier == EBB_TIER_GPU;
@@ -388,13 +403,13 @@ ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg)
     run->scratch = -1;
     if (gpu_state) {
         int32_t count = used[EBB_TIER_GPU] + 2;
-        if ((st = make_pool(run, cfg, EBB_TIER_GPU, count, &pool)) != EBB_OK ||
+        if ((st = make_pool(run, a, EBB_TIER_GPU, count, &pool)) != EBB_OK ||
             (st = rt_mem_init(&run->gpu, pool, EBB_TIER_GPU, count, used[EBB_TIER_GPU])) != EBB_OK)
             return st;
     }
     pool = NULL;
     if (host_count > 0) {
-        if ((st = make_pool(run, cfg, EBB_TIER_HOST, host_count, &pool)) != EBB_OK)
+        if ((st = make_pool(run, a, EBB_TIER_HOST, host_count, &pool)) != EBB_OK)
             return st;
     }
     if ((st = rt_mem_init(&run->host, pool, EBB_TIER_HOST, host_count, used[EBB_TIER_HOST])) !=
@@ -405,7 +420,7 @@ ebb_status rt_setup_pools(ebb_run *run, const ebb_config *cfg)
     run->state = gpu_state ? &run->gpu : &run->host;
     if (disk) {
         run->disk_slots = used[EBB_TIER_DISK];
-        if ((st = make_pool(run, cfg, EBB_TIER_DISK, run->disk_slots, &run->disk)) != EBB_OK)
+        if ((st = make_pool(run, a, EBB_TIER_DISK, run->disk_slots, &run->disk)) != EBB_OK)
             return st;
         run->disk_pending = calloc((size_t)run->disk_slots, sizeof *run->disk_pending);
         run->disk_cache = malloc((size_t)run->disk_slots * sizeof *run->disk_cache);

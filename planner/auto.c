@@ -1,5 +1,7 @@
 /*
- * strategy = "auto": what fits best, and why (ebb_run_info.reason).
+ * strategy = "auto": what fits best, and why (ebb_run_info.reason); and
+ * ebb_run_create, which hands this choice to the engine (the planner sits
+ * above the runtime, so the runtime asks it through rt_create_args.choose).
  *
  * With the step times given (ebb_run_options.forward_seconds and
  * reverse_seconds), the planner predicts every strategy on the disk measured
@@ -15,15 +17,16 @@
 
 #include "common/error_internal.h"
 #include "ebb/planner.h"
-#include "runtime/run_internal.h"
+#include "runtime/engine.h"
 
 /* auto prefers async when the planner predicts it within this factor of the best */
 #define NEAR_TIE 1.02
 
-static ebb_status planned(ebb_run *run, const ebb_config *cfg, int fast, int32_t fast_slots,
-                          int slow, int32_t slow_slots, ebb_config_strategy *out)
+static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto_answer *ans)
 {
-    const ebb_run_options *o = &run->opt;
+    const ebb_run_options *o = ask->options;
+    int fast = ask->fast, slow = ask->slow;
+    rt_agree *agree = ask->agree;
     ebb_plan_problem p;
     ebb_plan_problem_init(&p);
     p.steps = o->steps;
@@ -38,31 +41,31 @@ static ebb_status planned(ebb_run *run, const ebb_config *cfg, int fast, int32_t
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         if (t != fast && t != slow)
             p.slots[t] = 0;
-    p.slots[fast] = fast_slots;
+    p.slots[fast] = ask->fast_slots;
     if (slow >= 0 && o->slow_slots > 0)
-        p.slots[slow] = slow_slots;
+        p.slots[slow] = ask->slow_slots;
     if (slow == EBB_TIER_DISK && (st = ebb_plan_channels_measure(&p, cfg)) != EBB_OK)
         return st;
-    if (run->agree && slow == EBB_TIER_DISK) {
+    if (agree && slow == EBB_TIER_DISK) {
         /* the processes on this node share its disk */
-        p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth /= run->agree->ranks_per_node;
-        p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth /= run->agree->ranks_per_node;
+        p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth /= agree->ranks_per_node;
+        p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth /= agree->ranks_per_node;
     }
     if (slow == EBB_TIER_DISK) { /* h-revolve's costs, as the planner derives them */
-        memcpy(run->plan_channel, p.channel, sizeof p.channel);
-        run->planned_channels = 1;
+        memcpy(ans->channel, p.channel, sizeof p.channel);
+        ans->measured = 1;
     }
     ebb_plan_prediction all[EBB_PLAN_MAX];
     size_t count = 0;
     int best = -1;
     if ((st = ebb_plan_all(&p, all, &count, &best)) != EBB_OK)
         return st;
-    if (run->agree) {
+    if (agree) {
         /* every process picks from the slowest process's predictions */
         double sec[EBB_PLAN_MAX];
         for (size_t i = 0; i < count; i++)
             sec[i] = all[i].fits ? all[i].predicted_s : INFINITY;
-        if ((st = run->agree->predictions(run->agree, sec, (int)count)) != EBB_OK)
+        if ((st = agree->predictions(agree, sec, (int)count)) != EBB_OK)
             return st;
         best = -1;
         for (size_t i = 0; i < count; i++) {
@@ -80,39 +83,87 @@ static ebb_status planned(ebb_run *run, const ebb_config *cfg, int fast, int32_t
         if (all[i].strategy == EBB_CONFIG_STRATEGY_ASYNC && all[i].fits &&
             all[i].predicted_s <= NEAR_TIE * all[best].predicted_s)
             best = (int)i;
-    *out = all[best].strategy;
-    snprintf(run->reason, sizeof run->reason,
+    ans->strategy = all[best].strategy;
+    snprintf(ans->reason, sizeof ans->reason,
              "auto: the planner predicts %s fastest (%.3g s for %lld steps of %.3g + %.3g ms)",
-             ebb_config_strategy_name(*out), all[best].predicted_s, (long long)o->steps,
+             ebb_config_strategy_name(ans->strategy), all[best].predicted_s, (long long)o->steps,
              o->forward_seconds * 1e3, o->reverse_seconds * 1e3);
     return EBB_OK;
 }
 
-ebb_status rt_auto_choose(ebb_run *run, const ebb_config *cfg, int fast, int32_t fast_slots,
-                          int slow, int32_t slow_slots, ebb_config_strategy *out)
+/* rt_auto_fn: the rules, or the planner when the step times are given. */
+static ebb_status choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer *ans)
 {
-    const ebb_run_options *o = &run->opt;
+    const ebb_config *cfg = ctx;
+    const ebb_run_options *o = ask->options;
     int64_t n = o->steps;
-    int has_slow = slow >= 0 && slow_slots > 0;
+    int fast = ask->fast, slow = ask->slow;
+    int32_t fast_slots = ask->fast_slots;
+    int has_slow = slow >= 0 && ask->slow_slots > 0;
     if (n > 0 && fast_slots >= n - 1) {
-        *out = EBB_CONFIG_STRATEGY_STORE_ALL;
-        snprintf(run->reason, sizeof run->reason, "auto: tier.%s holds all %lld states",
+        ans->strategy = EBB_CONFIG_STRATEGY_STORE_ALL;
+        snprintf(ans->reason, sizeof ans->reason, "auto: tier.%s holds all %lld states",
                  ebb_tier_name((ebb_tier)fast), (long long)n);
         return EBB_OK;
     }
     if (has_slow && n > 0 && o->forward_seconds > 0 && o->reverse_seconds >= 0)
-        return planned(run, cfg, fast, fast_slots, slow, slow_slots, out);
+        return planned(cfg, ask, ans);
     if (has_slow && fast_slots >= 2) {
-        *out = EBB_CONFIG_STRATEGY_ASYNC;
-        snprintf(run->reason, sizeof run->reason,
+        ans->strategy = EBB_CONFIG_STRATEGY_ASYNC;
+        snprintf(ans->reason, sizeof ans->reason,
                  "auto: tier.%s is enabled and the step times are not given, so async, which "
                  "follows the compute/transfer ratio it meets",
                  ebb_tier_name((ebb_tier)slow));
         return EBB_OK;
     }
-    *out = n == 0 ? EBB_CONFIG_STRATEGY_ONLINE : EBB_CONFIG_STRATEGY_REVOLVE;
-    snprintf(run->reason, sizeof run->reason, "auto: %s, so %s",
+    ans->strategy = n == 0 ? EBB_CONFIG_STRATEGY_ONLINE : EBB_CONFIG_STRATEGY_REVOLVE;
+    snprintf(ans->reason, sizeof ans->reason, "auto: %s, so %s",
              has_slow ? "too few fast slots for async" : "no slower tier",
-             ebb_config_strategy_name(*out));
+             ebb_config_strategy_name(ans->strategy));
     return EBB_OK;
+}
+
+/* A real run: the configuration (or the embedded default) resolved into the
+ * engine's arguments, with this file's auto. */
+static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *fault,
+                         rt_agree *agree, ebb_run **out)
+{
+    if (!o || !out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_create: NULL argument");
+    *out = NULL;
+    ebb_config own;
+    const ebb_config *cfg = o->config;
+    ebb_status st;
+    if (!cfg) {
+        if ((st = ebb_config_init_default(&own)) != EBB_OK)
+            return st;
+        cfg = &own;
+    }
+    rt_create_args a;
+    if ((st = rt_args_from_config(o, cfg, &a)) == EBB_OK) {
+        a.choose = choose;
+        a.choose_ctx = (void *)cfg;
+        a.fault = fault;
+        a.agree = agree;
+        st = rt_run_create(&a, out);
+    }
+    if (!o->config)
+        ebb_config_dispose(&own);
+    return st;
+}
+
+ebb_status ebb_run_create(const ebb_run_options *o, ebb_run **out)
+{
+    return create(o, NULL, NULL, out);
+}
+
+ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storage_fault *fault,
+                                      ebb_run **out)
+{
+    return create(o, fault, NULL, out);
+}
+
+ebb_status ebb_run_create_agreed(const ebb_run_options *o, rt_agree *agree, ebb_run **out)
+{
+    return create(o, NULL, agree, out);
 }

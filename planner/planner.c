@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "runtime/planner_internal.h"
+#include "planner/sim_io.h"
 
 const char *ebb_plan_channel_name(ebb_plan_channel_id c)
 {
@@ -94,13 +94,7 @@ static ebb_status check_problem(const ebb_plan_problem *p)
 static ebb_status predict_one(const ebb_plan_problem *p, ebb_config_strategy cs,
                               ebb_plan_prediction *out)
 {
-    memset(out, 0, sizeof *out);
-    ps_sim s;
-    ebb_status st = ps_setup(&s, p, cs, out);
-    if (st == EBB_OK && out->fits)
-        st = ps_drive(&s);
-    ps_free(&s);
-    return st;
+    return sim_predict(p, cs, out);
 }
 
 static const ebb_config_strategy every[EBB_PLAN_MAX] = {

@@ -1,0 +1,247 @@
+/*
+ * The planner's io (runtime/io.h): the engine's transfers on simulated
+ * channels and a virtual clock. A ticket is the time its transfer ends;
+ * waiting moves the clock there. Each channel (gpu -> host, host -> gpu, the
+ * disk shared by reads and writes) serves one transfer at a time, first come
+ * first served, at its bandwidth, and adds its latency to each transfer. A
+ * disk transfer goes block by block through the disk's pacer (as
+ * storage/disk_pace.c: a block starts no earlier than the last one's start
+ * plus its bytes at the pace); a chained move (ebb_move_via) sends each disk
+ * block once it crossed from the gpu, or copies each block on to the gpu as
+ * the disk returns it.
+ *
+ * Not modelled: copies on the compute thread (the in-place form, host ->
+ * host), gpu -> gpu copies (device bandwidth), the CPU that transfers take
+ * from the steps.
+ */
+#include <stdlib.h>
+
+#include "common/error_internal.h"
+#include "planner/sim_io.h"
+
+/* The disk pacer's lateness that is made up for (storage/disk.h). */
+#define PACE_SLACK_S 0.001
+
+struct rt_pool {
+    ebb_tier tier;
+};
+
+static sim_io *S(rt_io *io)
+{
+    return (sim_io *)(void *)io;
+}
+
+/* A chained move's other leg, block by block: a write's block k may go once
+ * `ready0` + its end offset / `ready_bw` has passed (it crossed from the
+ * gpu); a read's block is copied on to the gpu (`then`) as soon as the disk
+ * returned it, and *then_end is when the last copy ends. */
+typedef struct chain_leg {
+    double ready0, ready_bw; /* write: bytes crossing from the gpu (ready_bw 0: none) */
+    int then;                /* read: 1 copies each block on to the gpu */
+    double then_end;
+} chain_leg;
+
+static double later(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static double seconds(double bytes, double bandwidth)
+{
+    return bandwidth > 0 ? bytes / bandwidth : 0.0;
+}
+
+/* One disk transfer on channel c starting now; returns when the device is done. */
+static double disk_blocks(sim_io *s, ebb_plan_channel_id c, chain_leg *leg)
+{
+    const ebb_plan_problem *p = s->p;
+    double bw = p->channel[c].bandwidth;
+    const ebb_plan_channel *h2g = &p->channel[EBB_PLAN_HOST_TO_GPU];
+    size_t block = p->disk_block > 0 ? p->disk_block : (size_t)8 << 20;
+    double *disk = &s->free_at[EBB_PLAN_HOST_TO_DISK], *up = &s->free_at[EBB_PLAN_HOST_TO_GPU];
+    double t = s->now;
+    for (size_t done = 0; done < p->state_size; done += block) {
+        double len = (double)(p->state_size - done < block ? p->state_size - done : block);
+        double send = t;
+        if (leg && leg->ready_bw > 0)
+            send = later(send, leg->ready0 + ((double)done + len) / leg->ready_bw);
+        if (p->disk_pace > 0) {
+            send = later(send, s->pace_next);
+            double from = send - s->pace_next > PACE_SLACK_S ? send - PACE_SLACK_S : s->pace_next;
+            s->pace_next = from + len / p->disk_pace;
+        }
+        *disk = later(*disk, send) + seconds(len, bw);
+        t = send;
+        if (leg && leg->then) {
+            double got = *disk + p->channel[c].latency;
+            *up = later(*up, got) + seconds(len, h2g->bandwidth);
+            leg->then_end = *up + h2g->latency;
+        }
+    }
+    return *disk;
+}
+
+/* One state on channel c, starting now; the ticket ends with it. */
+static rt_ticket submit(sim_io *s, rt_pool *pool, ebb_plan_channel_id c)
+{
+    const ebb_plan_channel *ch = &s->p->channel[c];
+    rt_ticket t = {.pool = pool};
+    if (c == EBB_PLAN_HOST_TO_DISK || c == EBB_PLAN_DISK_TO_HOST) {
+        t.end = disk_blocks(s, c, NULL) + ch->latency;
+        return t;
+    }
+    double start = later(s->free_at[c], s->now);
+    s->free_at[c] = start + seconds((double)s->p->state_size, ch->bandwidth);
+    t.end = s->free_at[c] + ch->latency;
+    return t;
+}
+
+static double now(rt_io *io)
+{
+    return S(io)->now;
+}
+
+static ebb_status pool_create(rt_io *io, const ebb_pool_options *o, rt_pool *staging,
+                              const ebb_storage_fault *fault, rt_pool **out)
+{
+    (void)io, (void)staging, (void)fault;
+    *out = malloc(sizeof **out);
+    if (!*out)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the planner's %s pool",
+                        ebb_tier_name(o->tier));
+    (*out)->tier = o->tier;
+    return EBB_OK;
+}
+
+static void pool_destroy(rt_io *io, rt_pool *pool)
+{
+    (void)io;
+    free(pool);
+}
+
+static ebb_status pool_info(rt_io *io, const rt_pool *pool, uint64_t *bytes, char *warnings,
+                            size_t len)
+{
+    (void)io, (void)pool, (void)len;
+    *bytes = 0;
+    warnings[0] = '\0';
+    return EBB_OK;
+}
+
+static void *slot_ptr(rt_io *io, rt_pool *pool, int32_t slot)
+{
+    (void)io, (void)pool, (void)slot;
+    return NULL;
+}
+
+static ebb_status put(rt_io *io, rt_pool *pool, int32_t slot, const void *src, rt_ticket *t)
+{
+    (void)io, (void)pool, (void)slot, (void)src;
+    *t = (rt_ticket){0};
+    return EBB_OK;
+}
+
+static void copy_now(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *src, int32_t ss, size_t bytes)
+{
+    (void)io, (void)dst, (void)ds, (void)src, (void)ss, (void)bytes;
+}
+
+static ebb_status move(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *src, int32_t ss,
+                       rt_ticket *t)
+{
+    (void)ds, (void)ss;
+    sim_io *s = S(io);
+    ebb_tier a = src->tier, b = dst->tier;
+    *t = (rt_ticket){0};
+    if (a == EBB_TIER_HOST && b == EBB_TIER_HOST)
+        return EBB_OK; /* a memcpy, complete on return */
+    if (a == EBB_TIER_GPU && b == EBB_TIER_GPU) {
+        *t = (rt_ticket){.pool = dst, .end = s->now};
+        return EBB_OK;
+    }
+    static const int channel[EBB_TIER_COUNT][EBB_TIER_COUNT] = {
+        [EBB_TIER_GPU][EBB_TIER_HOST] = EBB_PLAN_GPU_TO_HOST + 1,
+        [EBB_TIER_HOST][EBB_TIER_GPU] = EBB_PLAN_HOST_TO_GPU + 1,
+        [EBB_TIER_HOST][EBB_TIER_DISK] = EBB_PLAN_HOST_TO_DISK + 1,
+        [EBB_TIER_DISK][EBB_TIER_HOST] = EBB_PLAN_DISK_TO_HOST + 1,
+    };
+    int c = channel[a][b] - 1;
+    if (c < 0)
+        return ebb_fail(EBB_ERR_UNSUPPORTED, "the planner cannot move a state from %s to %s",
+                        ebb_tier_name(a), ebb_tier_name(b));
+    *t = submit(s, dst, (ebb_plan_channel_id)c);
+    return EBB_OK;
+}
+
+static ebb_status move_via(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *via, int32_t vs,
+                           rt_pool *src, int32_t ss, rt_ticket t[2])
+{
+    (void)ds, (void)vs, (void)ss;
+    sim_io *s = S(io);
+    const ebb_plan_channel *ch = s->p->channel;
+    if (src->tier == EBB_TIER_GPU && dst->tier == EBB_TIER_DISK) {
+        /* each disk block goes once it crossed; the disk leg ends after the copy */
+        double start = later(s->free_at[EBB_PLAN_GPU_TO_HOST], s->now);
+        t[0] = submit(s, via, EBB_PLAN_GPU_TO_HOST);
+        const ebb_plan_channel *g2h = &ch[EBB_PLAN_GPU_TO_HOST];
+        chain_leg leg = {start + g2h->latency, g2h->bandwidth, 0, 0.0};
+        double end = disk_blocks(s, EBB_PLAN_HOST_TO_DISK, &leg) + ch[EBB_PLAN_HOST_TO_DISK].latency;
+        t[1] = (rt_ticket){.pool = dst, .end = later(end, t[0].end)};
+        return EBB_OK;
+    }
+    if (src->tier == EBB_TIER_DISK && dst->tier == EBB_TIER_GPU) {
+        /* each block copied on over host -> gpu as the disk returns it */
+        chain_leg leg = {0, 0, 1, s->now};
+        double end = disk_blocks(s, EBB_PLAN_DISK_TO_HOST, &leg) + ch[EBB_PLAN_DISK_TO_HOST].latency;
+        t[0] = (rt_ticket){.pool = via, .end = end};
+        t[1] = (rt_ticket){.pool = dst, .end = later(leg.then_end, end)};
+        return EBB_OK;
+    }
+    return ebb_fail(EBB_ERR_UNSUPPORTED, "the planner chains only gpu <-> disk through the host");
+}
+
+static ebb_status test(rt_io *io, const rt_ticket *t, int *done)
+{
+    *done = !t->pool || t->end <= S(io)->now;
+    return EBB_OK;
+}
+
+static ebb_status wait(rt_io *io, const rt_ticket *t)
+{
+    sim_io *s = S(io);
+    if (t->pool && t->end > s->now)
+        s->now = t->end;
+    return EBB_OK;
+}
+
+/* The stream is the compute: it is held until the transfer ends. */
+static ebb_status stream_wait(rt_io *io, const rt_ticket *t, void *stream, double *held)
+{
+    (void)stream;
+    sim_io *s = S(io);
+    double before = s->now;
+    wait(io, t);
+    *held = s->now - before;
+    return EBB_OK;
+}
+
+static ebb_status order_after(rt_io *io, rt_pool *pool, void *stream)
+{
+    (void)io, (void)pool, (void)stream;
+    return EBB_OK;
+}
+
+static ebb_status slot_order_after(rt_io *io, rt_pool *pool, int32_t slot, void *stream)
+{
+    (void)io, (void)pool, (void)slot, (void)stream;
+    return EBB_OK;
+}
+
+static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   slot_ptr,
+                              put,      copy_now,    move,         move_via,    test,
+                              wait,     stream_wait, order_after,  slot_order_after};
+
+void sim_io_init(sim_io *s, const ebb_plan_problem *p)
+{
+    *s = (sim_io){.io = {&ops}, .p = p};
+}

@@ -1,0 +1,26 @@
+/*
+ * The planner's simulated io (sim_io.c) and the prediction of one strategy
+ * by running the engine over it (predict.c).
+ */
+#ifndef EBB_PLANNER_SIM_IO_H
+#define EBB_PLANNER_SIM_IO_H
+
+#include "ebb/planner.h"
+#include "runtime/io.h"
+
+typedef struct sim_io {
+    rt_io io; /* first: the engine sees an rt_io */
+    const ebb_plan_problem *p;
+    double now;                             /* the virtual clock */
+    double free_at[EBB_PLAN_CHANNEL_COUNT]; /* the disk's two share free_at[HOST_TO_DISK] */
+    double pace_next;                       /* the disk pacer's next allowed start */
+} sim_io;
+
+void sim_io_init(sim_io *s, const ebb_plan_problem *p);
+
+/* Predicts strategy cs (not auto) for a checked problem: *out filled, fits 0
+ * with why_not when it does not fit (EBB_OK all the same). */
+ebb_status sim_predict(const ebb_plan_problem *p, ebb_config_strategy cs,
+                       ebb_plan_prediction *out);
+
+#endif

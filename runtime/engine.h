@@ -1,0 +1,86 @@
+/*
+ * The engine's narrow interface for what sits above it: the planner (which
+ * runs the engine over simulated transfers), auto's choice, and the MPI
+ * part. A run is created from rt_create_args: everything the configuration
+ * decides is resolved into them first (run_config.c for a real run, the
+ * planner from its problem), so that one setup (run_setup.c) serves both.
+ */
+#ifndef EBB_RUNTIME_ENGINE_H
+#define EBB_RUNTIME_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/planner.h"
+#include "ebb/runtime.h"
+#include "runtime/agree.h"
+#include "runtime/io.h"
+#include "storage/fault.h"
+
+/* What each tier offers a run: enabled, and the states its budget holds.
+ * A budget that cannot be read limits no one: its error (status, message)
+ * is raised where a strategy needs the tier. */
+typedef struct rt_tiers {
+    int enabled[EBB_TIER_COUNT];
+    int32_t slots[EBB_TIER_COUNT];
+    ebb_status status[EBB_TIER_COUNT];
+    char why[EBB_TIER_COUNT][384];
+} rt_tiers;
+
+/* strategy "auto": what it is asked and what it answers */
+typedef struct rt_auto_ask {
+    const ebb_run_options *options;
+    int fast, slow;            /* tiers (slow -1: none) */
+    int32_t fast_slots, slow_slots;
+    rt_agree *agree;           /* NULL: one process */
+} rt_auto_ask;
+
+typedef struct rt_auto_answer {
+    ebb_config_strategy strategy;
+    char reason[256];
+    int measured; /* 1: channel[] holds the disk measured on the spot (h-revolve's costs) */
+    ebb_plan_channel channel[EBB_PLAN_CHANNEL_COUNT];
+} rt_auto_answer;
+
+typedef ebb_status (*rt_auto_fn)(void *ctx, const rt_auto_ask *ask, rt_auto_answer *out);
+
+typedef struct rt_create_args {
+    ebb_run_options options;   /* strategy (an ebb_config_strategy) and audit resolved */
+    const ebb_config *config;  /* the pools' options; NULL: ebb_pool_options_init's */
+    rt_io *io;                 /* time and transfers */
+    rt_tiers tiers;
+    ebb_plan_problem costs;    /* h-revolve's costs: step times, channels, disk pace */
+    int costs_known;           /* 1: costs.channel holds figures; 0: only a disk pace
+                                  or auto's measurement gives the disk's */
+    rt_auto_fn choose;         /* "auto"; NULL: refused */
+    void *choose_ctx;
+    int planning;              /* the planner: h-revolve programmes beyond
+                                  RT_H_BUDGET_ENTRIES do not fit */
+    const ebb_storage_fault *fault; /* tests: the disk pool's injected faults, or NULL */
+    rt_agree *agree;           /* other processes run the same schedule; NULL: none */
+    const char *trace;         /* the timeline file, or NULL */
+} rt_create_args;
+
+/* Creates a run (the agreement, if any, is the run's from then on). */
+ebb_status rt_run_create(const rt_create_args *args, ebb_run **out);
+
+/* The arguments of a real run: options and configuration resolved (the
+ * strategy, audit and trace with their environment variables, the tiers'
+ * budgets, h-revolve's disk pace); choose, fault and agree left NULL. */
+ebb_status rt_args_from_config(const ebb_run_options *options, const ebb_config *config,
+                               rt_create_args *out);
+
+/* tests: ebb_run_create with faults injected into the disk pool. */
+ebb_status ebb_run_create_with_faults(const ebb_run_options *options,
+                                      const ebb_storage_fault *disk_fault, ebb_run **out);
+/* mpi/: ebb_run_create with the processes' agreement, which the run owns
+ * from then on (destroyed with it; still the caller's when creation fails). */
+ebb_status ebb_run_create_agreed(const ebb_run_options *options, rt_agree *agree, ebb_run **out);
+/* mpi/: the run's agreement and its hash of the actions (0 without one). */
+rt_agree *ebb_run_agreement(const ebb_run *run);
+uint64_t ebb_run_actions_hash(const ebb_run *run);
+
+/* The period the schedule runs with (periodic, disk-revolve), else 0. */
+int64_t rt_run_period(const ebb_run *run);
+
+#endif

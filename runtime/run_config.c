@@ -1,0 +1,109 @@
+/*
+ * A real run's arguments (engine.h) from its options and the configuration:
+ * the strategy, the audit and the trace file (their environment variables
+ * win), what each tier's budget holds, h-revolve's disk pace. The planner
+ * fills the same arguments from its problem instead, so the setup that
+ * follows (run_setup.c) is one for both.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/run_internal.h"
+
+static ebb_status check_options(const ebb_run_options *o)
+{
+    if (o->state_size == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.state_size must be > 0");
+    if (o->state_tier != EBB_TIER_HOST && o->state_tier != EBB_TIER_GPU)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.state_tier must be EBB_TIER_HOST or EBB_TIER_GPU");
+    if (!o->forward == !o->forward_inplace)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "give exactly one of ebb_run_options.forward (out of place) and "
+                        "forward_inplace");
+    if (!o->reverse)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.reverse is required");
+    if (o->steps < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.steps must be >= 1, or 0 when n is unknown; got %lld",
+                        (long long)o->steps);
+    if (o->slots < 0 || o->slow_slots < 0 || o->period < 0 || o->io_ratio < 0 || o->staging < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options: slots, slow_slots, period, io_ratio and staging must "
+                        "be >= 0 (0 = derived)");
+    if (o->steps == 0 && o->strategy != EBB_RUN_FROM_CONFIG &&
+        o->strategy != EBB_CONFIG_STRATEGY_AUTO && o->strategy != EBB_CONFIG_STRATEGY_ONLINE &&
+        o->strategy != EBB_CONFIG_STRATEGY_ASYNC)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "n unknown (steps = 0) needs strategy \"online\", \"async\" or "
+                        "\"auto\", not \"%s\"",
+                        ebb_config_strategy_name((ebb_config_strategy)o->strategy));
+    if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
+    return EBB_OK;
+}
+
+/* EBB_AUDIT, else the options', else run.audit. */
+static ebb_status resolve_audit(const ebb_run_options *o, const ebb_config *cfg, int *out)
+{
+    const char *env = getenv("EBB_AUDIT");
+    if (env && *env) {
+        ebb_audit a;
+        if (ebb_audit_from_name(env, &a) != EBB_OK)
+            return ebb_fail(EBB_ERR_CONFIG,
+                            "environment variable EBB_AUDIT='%s': expected off, replay or hash",
+                            env);
+        *out = (int)a;
+    } else {
+        *out = o->audit >= 0 ? o->audit : (int)cfg->audit;
+    }
+    return EBB_OK;
+}
+
+/* What each enabled tier's budget holds for this state; an error is kept
+ * for the strategy that needs the tier. */
+static void budgets(const ebb_config *cfg, size_t state, rt_tiers *t)
+{
+    const int enabled[EBB_TIER_COUNT] = {cfg->gpu.enabled, cfg->host.enabled, cfg->disk.enabled};
+    memset(t, 0, sizeof *t);
+    for (int k = 0; k < EBB_TIER_COUNT; k++) {
+        t->enabled[k] = enabled[k];
+        if (!enabled[k])
+            continue;
+        ebb_pool_options po;
+        t->status[k] = ebb_config_pool_options(cfg, (ebb_tier)k, state, &po);
+        if (t->status[k] == EBB_OK)
+            t->slots[k] = po.slots;
+        else
+            snprintf(t->why[k], sizeof t->why[k], "%s", ebb_last_error());
+    }
+}
+
+ebb_status rt_args_from_config(const ebb_run_options *o, const ebb_config *cfg, rt_create_args *a)
+{
+    memset(a, 0, sizeof *a);
+    if (!o || !cfg)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_create: NULL argument");
+    ebb_status st = check_options(o);
+    if (st != EBB_OK)
+        return st;
+    a->options = *o;
+    if (o->strategy < 0)
+        a->options.strategy = (int)cfg->strategy;
+    if ((st = resolve_audit(o, cfg, &a->options.audit)) != EBB_OK)
+        return st;
+    const char *trace = getenv("EBB_TRACE");
+    a->trace = trace && *trace ? trace : o->trace && *o->trace ? o->trace : NULL;
+    a->config = cfg;
+    a->io = rt_io_storage();
+    budgets(cfg, o->state_size, &a->tiers);
+    /* (the planner's problem type; no planner call: the planner sits above) */
+    a->costs.state_size = o->state_size;
+    a->costs.state_tier = o->state_tier;
+    a->costs.forward_s = o->forward_seconds;
+    a->costs.reverse_s = o->reverse_seconds > 0 ? o->reverse_seconds : 0.0;
+    a->costs.disk_pace = cfg->disk.max_bandwidth > 0 ? (double)cfg->disk.max_bandwidth : 0.0;
+    return EBB_OK;
+}
