@@ -5,6 +5,8 @@ pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
+# the ebb program only: reading `ebb bench --json` files
+pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 
 # The library needs only the CUDA runtime API (no kernels), so the C compiler
 # and the toolkit's headers are enough; nvcc is not required.

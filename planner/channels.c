@@ -1,6 +1,5 @@
 /*
- * Channel figures for the planner: read from a file `ebb bench --json`
- * wrote, or measured on the spot through a small disk pool of the
+ * Channel figures for the planner, measured on the spot through a small disk pool of the
  * configuration (a few states written, then read, all in flight at once,
  * for the bandwidth; then one alone, for the latency).
  */
@@ -14,85 +13,6 @@
 #include "common/error_internal.h"
 #include "ebb/planner.h"
 #include "ebb/storage.h"
-
-/* The object that follows `"key": {` at or after `from`, as [*begin, *end):
- * the bench file's tier objects hold no nested object. */
-static int find_object(const char *from, const char *key, const char **begin, const char **end)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": {", key);
-    const char *b = strstr(from, pat);
-    if (!b)
-        return 0;
-    b += strlen(pat);
-    const char *e = strchr(b, '}');
-    if (!e)
-        return 0;
-    *begin = b;
-    *end = e;
-    return 1;
-}
-
-/* A number member `"key": v` inside [begin, end); 1 if found and > 0. */
-static int find_number(const char *begin, const char *end, const char *key, double *v)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *k = strstr(begin, pat);
-    if (!k || k >= end)
-        return 0;
-    char *stop = NULL;
-    double x = strtod(k + strlen(pat), &stop);
-    if (stop == k + strlen(pat) || !(x > 0))
-        return 0;
-    *v = x;
-    return 1;
-}
-
-ebb_status ebb_plan_channels_from_bench(ebb_plan_problem *p, const char *path)
-{
-    if (!p || !path)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_plan_channels_from_bench: NULL argument");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ebb_fail_errno(EBB_ERR_IO, errno, "cannot open the bench file '%s'", path);
-    char *text = malloc(1 << 20);
-    if (!text) {
-        fclose(f);
-        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot read the bench file '%s'", path);
-    }
-    size_t got = fread(text, 1, (1 << 20) - 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    text[got] = '\0';
-    if (bad) {
-        free(text);
-        return ebb_fail(EBB_ERR_IO, "cannot read the bench file '%s'", path);
-    }
-    const char *tiers = strstr(text, "\"tiers\": {");
-    const char *b, *e;
-    int found = 0;
-    double v;
-    if (tiers && find_object(tiers, "disk", &b, &e)) {
-        if (find_number(b, e, "write_GBps", &v))
-            p->channel[EBB_PLAN_HOST_TO_DISK].bandwidth = v * 1e9, found++;
-        if (find_number(b, e, "read_GBps", &v))
-            p->channel[EBB_PLAN_DISK_TO_HOST].bandwidth = v * 1e9, found++;
-    }
-    if (tiers && find_object(tiers, "gpu", &b, &e)) {
-        if (find_number(b, e, "d2h_GBps", &v))
-            p->channel[EBB_PLAN_GPU_TO_HOST].bandwidth = v * 1e9, found++;
-        if (find_number(b, e, "h2d_GBps", &v))
-            p->channel[EBB_PLAN_HOST_TO_GPU].bandwidth = v * 1e9, found++;
-    }
-    free(text);
-    if (!found)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "the bench file '%s' has no tiers.disk write_GBps/read_GBps nor tiers.gpu "
-                        "d2h_GBps/h2d_GBps: write it with 'ebb bench --json > FILE'",
-                        path);
-    return EBB_OK;
-}
 
 static double now_s(void)
 {

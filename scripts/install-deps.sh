@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  liburing-dev libhwloc-dev libxxhash-dev libtomlplusplus-dev
+  liburing-dev libhwloc-dev libxxhash-dev libtomlplusplus-dev libjansson-dev
   libcriterion-dev
   openmpi-bin libopenmpi-dev
   gfortran

@@ -30,6 +30,7 @@ direct=(
   libhwloc-dev libhwloc15
   libxxhash-dev libxxhash0
   libtomlplusplus-dev libtomlplusplus3
+  libjansson-dev libjansson4
   libcriterion-dev libcriterion3
 )
 # What those libraries need in turn (Criterion: libgit2, nanomsg and theirs):

@@ -13,6 +13,7 @@
 
 #include "ebb/ebb.h"
 #include "ebb/planner.h"
+#include "tools/bench_file.h"
 #include "tools/cli.h"
 #include "tools/json.h"
 #include "tools/plan_predict.h"
@@ -273,8 +274,9 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
         p->slots[EBB_TIER_GPU] = a->gpu_slots;
     *source = "none";
     if (a->bench) {
-        if (ebb_plan_channels_from_bench(p, a->bench) != EBB_OK) {
-            fprintf(stderr, "ebb plan: --bench: %s\n", ebb_last_error());
+        char why[512];
+        if (bench_file_channels(p, a->bench, why, sizeof why) != 0) {
+            fprintf(stderr, "ebb plan: --bench: %s\n", why);
             rc = 1;
             goto out;
         }

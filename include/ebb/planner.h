@@ -81,12 +81,6 @@ EBB_API void ebb_plan_problem_init(ebb_plan_problem *problem);
  * disk_block and disk_pace from tier.disk.block_size and .max_bandwidth. */
 EBB_API ebb_status ebb_plan_problem_from_config(ebb_plan_problem *problem, const ebb_config *cfg);
 
-/* Channel figures from a file written by `ebb bench --json`: tiers.disk's
- * write_GBps and read_GBps, tiers.gpu's d2h_GBps and h2d_GBps (channels the
- * file lacks keep their values). EBB_ERR_IO when it cannot be read,
- * EBB_ERR_INVALID_ARG when it holds none of them (naming the file). */
-EBB_API ebb_status ebb_plan_channels_from_bench(ebb_plan_problem *problem, const char *path);
-
 /* Measures the disk channels on the spot: writes and reads a few states
  * through a disk pool of *cfg (well under a second; at most 128 MiB moved
  * per direction), and one state alone for the latency. */

@@ -77,6 +77,44 @@ Test(plan_predict_cli, sizing_answers_a_bandwidth_and_a_slot_count)
     cr_assert(strstr(r.out, "needs at least") && strstr(r.out, "host slots"), "%s", r.out);
 }
 
+/* A bench file is parsed as JSON: nested tiers with the same keys do not
+ * count (the figures are tiers.disk's), and a file that is not JSON or holds
+ * no figure is refused naming it, with the line for bad JSON. */
+Test(plan_predict_cli, bench_file_parsed_as_json)
+{
+    static const struct {
+        const char *text, *expect; /* expect NULL: accepted */
+    } cases[] = {
+        {"{\"tiers\": {\"disk\": {\"write_GBps\": 0.5,\n \"read_GBps\": 2.5}}}", NULL},
+        {"{\"tiers\": {\"disk\": {\"note\": \"}\", \"write_GBps\": 0.5, \"read_GBps\": 2.5}}}",
+         NULL},
+        {"{\"tiers\": {\"disk\": \n", "is not JSON (line 2"},
+        {"{\"tiers\": {\"host\": {\"write_GBps\": 9}}, \"disk\": {\"write_GBps\": 1}}",
+         "has no tiers.disk write_GBps"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[] = "/tmp/ebb-plan-bench-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert(fd >= 0);
+        size_t len = strlen(cases[i].text);
+        cr_assert_eq(write(fd, cases[i].text, len), (ssize_t)len);
+        close(fd);
+        char line[512];
+        snprintf(line, sizeof line, BASE "--slots 4 --disk-slots 400 --bench %s --json", path);
+        run_line(line);
+        unlink(path);
+        if (!cases[i].expect) {
+            cr_assert_eq(r.status, 0, "case %zu: %s", i, r.err);
+            cr_assert(strstr(r.out, "\"host->disk\": {\"bandwidth_Bps\": 500000000"),
+                      "case %zu: %s", i, r.out);
+            continue;
+        }
+        cr_assert_neq(r.status, 0, "case %zu accepted: %s", i, r.out);
+        cr_assert(strstr(r.err, cases[i].expect) && strstr(r.err, path), "case %zu: %s", i,
+                  r.err);
+    }
+}
+
 Test(plan_predict_cli, bench_file_and_measured_figures)
 {
     char path[] = "/tmp/ebb-plan-bench-XXXXXX";
