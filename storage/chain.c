@@ -55,7 +55,7 @@ static ebb_status gpu_to_disk(ebb_pool *disk, int32_t disk_slot, ebb_pool *host,
     memset(&gi, 0, sizeof gi);
     ebb_device_info(gpu, &gi);
     /* one event per disk block: the copy records exactly the ones the gate asks */
-    ebb_copy_split split = {disk->disk->block, NULL, disk->disk->bps, NULL};
+    ebb_copy_split split = {disk->disk->layout.block, NULL, disk->disk->layout.bps, NULL};
     if ((s = ebb_disk_gate_prepare(disk, disk_slot, gi.device, &split.events)) != EBB_OK)
         return s;
     if ((s = ebb_host_gpu_copy(gpu, gpu_slot, host, host_slot, 0, &split, &tickets[0])) != EBB_OK)

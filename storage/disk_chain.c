@@ -4,7 +4,7 @@
  * to disk while the later ones still cross to the host. The events are the
  * disk operation's own (op.h); the engines ask ebb_disk_gate before each
  * block, the checksum thread (io_uring with checksums) waits for them
- * itself and hashes.
+ * itself (ebb_disk_gate_wait) and hashes (disk_hash.c).
  * disk -> host -> gpu: each block read is copied on to the gpu at once by
  * the engine thread that completed it; when the read ends, the copy's
  * event is recorded after them (ebb_disk_follow_end). */
@@ -20,7 +20,7 @@ ebb_status ebb_disk_gate_prepare(struct ebb_pool *pool, int32_t slot, int device
 {
     ebb_disk *d = pool->disk;
     ebb_op *op = &pool->ops[slot];
-    if (op->gate_events && op->gate_device == device && op->gate_count >= d->bps) {
+    if (op->gate_events && op->gate_device == device && op->gate_count >= d->layout.bps) {
         *events = op->gate_events;
         return EBB_OK;
     }
@@ -30,18 +30,18 @@ ebb_status ebb_disk_gate_prepare(struct ebb_pool *pool, int32_t slot, int device
         op->gate_events = NULL;
         op->gate_count = 0;
     }
-    void **ev = calloc(d->bps, sizeof *ev);
+    void **ev = calloc(d->layout.bps, sizeof *ev);
     if (!ev)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate %u CUDA event handles for disk slot %d",
-                        d->bps, (int)slot);
+                        d->layout.bps, (int)slot);
     char why[256] = "";
-    if (ebb_cuda_events_create(device, ev, (int32_t)d->bps, why, sizeof why) != 0) {
+    if (ebb_cuda_events_create(device, ev, (int32_t)d->layout.bps, why, sizeof why) != 0) {
         free(ev);
         return ebb_fail(EBB_ERR_IO, "creating the %u per-block CUDA events of disk slot %d failed: %s",
-                        d->bps, (int)slot, why);
+                        d->layout.bps, (int)slot, why);
     }
     op->gate_events = ev;
-    op->gate_count = d->bps;
+    op->gate_count = d->layout.bps;
     op->gate_device = device;
     *events = ev;
     return EBB_OK;
@@ -85,7 +85,7 @@ static int gate_event(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wai
         return 1;
     }
     ebb_disk_loc loc;
-    ebb_disk_locate(pool->disk, pool->slot_size, op->slot, block, &loc);
+    ebb_disk_locate(&pool->disk->layout, op->slot, block, &loc);
     ebb_op_fail(op, EBB_ERR_IO,
                 "writing disk slot %d: the gpu -> host copy of its block %u (state bytes %zu .. "
                 "%zu) on CUDA device %d failed: %s; blocks before it may be on disk, the slot "
@@ -99,7 +99,7 @@ int ebb_disk_gate(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wait)
 {
     if (!op->gated)
         return 1;
-    if (!pool->disk->hasher_started)
+    if (!pool->disk->hashq.started)
         return gate_event(pool, op, block, wait, 1);
     /* the checksum thread waits for the events and hashes */
     if (atomic_load(&op->failed))
@@ -107,19 +107,9 @@ int ebb_disk_gate(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wait)
     return atomic_load_explicit(&op->ready_blocks, memory_order_acquire) > block;
 }
 
-void ebb_disk_gate_hash(struct ebb_pool *pool, ebb_op *op)
+int ebb_disk_gate_wait(struct ebb_pool *pool, ebb_op *op, uint32_t block)
 {
-    for (uint32_t b = 0; b < op->blocks; b++) {
-        if (gate_event(pool, op, b, 1, 0) < 0)
-            break;
-        ebb_disk_before_write(pool, op, b);
-        atomic_store_explicit(&op->ready_blocks, b + 1, memory_order_release);
-        ebb_uring_kick(pool);
-    }
-    if (atomic_load(&op->failed)) {
-        atomic_store_explicit(&op->ready_blocks, op->blocks, memory_order_release);
-        ebb_uring_kick(pool);
-    }
+    return gate_event(pool, op, block, 1, 0);
 }
 
 /* ---- reads that a host -> gpu copy follows ---------------------------------- */
@@ -130,7 +120,7 @@ void ebb_disk_follow_block(struct ebb_pool *pool, ebb_op *op, uint32_t block)
     if (!f->gpu_op || atomic_load(&op->failed) || atomic_load(&f->gpu_op->failed))
         return;
     ebb_disk_loc loc;
-    ebb_disk_locate(pool->disk, pool->slot_size, op->slot, block, &loc);
+    ebb_disk_locate(&pool->disk->layout, op->slot, block, &loc);
     char why[256] = "";
     if (ebb_cuda_copy_to_device(f->device, f->dst + loc.buf_offset, op->buf + loc.buf_offset,
                                 loc.data_len, f->stream, why, sizeof why) != 0)

@@ -1,5 +1,6 @@
 /* Disk tier creation: private preallocated O_DIRECT files, one per directory
- * (drive), the striped layout, the space check, the engine; and destruction. */
+ * (drive), the striped layout's geometry (disk_layout.c places the slots),
+ * the space check, the engine and the checksum thread; and destruction. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,54 +18,6 @@
 #define GIB(x) ((double)(x) / (double)(1ull << 30))
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
-
-/* ---- layout (see disk.h) ----------------------------------------------------- */
-
-/* Last round, of m < n slots (j = 0 .. m-1): its blocks p = j * bps + k are
- * dealt round-robin, p to file p mod n, and packed. Bytes that the blocks
- * before p (in p's file) free by being short. */
-static uint64_t shrink_before(const ebb_disk *d, uint64_t m, uint64_t p)
-{
-    uint64_t n = (uint64_t)d->nfiles, last = d->bps - 1, c = 0;
-    for (uint64_t j = 0; j < m; j++) {
-        uint64_t q = j * d->bps + last;
-        if (q < p && q % n == p % n)
-            c++;
-    }
-    return c * (d->block - (d->dstride - last * d->block));
-}
-
-void ebb_disk_locate(const ebb_disk *d, size_t slot_size, int32_t slot, uint32_t block,
-                     ebb_disk_loc *loc)
-{
-    uint64_t n = (uint64_t)d->nfiles;
-    size_t start = (size_t)block * d->block;
-    loc->buf_offset = start;
-    loc->data_len = slot_size - start < d->block ? slot_size - start : d->block;
-    loc->io_len = round_up(loc->data_len, d->align);
-    uint64_t round = (uint64_t)slot / n, full = (uint64_t)d->slots / n;
-    if (round < full) {
-        loc->file = (int)(((uint64_t)slot + block) % n);
-        loc->offset = round * d->dstride + (uint64_t)block * d->block;
-        return;
-    }
-    uint64_t p = ((uint64_t)slot - full * n) * d->bps + block;
-    loc->file = (int)(p % n);
-    loc->offset = full * d->dstride + p / n * d->block -
-                  shrink_before(d, (uint64_t)d->slots % n, p);
-}
-
-uint64_t ebb_disk_file_bytes(const ebb_disk *d, int file)
-{
-    uint64_t n = (uint64_t)d->nfiles, f = (uint64_t)file;
-    uint64_t full = (uint64_t)d->slots / n, m = (uint64_t)d->slots % n;
-    uint64_t blocks = m * d->bps; /* of the last round */
-    uint64_t mine = blocks > f ? (blocks - f + n - 1) / n : 0;
-    /* The end of its last block: where block p = f + (mine - 1) n would start
-     * next, less what short blocks saved. */
-    uint64_t end = mine ? f + mine * n : 0;
-    return full * d->dstride + mine * d->block - (mine ? shrink_before(d, m, end) : 0);
-}
 
 /* ---- files ------------------------------------------------------------------- */
 
@@ -213,34 +166,34 @@ static int probe_direct(struct ebb_pool *pool, int fd, size_t align, int *err)
 static ebb_status check_space(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     ebb_disk *d = pool->disk;
-    dev_t *dev = calloc((size_t)d->nfiles, sizeof *dev);
+    dev_t *dev = calloc((size_t)d->layout.nfiles, sizeof *dev);
     if (!dev)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");
-    for (int i = 0; i < d->nfiles; i++) {
+    for (int i = 0; i < d->layout.nfiles; i++) {
         struct stat st;
-        dev[i] = fstat(d->fds[i], &st) == 0 ? st.st_dev : (dev_t)-1 - (dev_t)i;
+        dev[i] = fstat(d->files.fds[i], &st) == 0 ? st.st_dev : (dev_t)-1 - (dev_t)i;
     }
     ebb_status s = EBB_OK;
-    for (int i = 0; i < d->nfiles && s == EBB_OK; i++) {
+    for (int i = 0; i < d->layout.nfiles && s == EBB_OK; i++) {
         int first = 1, others = 0;
         uint64_t need = 0;
-        for (int j = 0; j < d->nfiles; j++) {
+        for (int j = 0; j < d->layout.nfiles; j++) {
             if (dev[j] != dev[i])
                 continue;
             if (j < i)
                 first = 0; /* checked with directory j */
-            need += d->file_bytes[j];
+            need += d->files.file_bytes[j];
             others += j != i;
         }
         struct statvfs vfs;
-        if (!first || fstatvfs(d->fds[i], &vfs) != 0)
+        if (!first || fstatvfs(d->files.fds[i], &vfs) != 0)
             continue;
         uint64_t avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
         if (need <= avail)
             continue;
         char dirs[768];
         int len = snprintf(dirs, sizeof dirs, "'%s'", o->paths[i]);
-        for (int j = i + 1, named = 1; j < d->nfiles && len < (int)sizeof dirs; j++) {
+        for (int j = i + 1, named = 1; j < d->layout.nfiles && len < (int)sizeof dirs; j++) {
             if (dev[j] != dev[i])
                 continue;
             if (named++ < 4)
@@ -268,7 +221,7 @@ static ebb_status preallocate(struct ebb_pool *pool, int i, const char *dir, uin
         r = -1;
         e = pool->fault.fallocate_errno;
     } else {
-        r = fallocate(d->fds[i], 0, 0, (off_t)bytes);
+        r = fallocate(d->files.fds[i], 0, 0, (off_t)bytes);
         e = errno;
     }
     if (r == 0)
@@ -276,7 +229,7 @@ static ebb_status preallocate(struct ebb_pool *pool, int i, const char *dir, uin
     if (e == ENOSPC || e == EDQUOT) {
         struct statvfs vfs;
         uint64_t avail = 0;
-        if (fstatvfs(d->fds[i], &vfs) == 0)
+        if (fstatvfs(d->files.fds[i], &vfs) == 0)
             avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
         return ebb_fail_errno(EBB_ERR_NO_SPACE, e,
                               "cannot preallocate %" PRIu64 " bytes (%.2f GiB) for the disk tier in "
@@ -285,7 +238,7 @@ static ebb_status preallocate(struct ebb_pool *pool, int i, const char *dir, uin
                               bytes, GIB(bytes), dir, avail, GIB(avail));
     }
     if (e == EOPNOTSUPP) {
-        if (ftruncate(d->fds[i], (off_t)bytes) != 0)
+        if (ftruncate(d->files.fds[i], (off_t)bytes) != 0)
             return ebb_fail_errno(EBB_ERR_IO, errno, "cannot size the disk tier's file in '%s'",
                                   dir);
         ebb_pool_warn(pool, "'%s' cannot preallocate (fallocate unsupported): space is not "
@@ -305,27 +258,27 @@ static ebb_status preallocate(struct ebb_pool *pool, int i, const char *dir, uin
 static ebb_status group_files(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     ebb_disk *d = pool->disk;
-    dev_t *dev = calloc((size_t)d->nfiles, sizeof *dev);
-    d->file_group = calloc((size_t)d->nfiles, sizeof *d->file_group);
-    d->group_node = calloc((size_t)d->nfiles, sizeof *d->group_node);
-    if (!dev || !d->file_group || !d->group_node) {
+    dev_t *dev = calloc((size_t)d->layout.nfiles, sizeof *dev);
+    d->files.file_group = calloc((size_t)d->layout.nfiles, sizeof *d->files.file_group);
+    d->files.group_node = calloc((size_t)d->layout.nfiles, sizeof *d->files.group_node);
+    if (!dev || !d->files.file_group || !d->files.group_node) {
         free(dev);
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");
     }
-    d->ngroups = 0;
-    for (int i = 0; i < d->nfiles; i++) {
+    d->files.ngroups = 0;
+    for (int i = 0; i < d->layout.nfiles; i++) {
         struct stat st;
-        dev[i] = fstat(d->fds[i], &st) == 0 ? st.st_dev : (dev_t)-1 - (dev_t)i;
+        dev[i] = fstat(d->files.fds[i], &st) == 0 ? st.st_dev : (dev_t)-1 - (dev_t)i;
         int g = 0;
         while (g < i && dev[g] != dev[i])
             g++;
         if (g < i) {
-            d->file_group[i] = d->file_group[g];
+            d->files.file_group[i] = d->files.file_group[g];
             continue;
         }
-        d->file_group[i] = d->ngroups;
+        d->files.file_group[i] = d->files.ngroups;
         int node = ebb_topo_path_node(o->paths[i]);
-        d->group_node[d->ngroups++] = node >= 0 ? node : -1;
+        d->files.group_node[d->files.ngroups++] = node >= 0 ? node : -1;
     }
     free(dev);
     return EBB_OK;
@@ -371,39 +324,39 @@ static ebb_status disk_check_options(const ebb_pool_options *o)
 static ebb_status open_files(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     ebb_disk *d = pool->disk;
-    d->align = 512;
-    for (int i = 0; i < d->nfiles; i++) {
+    d->layout.align = 512;
+    for (int i = 0; i < d->layout.nfiles; i++) {
         int direct = o->direct ? 1 : 0;
-        d->fds[i] = open_private(pool, o->paths[i], &direct, &d->names[i]);
-        if (d->fds[i] < 0)
+        d->files.fds[i] = open_private(pool, o->paths[i], &direct, &d->files.names[i]);
+        if (d->files.fds[i] < 0)
             return EBB_ERR_IO;
         if (o->direct && !direct)
             ebb_pool_warn(pool, "O_DIRECT refused by the file system of '%s' at open; using "
                                 "buffered I/O (page cache)",
                           o->paths[i]);
-        d->file_direct[i] = direct;
-        size_t a = direct ? dio_alignment(d->fds[i]) : 4096;
+        d->files.file_direct[i] = direct;
+        size_t a = direct ? dio_alignment(d->files.fds[i]) : 4096;
         if (a < 4096)
             a = 4096; /* page-sized units also suit every drive and the page cache */
-        if (a > d->align)
-            d->align = a;
+        if (a > d->layout.align)
+            d->layout.align = a;
     }
-    if (d->align > 65536 || (d->align & (d->align - 1)))
+    if (d->layout.align > 65536 || (d->layout.align & (d->layout.align - 1)))
         return ebb_fail(EBB_ERR_UNSUPPORTED, "disk pool: direct-I/O alignment %zu of '%s' is not "
                                              "supported (at most 65536, a power of two)",
-                        d->align, o->paths[0]);
-    if (o->block % d->align)
+                        d->layout.align, o->paths[0]);
+    if (o->block % d->layout.align)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "disk pool: block %zu bytes is not a multiple of the direct-I/O alignment "
                         "%zu of '%s'",
-                        o->block, d->align, o->paths[0]);
-    d->block = o->block;
-    d->bps = (uint32_t)((pool->slot_size + d->block - 1) / d->block);
-    d->dstride = round_up(pool->slot_size, d->align);
-    pool->stride = d->dstride;
-    for (int i = 0; i < d->nfiles; i++) {
-        d->file_bytes[i] = ebb_disk_file_bytes(d, i);
-        pool->bytes += d->file_bytes[i];
+                        o->block, d->layout.align, o->paths[0]);
+    d->layout.block = o->block;
+    d->layout.bps = (uint32_t)((pool->slot_size + d->layout.block - 1) / d->layout.block);
+    d->layout.dstride = round_up(pool->slot_size, d->layout.align);
+    pool->stride = d->layout.dstride;
+    for (int i = 0; i < d->layout.nfiles; i++) {
+        d->files.file_bytes[i] = ebb_disk_file_bytes(&d->layout, i);
+        pool->bytes += d->files.file_bytes[i];
     }
     return EBB_OK;
 }
@@ -413,54 +366,41 @@ static ebb_status prepare_files(struct ebb_pool *pool, const ebb_pool_options *o
 {
     ebb_disk *d = pool->disk;
     ebb_status s;
-    for (int i = 0; i < d->nfiles; i++) {
-        if ((s = preallocate(pool, i, o->paths[i], d->file_bytes[i])) != EBB_OK)
+    for (int i = 0; i < d->layout.nfiles; i++) {
+        if ((s = preallocate(pool, i, o->paths[i], d->files.file_bytes[i])) != EBB_OK)
             return s;
         int err;
-        if (!d->file_direct[i] || probe_direct(pool, d->fds[i], d->align, &err))
+        if (!d->files.file_direct[i] || probe_direct(pool, d->files.fds[i], d->layout.align, &err))
             continue;
         if (err != EINVAL)
             return ebb_fail_errno(EBB_ERR_IO, err, "disk pool: first write to '%s' failed",
-                                  d->names[i] ? d->names[i] : o->paths[i]);
-        int fl = fcntl(d->fds[i], F_GETFL);
-        if (fl < 0 || fcntl(d->fds[i], F_SETFL, fl & ~O_DIRECT) != 0)
+                                  d->files.names[i] ? d->files.names[i] : o->paths[i]);
+        int fl = fcntl(d->files.fds[i], F_GETFL);
+        if (fl < 0 || fcntl(d->files.fds[i], F_SETFL, fl & ~O_DIRECT) != 0)
             return ebb_fail_errno(EBB_ERR_IO, errno, "cannot turn O_DIRECT off on '%s'",
                                   o->paths[i]);
-        d->file_direct[i] = 0;
+        d->files.file_direct[i] = 0;
         ebb_pool_warn(pool, "O_DIRECT refused by the file system of '%s' at write (%s); "
                             "using buffered I/O (page cache)",
                       o->paths[i], strerror(err));
     }
-    d->direct = 1;
-    for (int i = 0; i < d->nfiles; i++)
-        d->direct &= d->file_direct[i];
+    d->files.direct = 1;
+    for (int i = 0; i < d->layout.nfiles; i++)
+        d->files.direct &= d->files.file_direct[i];
     return EBB_OK;
 }
 
+/* The engine, and the checksum thread where the engine is io_uring (the
+ * ring thread never hashes). */
 static ebb_status start_engine(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     ebb_disk *d = pool->disk;
-    char why[512] = "";
-    int started = -1;
-    if (o->backend != EBB_DISK_BACKEND_THREADS) {
-        started = ebb_uring_start(pool, why, sizeof why);
-        if (started != 0 && o->backend == EBB_DISK_BACKEND_URING)
-            return ebb_fail(EBB_ERR_UNSUPPORTED,
-                            "disk pool: io_uring cannot be used here (%s); choose the threads "
-                            "backend",
-                            why);
-        if (started != 0)
-            ebb_pool_warn(pool, "io_uring unavailable (%s); using the thread-pool backend", why);
-    }
-    if (started == 0) {
-        /* The ring thread never hashes: a checksum thread does. */
-        if (d->checksum && ebb_hasher_start(pool) != 0)
-            return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool: cannot start the checksum thread");
-        return EBB_OK;
-    }
-    d->nthreads = o->threads > 0 ? o->threads : o->queue_depth;
-    if (ebb_threads_start(pool, why, sizeof why) != 0)
-        return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool: cannot start I/O threads: %s", why);
+    ebb_status s = ebb_disk_engine_start(pool, o);
+    if (s != EBB_OK)
+        return s;
+    if (d->sums.on && d->engine.ops->backend == EBB_DISK_BACKEND_URING &&
+        ebb_hasher_start(pool) != 0)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool: cannot start the checksum thread");
     return EBB_OK;
 }
 
@@ -477,30 +417,25 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
     if (!d)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier");
     pool->disk = d;
-    d->node = -1;
-    d->nfiles = o->path_count;
-    d->slots = pool->slots;
-    d->depth = o->queue_depth;
-    d->checksum = o->checksum ? 1 : 0;
+    d->files.node = -1;
+    d->layout.nfiles = o->path_count;
+    d->layout.slots = pool->slots;
+    d->layout.slot_size = pool->slot_size;
+    d->engine.depth = o->queue_depth;
+    d->sums.on = o->checksum ? 1 : 0;
     if (o->staging) {
         d->staging = o->staging;
         ebb_pool_retain(o->staging);
     }
-    d->fds = malloc(sizeof(int) * (size_t)d->nfiles);
-    for (int i = 0; d->fds && i < d->nfiles; i++)
-        d->fds[i] = -1;
-    d->names = calloc((size_t)d->nfiles, sizeof(char *));
-    d->file_direct = calloc((size_t)d->nfiles, sizeof(int));
-    d->file_bytes = calloc((size_t)d->nfiles, sizeof(uint64_t));
-    pthread_mutex_init(&d->lock, NULL);
-    pthread_cond_init(&d->done_cv, NULL);
-    pthread_cond_init(&d->work_cv, NULL);
-    pthread_cond_init(&d->hold_cv, NULL);
-    pthread_mutex_init(&d->hlock, NULL);
-    pthread_cond_init(&d->hcv, NULL);
-    ebb_disk_pace_init(d, o->max_bandwidth);
-    d->sync_init = 1;
-    if (!d->fds || !d->names || !d->file_direct || !d->file_bytes) {
+    d->files.fds = malloc(sizeof(int) * (size_t)d->layout.nfiles);
+    for (int i = 0; d->files.fds && i < d->layout.nfiles; i++)
+        d->files.fds[i] = -1;
+    d->files.names = calloc((size_t)d->layout.nfiles, sizeof(char *));
+    d->files.file_direct = calloc((size_t)d->layout.nfiles, sizeof(int));
+    d->files.file_bytes = calloc((size_t)d->layout.nfiles, sizeof(uint64_t));
+    ebb_disk_core_init(pool);
+    ebb_disk_pace_init(&d->pace, o->max_bandwidth);
+    if (!d->files.fds || !d->files.names || !d->files.file_direct || !d->files.file_bytes) {
         s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier");
         goto fail;
     }
@@ -508,20 +443,20 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
         (s = prepare_files(pool, o)) != EBB_OK)
         goto fail;
 
-    uint64_t total_blocks = (uint64_t)pool->slots * d->bps;
-    d->sums = calloc((size_t)total_blocks, sizeof *d->sums);
-    d->valid = calloc((size_t)pool->slots, sizeof *d->valid);
-    d->hqueue = calloc((size_t)pool->slots, sizeof *d->hqueue);
-    d->qcap = (uint32_t)pool->slots;
+    uint64_t total_blocks = (uint64_t)pool->slots * d->layout.bps;
+    d->sums.sums = calloc((size_t)total_blocks, sizeof *d->sums.sums);
+    d->core.valid = calloc((size_t)pool->slots, sizeof *d->core.valid);
+    d->hashq.queue = calloc((size_t)pool->slots, sizeof *d->hashq.queue);
+    d->engine.qcap = (uint32_t)pool->slots;
     pool->ops = calloc((size_t)pool->slots, sizeof *pool->ops);
-    if (!d->sums || !d->valid || !d->hqueue || !pool->ops) {
+    if (!d->sums.sums || !d->core.valid || !d->hashq.queue || !pool->ops) {
         s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");
         goto fail;
     }
     if ((s = group_files(pool, o)) != EBB_OK)
         goto fail;
-    d->node = d->group_node[0];
-    pool->numa_node = d->node;
+    d->files.node = d->files.group_node[0];
+    pool->numa_node = d->files.node;
     if ((s = start_engine(pool, o)) != EBB_OK)
         goto fail;
     return EBB_OK;
@@ -539,37 +474,27 @@ void ebb_disk_destroy(struct ebb_pool *pool)
     /* Order: the engine drains (it waits for the writes the checksum
      * thread still hashes), then the checksum thread finishes the reads it
      * verifies. */
-    if (d->rings)
-        ebb_uring_stop(pool);
-    if (d->threads)
-        ebb_threads_stop(pool);
+    ebb_disk_engine_stop(pool);
     ebb_hasher_stop(pool);
-    for (int i = 0; d->fds && i < d->nfiles; i++)
-        if (d->fds[i] >= 0)
-            close(d->fds[i]);
-    for (int i = 0; d->names && i < d->nfiles; i++)
-        free(d->names[i]);
-    free(d->fds);
-    free(d->names);
-    free(d->file_direct);
-    free(d->file_bytes);
-    free(d->file_group);
-    free(d->group_node);
-    free(d->sums);
-    free((void *)d->valid);
-    free(d->hqueue);
+    for (int i = 0; d->files.fds && i < d->layout.nfiles; i++)
+        if (d->files.fds[i] >= 0)
+            close(d->files.fds[i]);
+    for (int i = 0; d->files.names && i < d->layout.nfiles; i++)
+        free(d->files.names[i]);
+    free(d->files.fds);
+    free(d->files.names);
+    free(d->files.file_direct);
+    free(d->files.file_bytes);
+    free(d->files.file_group);
+    free(d->files.group_node);
+    free(d->sums.sums);
+    free((void *)d->core.valid);
+    free(d->hashq.queue);
     ebb_disk_gate_free(pool);
     free(pool->ops);
     pool->ops = NULL;
-    if (d->sync_init) {
-        pthread_mutex_destroy(&d->lock);
-        pthread_cond_destroy(&d->done_cv);
-        pthread_cond_destroy(&d->work_cv);
-        pthread_cond_destroy(&d->hold_cv);
-        pthread_mutex_destroy(&d->hlock);
-        pthread_cond_destroy(&d->hcv);
-        pthread_cond_destroy(&d->pace_cv);
-    }
+    ebb_disk_core_fini(pool);
+    ebb_disk_pace_destroy(&d->pace);
     if (d->staging)
         ebb_pool_release(d->staging); /* frees it if its owner destroyed it already */
     free(d);

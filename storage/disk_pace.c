@@ -3,8 +3,8 @@
  * every new block request, read or write, must have reached. Both engines
  * ask before they take a block: the io_uring thread waits in its
  * submit-and-wait (with a timeout, so completions and new work still wake
- * it), a worker of the thread engine in a timed wait on pace_cv that
- * releases d->lock, so callers queueing work are never blocked by it.
+ * it), a worker of the thread engine in a timed wait on the pacer's cv that
+ * releases the core lock, so callers queueing work are never blocked by it.
  * Continuations of short requests and retries are part of their block and
  * are not counted again. */
 #include <time.h>
@@ -18,66 +18,75 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void ebb_disk_pace_init(ebb_disk *d, double rate)
+void ebb_disk_pace_init(ebb_disk_pacer *p, double rate)
 {
-    d->pace_rate = rate > 0 ? rate : 0;
-    d->pace_ns_per_byte = rate > 0 ? 1e9 / rate : 0;
-    d->pace_next_ns = 0;
+    p->rate = rate > 0 ? rate : 0;
+    p->ns_per_byte = rate > 0 ? 1e9 / rate : 0;
+    p->next_ns = 0;
+    p->cv_init = 1;
     /* Monotonic, so that a clock step neither stretches nor cuts a wait;
      * the realtime clock where the attribute is refused. */
     pthread_condattr_t attr;
-    d->pace_clock = CLOCK_MONOTONIC;
+    p->clock = CLOCK_MONOTONIC;
     if (pthread_condattr_init(&attr) == 0) {
         int ok = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
-                 pthread_cond_init(&d->pace_cv, &attr) == 0;
+                 pthread_cond_init(&p->cv, &attr) == 0;
         pthread_condattr_destroy(&attr);
         if (ok)
             return;
     }
-    d->pace_clock = CLOCK_REALTIME;
-    pthread_cond_init(&d->pace_cv, NULL);
+    p->clock = CLOCK_REALTIME;
+    pthread_cond_init(&p->cv, NULL);
+}
+
+void ebb_disk_pace_destroy(ebb_disk_pacer *p)
+{
+    if (p->cv_init)
+        pthread_cond_destroy(&p->cv);
+    p->cv_init = 0;
 }
 
 uint64_t ebb_disk_pace(struct ebb_pool *pool, const ebb_op *op, uint32_t block)
 {
     ebb_disk *d = pool->disk;
-    if (d->pace_ns_per_byte == 0 || atomic_load_explicit(&d->pace_off, memory_order_acquire))
+    ebb_disk_pacer *p = &d->pace;
+    if (p->ns_per_byte == 0 || atomic_load_explicit(&p->off, memory_order_acquire))
         return 0;
     uint64_t now = mono_ns();
-    if (now < d->pace_next_ns) {
-        d->pace_held = 1;
-        return d->pace_next_ns - now;
+    if (now < p->next_ns) {
+        p->held = 1;
+        return p->next_ns - now;
     }
-    if (d->pace_held) {
-        d->pace_held = 0;
-        atomic_fetch_add(&d->paced_waits, 1);
+    if (p->held) {
+        p->held = 0;
+        atomic_fetch_add(&p->paced_waits, 1);
     }
     ebb_disk_loc loc;
-    ebb_disk_locate(d, pool->slot_size, op->slot, block, &loc);
+    ebb_disk_locate(&d->layout, op->slot, block, &loc);
     /* Lateness of up to the slack is made up for; longer idle earns nothing. */
-    uint64_t from = d->pace_next_ns;
+    uint64_t from = p->next_ns;
     if (now - from > EBB_DISK_PACE_SLACK_NS)
         from = now - EBB_DISK_PACE_SLACK_NS;
-    double step = (double)loc.io_len * d->pace_ns_per_byte + 0.5;
-    d->pace_next_ns = from + (step < 1e18 ? (uint64_t)step : UINT64_C(1000000000000000000));
+    double step = (double)loc.io_len * p->ns_per_byte + 0.5;
+    p->next_ns = from + (step < 1e18 ? (uint64_t)step : UINT64_C(1000000000000000000));
     return 0;
 }
 
-void ebb_disk_pace_sleep(ebb_disk *d, uint64_t ns)
+void ebb_disk_pace_sleep(ebb_disk_pacer *p, pthread_mutex_t *lock, uint64_t ns)
 {
     struct timespec ts;
-    clock_gettime(d->pace_clock, &ts);
+    clock_gettime(p->clock, &ts);
     if (ns > UINT64_C(3600) * 1000000000u)
         ns = UINT64_C(3600) * 1000000000u; /* asked again after an hour at most */
     uint64_t t = (uint64_t)ts.tv_nsec + ns % 1000000000u;
     ts.tv_sec += (time_t)(ns / 1000000000u + t / 1000000000u);
     ts.tv_nsec = (long)(t % 1000000000u);
-    (void)pthread_cond_timedwait(&d->pace_cv, &d->lock, &ts);
+    (void)pthread_cond_timedwait(&p->cv, lock, &ts);
 }
 
-void ebb_disk_pace_lift(ebb_disk *d)
+void ebb_disk_pace_lift(ebb_disk_pacer *p)
 {
-    atomic_store_explicit(&d->pace_off, 1, memory_order_release);
-    if (d->sync_init)
-        pthread_cond_broadcast(&d->pace_cv);
+    atomic_store_explicit(&p->off, 1, memory_order_release);
+    if (p->cv_init)
+        pthread_cond_broadcast(&p->cv);
 }

@@ -1,7 +1,7 @@
 /* Disk engine for where io_uring is refused: worker threads that claim one
  * block at a time from the queued operations and run pread/pwrite on it.
  * Like the io_uring engine's rings, the workers are per device group
- * (ebb_disk.ngroups): each group has its own queue and `nthreads` workers
+ * (ebb_disk_files.ngroups): each group has its own queue and `nthreads` workers
  * bound near its device's NUMA node, and claims only the blocks that lie in
  * its group's files, so a slow drive never holds up another one's queue;
  * whichever worker finishes an operation's last block completes it. */
@@ -17,7 +17,7 @@
 #include "storage/disk.h"
 #include "storage/topology.h"
 
-/* One device group's share of the engine; every field under d->lock. */
+/* One device group's share of the engine; every field under d->core.lock. */
 typedef struct ebb_thr_group {
     struct ebb_pool *pool;
     int group;
@@ -29,11 +29,11 @@ typedef struct ebb_thr_group {
 static int own_block(const struct ebb_pool *pool, const ebb_thr_group *g, const ebb_op *op,
                      uint32_t b)
 {
-    if (pool->disk->ngroups == 1)
+    if (pool->disk->files.ngroups == 1)
         return 1;
     ebb_disk_loc loc;
-    ebb_disk_locate(pool->disk, pool->slot_size, op->slot, b, &loc);
-    return pool->disk->file_group[loc.file] == g->group;
+    ebb_disk_locate(&pool->disk->layout, op->slot, b, &loc);
+    return pool->disk->files.file_group[loc.file] == g->group;
 }
 
 static void group_pop(ebb_thr_group *g, uint32_t cap)
@@ -53,22 +53,22 @@ static int group_advance(struct ebb_pool *pool, ebb_thr_group *g, const ebb_op *
         g->next_block++;
     if (g->next_block < op->blocks)
         return 1;
-    group_pop(g, pool->disk->qcap);
+    group_pop(g, pool->disk->engine.qcap);
     return 0;
 }
 
-void ebb_threads_enqueue(struct ebb_pool *pool, int32_t slot)
+static void threads_enqueue(struct ebb_pool *pool, int32_t slot)
 {
     ebb_disk *d = pool->disk;
     const ebb_op *op = &pool->ops[slot];
-    for (int k = 0; k < d->ngroups; k++) {
-        ebb_thr_group *g = &d->tgroups[k];
+    for (int k = 0; k < d->files.ngroups; k++) {
+        ebb_thr_group *g = &d->engine.tgroups[k];
         int has = 0;
         for (uint32_t b = 0; !has && b < op->blocks; b++)
             has = own_block(pool, g, op, b);
         if (!has)
             continue; /* none of its blocks lie on this device */
-        g->queue[(g->qhead + g->qcount) % d->qcap] = slot;
+        g->queue[(g->qhead + g->qcount) % d->engine.qcap] = slot;
         g->qcount++;
     }
 }
@@ -78,8 +78,8 @@ static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_loc loc;
-    ebb_disk_locate(d, pool->slot_size, op->slot, b, &loc);
-    int fd = d->fds[loc.file];
+    ebb_disk_locate(&d->layout, op->slot, b, &loc);
+    int fd = d->files.fds[loc.file];
     unsigned char *buf = op->buf + loc.buf_offset;
     ebb_disk_progress p = {0, loc.io_len, 0, 0};
     if (op->write)
@@ -88,9 +88,9 @@ static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
         size_t n = p.len - p.done;
         if (n > EBB_DISK_MAX_IO)
             n = EBB_DISK_MAX_IO;
-        uint64_t seq = atomic_fetch_add(&d->io_seq, 1) + 1;
+        uint64_t seq = atomic_fetch_add(&d->core.io_seq, 1) + 1;
         atomic_fetch_add(&pool->st_requests, 1);
-        atomic_fetch_add(&d->plain_reqs, 1);
+        atomic_fetch_add(&d->probe.plain_reqs, 1);
         ssize_t r = op->write ? pwrite(fd, buf + p.done, n, (off_t)(loc.offset + p.done))
                               : pread(fd, buf + p.done, n, (off_t)(loc.offset + p.done));
         long res = ebb_disk_fault(pool, seq, r < 0 ? -(long)errno : (long)r, n);
@@ -116,14 +116,14 @@ static void *worker(void *arg)
     struct ebb_pool *pool = g->pool;
     ebb_disk *d = pool->disk;
     for (;;) {
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(&d->core.lock);
         ebb_op *op;
         uint32_t b, claimed = 0;
         for (;;) {
-            while (!d->stop && g->qcount == 0)
-                pthread_cond_wait(&d->work_cv, &d->lock);
+            while (!d->core.stop && g->qcount == 0)
+                pthread_cond_wait(&d->core.work_cv, &d->core.lock);
             if (g->qcount == 0) { /* stop, and nothing left */
-                pthread_mutex_unlock(&d->lock);
+                pthread_mutex_unlock(&d->core.lock);
                 return NULL;
             }
             op = &pool->ops[g->queue[g->qhead]];
@@ -131,7 +131,7 @@ static void *worker(void *arg)
                 /* Skip what this group did not start. */
                 for (b = g->next_block; b < op->blocks; b++)
                     claimed += (uint32_t)own_block(pool, g, op, b);
-                group_pop(g, d->qcap);
+                group_pop(g, d->engine.qcap);
                 break;
             }
             if (!group_advance(pool, g, op))
@@ -144,88 +144,94 @@ static void *worker(void *arg)
                 group_advance(pool, g, op);
                 break;
             }
-            ebb_disk_pace_sleep(d, wait);
+            ebb_disk_pace_sleep(&d->pace, &d->core.lock, wait);
         }
         int skipped = atomic_load(&op->failed) || claimed != 1;
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(&d->core.lock);
 
         /* a chained write's block waits (sleeping) until it crossed from the gpu */
         if (claimed == 1 && !skipped && ebb_disk_gate(pool, op, b, 1) < 0)
             skipped = 1;
         if (claimed == 1 && !skipped) {
-            ebb_disk_inflight(d, 1);
+            ebb_disk_inflight(pool, 1);
             if (do_block(pool, op, b) == 0 && op->follow.gpu_op)
                 ebb_disk_follow_block(pool, op, b); /* on to the gpu at once */
-            ebb_disk_inflight(d, -1);
+            ebb_disk_inflight(pool, -1);
         }
         if (claimed && atomic_fetch_sub(&op->remaining, claimed) == claimed)
             ebb_disk_complete(pool, op);
     }
 }
 
-int ebb_threads_start(struct ebb_pool *pool, char *why, size_t why_len)
+static void threads_stop(struct ebb_pool *pool);
+
+static int threads_start(struct ebb_pool *pool, char *why, size_t why_len)
 {
     ebb_disk *d = pool->disk;
-    d->backend = EBB_DISK_BACKEND_THREADS;
     /* `nthreads` workers per device group, as queue_depth is per ring. */
-    int total = d->nthreads * d->ngroups;
-    d->tgroups = calloc((size_t)d->ngroups, sizeof *d->tgroups);
-    d->threads = calloc((size_t)total, sizeof *d->threads);
-    if (!d->tgroups || !d->threads) {
+    int total = d->engine.nthreads * d->files.ngroups;
+    d->engine.tgroups = calloc((size_t)d->files.ngroups, sizeof *d->engine.tgroups);
+    d->engine.threads = calloc((size_t)total, sizeof *d->engine.threads);
+    if (!d->engine.tgroups || !d->engine.threads) {
         snprintf(why, why_len, "out of memory");
-        ebb_threads_stop(pool);
+        threads_stop(pool);
         return -ENOMEM;
     }
-    for (int k = 0; k < d->ngroups; k++) {
-        ebb_thr_group *g = &d->tgroups[k];
+    for (int k = 0; k < d->files.ngroups; k++) {
+        ebb_thr_group *g = &d->engine.tgroups[k];
         g->pool = pool;
         g->group = k;
-        g->queue = calloc(d->qcap, sizeof *g->queue);
+        g->queue = calloc(d->engine.qcap, sizeof *g->queue);
         if (!g->queue) {
             snprintf(why, why_len, "out of memory");
-            ebb_threads_stop(pool);
+            threads_stop(pool);
             return -ENOMEM;
         }
     }
-    for (int k = 0; k < d->ngroups; k++) {
-        int first = d->threads_started;
-        for (int i = 0; i < d->nthreads; i++) {
-            int r = pthread_create(&d->threads[d->threads_started], NULL, worker,
-                                   &d->tgroups[k]);
+    for (int k = 0; k < d->files.ngroups; k++) {
+        int first = d->engine.threads_started;
+        for (int i = 0; i < d->engine.nthreads; i++) {
+            int r = pthread_create(&d->engine.threads[d->engine.threads_started], NULL, worker,
+                                   &d->engine.tgroups[k]);
             if (r != 0) {
                 snprintf(why, why_len, "pthread_create: %s", strerror(r));
-                ebb_threads_stop(pool);
+                threads_stop(pool);
                 return -r;
             }
             /* Named (before start returns) so that top, gdb and the tests
              * can tell ebb's threads. */
-            (void)pthread_setname_np(d->threads[d->threads_started], "ebb-io");
-            d->threads_started++;
+            (void)pthread_setname_np(d->engine.threads[d->engine.threads_started], "ebb-io");
+            d->engine.threads_started++;
         }
-        ebb_topo_bind_threads(d->threads + first, d->nthreads, d->group_node[k]);
+        ebb_topo_bind_threads(d->engine.threads + first, d->engine.nthreads,
+                              d->files.group_node[k]);
     }
     return 0;
 }
 
-void ebb_threads_kick(struct ebb_pool *pool)
+static void threads_kick(struct ebb_pool *pool)
 {
     ebb_disk *d = pool->disk;
-    pthread_mutex_lock(&d->lock);
-    pthread_cond_broadcast(&d->work_cv);
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_lock(&d->core.lock);
+    pthread_cond_broadcast(&d->core.work_cv);
+    pthread_mutex_unlock(&d->core.lock);
 }
 
-void ebb_threads_stop(struct ebb_pool *pool)
+static void threads_stop(struct ebb_pool *pool)
 {
     ebb_disk *d = pool->disk;
-    ebb_disk_signal_stop(d);
-    for (int i = 0; i < d->threads_started; i++)
-        pthread_join(d->threads[i], NULL);
-    free(d->threads);
-    d->threads = NULL;
-    d->threads_started = 0;
-    for (int k = 0; d->tgroups && k < d->ngroups; k++)
-        free(d->tgroups[k].queue);
-    free(d->tgroups);
-    d->tgroups = NULL;
+    ebb_disk_signal_stop(pool);
+    for (int i = 0; i < d->engine.threads_started; i++)
+        pthread_join(d->engine.threads[i], NULL);
+    free(d->engine.threads);
+    d->engine.threads = NULL;
+    d->engine.threads_started = 0;
+    for (int k = 0; d->engine.tgroups && k < d->files.ngroups; k++)
+        free(d->engine.tgroups[k].queue);
+    free(d->engine.tgroups);
+    d->engine.tgroups = NULL;
 }
+
+const ebb_disk_engine_ops ebb_disk_threads_ops = {
+    EBB_DISK_BACKEND_THREADS, "threads", threads_start, threads_enqueue, threads_kick, threads_stop,
+};

@@ -1,10 +1,11 @@
-/* The io_uring engine's private layout, shared by disk_uring.c (requests and
- * the ring thread's loop), disk_uring_stop.c (the engine stopping after an
- * io_uring_enter failure) and disk_uring_setup.c (rings, registration,
- * start and stop). One ring and thread per device group (ebb_disk.ngroups):
- * each takes every queued operation and issues the blocks that lie in files
- * of its group; the ring that finishes an operation's last block completes
- * it. */
+/* The io_uring engine's private layout, shared by its files, top to bottom:
+ * disk_uring_engine.c (its table: start, enqueue, kick, stop), disk_uring.c
+ * (the ring thread's loop), disk_uring_stop.c (the ring stopping after an
+ * io_uring_enter failure), disk_uring_req.c (requests and completions) and
+ * disk_uring_setup.c (the ring, registration). One ring and thread per
+ * device group (ebb_disk_files.ngroups): each takes every queued operation
+ * and issues the blocks that lie in files of its group; the ring that
+ * finishes an operation's last block completes it. */
 #ifndef EBB_STORAGE_DISK_URING_H
 #define EBB_STORAGE_DISK_URING_H
 
@@ -45,7 +46,7 @@ typedef struct ebb_uring {
     int inflight;          /* block requests held: prepared, in the kernel or parked */
     int32_t cur;           /* operation being split into requests, -1 none */
     uint32_t next_block;   /* cur's next block to look at */
-    /* operations handed to this ring (under d->lock), one per slot at most */
+    /* operations handed to this ring (under the core lock), one per slot at most */
     int32_t *queue;
     uint32_t qhead, qcount;
     _Atomic int ring_needed;
@@ -66,7 +67,18 @@ typedef struct ebb_uring {
     int32_t reg_slots;
 } ebb_uring;
 
-/* disk_uring.c */
+/* disk_uring.c: the ring thread. */
+void *ur_main(void *arg);
+
+/* disk_uring_req.c. arm_eventfd: the eventfd read kept in the ring, so new
+ * work wakes the thread. fill: takes operations queued and issues their
+ * blocks into free requests; returns the nanoseconds until the bandwidth
+ * limit lets the next block go, or until a gated block is asked for again
+ * (0: not held back). unpark: sends the parked requests whose pause is over;
+ * returns the nanoseconds until the next one is due (0: none parked). */
+void ur_arm_eventfd(ebb_uring *u);
+uint64_t ur_fill(ebb_uring *u);
+uint64_t ur_unpark(ebb_uring *u);
 void ur_block_done(ebb_uring *u, ur_req *r);
 int32_t ur_next_op(ebb_uring *u);
 /* The blocks of `op` this ring has not issued will never be: they count as done. */
@@ -74,7 +86,6 @@ void ur_skip_rest(ebb_uring *u, ebb_op *op);
 /* Handles every completion ready. draining: the engine is stopping, so
  * nothing is sent again: a request that is not complete fails. */
 void ur_reap(ebb_uring *u, int draining);
-void *ur_main(void *arg);
 
 /* disk_uring_stop.c: io_uring_enter failed for good: fail everything, close
  * the ring; then fail every operation handed over, until destroy. */

@@ -1,8 +1,7 @@
 /* io_uring engine set-up, on each ring's thread (IORING_SETUP_SINGLE_ISSUER
  * wants registrations from the submitting task): the ring, the fixed files,
  * and the staging pool's memory as fixed buffers, as much of it as
- * RLIMIT_MEMLOCK lets through; and the engine's start (one ring per device
- * group, each thread near its device's NUMA node), hand-over and stop. */
+ * RLIMIT_MEMLOCK lets through. */
 #include <errno.h>
 #include <inttypes.h>
 #include <liburing.h>
@@ -25,7 +24,7 @@ static int setup_ring(struct ebb_pool *pool, struct io_uring *ring, char *why, s
         return -pool->fault.uring_errno;
     }
     unsigned entries = 1;
-    while (entries < (unsigned)d->depth + 2)
+    while (entries < (unsigned)d->engine.depth + 2)
         entries <<= 1;
     /* Newest flags first; older kernels refuse them with EINVAL. */
     static const unsigned flag_sets[] = {
@@ -187,7 +186,7 @@ int ur_setup(ebb_uring *u, char *why, size_t why_len)
     /* Fixed files: fewer file-table look-ups per request. Optional. */
     int rf = pool->fault.register_files_errno
                  ? -pool->fault.register_files_errno
-                 : io_uring_register_files(&u->ring, d->fds, (unsigned)d->nfiles);
+                 : io_uring_register_files(&u->ring, d->files.fds, (unsigned)d->layout.nfiles);
     if (rf == 0)
         u->fixed_files = 1;
     else
@@ -204,153 +203,4 @@ int ur_setup(ebb_uring *u, char *why, size_t why_len)
         return -e;
     }
     return 0;
-}
-
-/* Starts ring `g`'s thread and waits for its set-up. 0 or -errno. */
-static int start_ring(struct ebb_pool *pool, int g, char *why, size_t why_len)
-{
-    ebb_disk *d = pool->disk;
-    ebb_uring *u = &d->rings[g];
-    u->pool = pool;
-    u->group = g;
-    u->efd = -1;
-    u->cur = -1;
-    u->reqs = calloc((size_t)d->depth, sizeof *u->reqs);
-    u->queue = calloc((size_t)d->slots, sizeof *u->queue);
-    pthread_mutex_init(&u->mu, NULL);
-    pthread_cond_init(&u->cv, NULL);
-    d->nrings++; /* from here on ebb_uring_stop cleans it up */
-    if (!u->reqs || !u->queue) {
-        snprintf(why, why_len, "out of memory");
-        return -ENOMEM;
-    }
-    for (int i = 0; i < d->depth; i++) {
-        u->reqs[i].next_free = u->free_reqs;
-        u->free_reqs = &u->reqs[i];
-    }
-    int r = pthread_create(&u->thread, NULL, ur_main, u);
-    if (r != 0) {
-        snprintf(why, why_len, "pthread_create: %s", strerror(r));
-        return -r;
-    }
-    u->thread_ok = 1;
-    pthread_mutex_lock(&u->mu);
-    while (!u->setup_done)
-        pthread_cond_wait(&u->cv, &u->mu);
-    pthread_mutex_unlock(&u->mu);
-    if (u->setup_err) {
-        snprintf(why, why_len, "%s", u->setup_why);
-        return u->setup_err;
-    }
-    ebb_topo_bind_threads(&u->thread, 1, d->group_node[g]);
-    return 0;
-}
-
-int ebb_uring_start(struct ebb_pool *pool, char *why, size_t why_len)
-{
-    ebb_disk *d = pool->disk;
-    d->rings = calloc((size_t)d->ngroups, sizeof *d->rings);
-    if (!d->rings) {
-        snprintf(why, why_len, "out of memory");
-        return -ENOMEM;
-    }
-    d->backend = EBB_DISK_BACKEND_URING;
-    /* One after the other: registrations and their warnings never overlap. */
-    for (int g = 0; g < d->ngroups; g++) {
-        int r = start_ring(pool, g, why, why_len);
-        if (r != 0) {
-            ebb_uring_stop(pool);
-            return r;
-        }
-        ebb_uring *u = &d->rings[g];
-        d->fixed_files = g == 0 ? u->fixed_files : d->fixed_files && u->fixed_files;
-        /* A staging slot goes by fixed buffers on the rings that registered it. */
-        if (u->reg_base) {
-            d->fixed_buffers = 1;
-            if (u->reg_slots > d->fixed_slots)
-                d->fixed_slots = u->reg_slots;
-            if (u->reg_bytes > d->registered_bytes)
-                d->registered_bytes = u->reg_bytes;
-        }
-    }
-    return 0;
-}
-
-/* d->lock held. Only to the rings holding blocks of the slot: a slot's
- * blocks always lie in the same files, so a ring never sees a slot it has
- * no part of, and each ring's queue holds a slot at most once. */
-void ebb_uring_enqueue(struct ebb_pool *pool, int32_t slot)
-{
-    ebb_disk *d = pool->disk;
-    for (int g = 0; g < d->nrings; g++) {
-        ebb_uring *u = &d->rings[g];
-        int mine = d->nrings == 1;
-        for (uint32_t b = 0; b < d->bps && !mine; b++) {
-            ebb_disk_loc loc;
-            ebb_disk_locate(d, pool->slot_size, slot, b, &loc);
-            mine = d->file_group[loc.file] == g;
-        }
-        if (!mine)
-            continue;
-        u->queue[(u->qhead + u->qcount) % (uint32_t)d->slots] = slot;
-        u->qcount++;
-    }
-}
-
-static void wake(ebb_uring *u)
-{
-    uint64_t one = 1;
-    ssize_t w = write(u->efd, &one, sizeof one);
-    (void)w;
-}
-
-void ebb_uring_kick(struct ebb_pool *pool)
-{
-    ebb_disk *d = pool->disk;
-    int stopped = 0;
-    for (int g = 0; g < d->nrings; g++) {
-        ebb_uring *u = &d->rings[g];
-        if (atomic_load(&u->stopped))
-            stopped = 1;
-        else if (atomic_exchange(&u->ring_needed, 0))
-            wake(u);
-    }
-    if (stopped) {
-        pthread_mutex_lock(&d->lock);
-        pthread_cond_broadcast(&d->work_cv);
-        pthread_mutex_unlock(&d->lock);
-    }
-}
-
-void ebb_uring_stop(struct ebb_pool *pool)
-{
-    ebb_disk *d = pool->disk;
-    if (!d->rings)
-        return;
-    ebb_disk_signal_stop(d);
-    for (int g = 0; g < d->nrings; g++) {
-        ebb_uring *u = &d->rings[g];
-        if (u->thread_ok) {
-            if (u->efd >= 0)
-                wake(u);
-            pthread_join(u->thread, NULL);
-        }
-        if (u->ring_ok)
-            io_uring_queue_exit(&u->ring);
-        if (u->efd >= 0)
-            close(u->efd);
-        pthread_mutex_destroy(&u->mu);
-        pthread_cond_destroy(&u->cv);
-        free(u->reqs);
-        free(u->queue);
-    }
-    free(d->rings);
-    d->rings = NULL;
-    d->nrings = 0;
-    d->fixed_buffers = 0;
-    d->fixed_files = 0;
-    d->fixed_slots = 0;
-    d->registered_bytes = 0;
-    d->stop = 0;
-    d->backend = EBB_DISK_BACKEND_THREADS;
 }

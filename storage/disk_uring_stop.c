@@ -53,7 +53,7 @@ void ur_stop_engine(ebb_uring *u, int err, int attempts)
         }
         ur_reap(u, 1);
     }
-    for (int i = 0; i < d->depth && u->inflight > 0; i++) {
+    for (int i = 0; i < d->engine.depth && u->inflight > 0; i++) {
         ur_req *q = &u->reqs[i];
         if (!q->op)
             continue;
@@ -88,20 +88,20 @@ void ur_stopped_loop(ebb_uring *u)
 {
     struct ebb_pool *pool = u->pool;
     ebb_disk *d = pool->disk;
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(&d->core.lock);
     for (;;) {
-        while (u->qcount == 0 && !(d->stop && d->hash_writes == 0))
-            pthread_cond_wait(&d->work_cv, &d->lock);
+        while (u->qcount == 0 && !(d->core.stop && d->hashq.writes == 0))
+            pthread_cond_wait(&d->core.work_cv, &d->core.lock);
         if (u->qcount == 0)
             break;
         int32_t i = u->queue[u->qhead];
-        u->qhead = (u->qhead + 1) % (uint32_t)d->slots;
+        u->qhead = (u->qhead + 1) % (uint32_t)d->layout.slots;
         u->qcount--;
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(&d->core.lock);
         u->next_block = 0;
         ebb_op_fail(&pool->ops[i], EBB_ERR_IO, "%s", u->stop_msg);
         ur_skip_rest(u, &pool->ops[i]);
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(&d->core.lock);
     }
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(&d->core.lock);
 }

@@ -1,4 +1,6 @@
-/* Pools, tickets and moves: what every tier shares. */
+/* Pools, tickets and moves: what every tier shares. The public operations
+ * reach a tier through its row of `tiers` (below); moves between two tiers
+ * pick their path by the pair. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +54,152 @@ void ebb_pool_options_init(ebb_pool_options *o, ebb_tier tier)
     o->block = tier == EBB_TIER_GPU ? (size_t)64 << 20 : (size_t)8 << 20;
 }
 
+/* A gpu operation that a chained disk read still feeds (ebb_move_via):
+ * 1 while it does and `block` is 0; otherwise waits for that read (whose
+ * end records the operation's event) and returns 0. */
+static int await_disk(ebb_op *op, int block)
+{
+    if (!atomic_load_explicit(&op->await_disk, memory_order_acquire))
+        return 0;
+    if (!block)
+        return 1;
+    (void)ebb_disk_wait(op->await_pool, op->await_op);
+    return 0;
+}
+
+/* ---- the tiers' rows ------------------------------------------------------- */
+
+static void host_info(const ebb_pool *pool, ebb_pool_info *info)
+{
+    (void)pool;
+    info->backend = "memory";
+}
+
+static void gpu_destroy(ebb_pool *pool)
+{
+    /* chained disk reads still queue copies into its slots */
+    for (int32_t s = 0; pool->ops && s < pool->slots; s++)
+        (void)await_disk(&pool->ops[s], 1);
+    ebb_device_destroy(pool);
+}
+
+static void count(ebb_pool *pool, int into)
+{
+    if (into) {
+        atomic_fetch_add(&pool->st_writes, 1);
+        atomic_fetch_add(&pool->st_bytes_written, pool->slot_size);
+    } else {
+        atomic_fetch_add(&pool->st_reads, 1);
+        atomic_fetch_add(&pool->st_bytes_read, pool->slot_size);
+    }
+}
+
+static ebb_status host_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket)
+{
+    (void)ticket;
+    ebb_status s = ebb_host_slot_check(pool, slot, 1);
+    if (s != EBB_OK)
+        return s;
+    memcpy(pool->base + (size_t)slot * pool->stride, src, pool->slot_size);
+    count(pool, 1);
+    return EBB_OK;
+}
+
+static ebb_status host_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket)
+{
+    (void)ticket;
+    ebb_status s = ebb_host_slot_check(pool, slot, 0);
+    if (s != EBB_OK)
+        return s;
+    memcpy(dst, pool->base + (size_t)slot * pool->stride, pool->slot_size);
+    count(pool, 0);
+    return EBB_OK;
+}
+
+static ebb_status gpu_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket)
+{
+    int on_device = 0;
+    ebb_status s = ebb_device_check_user_ptr(src, pool->slot_size, "ebb_pool_put: src", &on_device);
+    if (s != EBB_OK)
+        return s;
+    return ebb_device_copy(pool, slot, (void *)src, 1, on_device, NULL, NULL, NULL, ticket);
+}
+
+static ebb_status gpu_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket)
+{
+    int on_device = 0;
+    ebb_status s = ebb_device_check_user_ptr(dst, pool->slot_size, "ebb_pool_get: dst", &on_device);
+    if (s != EBB_OK)
+        return s;
+    return ebb_device_copy(pool, slot, dst, 0, on_device, NULL, NULL, NULL, ticket);
+}
+
+static ebb_status disk_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket)
+{
+    (void)pool, (void)slot, (void)src, (void)ticket;
+    return ebb_fail(EBB_ERR_UNSUPPORTED,
+                    "ebb_pool_put: the disk tier stores from host slots only; put the "
+                    "state into a host pool slot and ebb_move it to the disk");
+}
+
+static ebb_status disk_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket)
+{
+    (void)pool, (void)slot, (void)dst, (void)ticket;
+    return ebb_fail(EBB_ERR_UNSUPPORTED,
+                    "ebb_pool_get: the disk tier loads into host slots only; ebb_move the "
+                    "slot to a host pool slot first");
+}
+
+static ebb_status host_poll(ebb_pool *pool, ebb_op *op, int block, int *done)
+{
+    (void)pool, (void)op, (void)block, (void)done;
+    return ebb_fail(EBB_ERR_INVALID_ARG, "ticket names a host pool, whose operations "
+                                         "complete at once");
+}
+
+static ebb_status gpu_poll(ebb_pool *pool, ebb_op *op, int block, int *done)
+{
+    if (await_disk(op, block)) {
+        *done = 0;
+        return EBB_OK;
+    }
+    return ebb_device_test(pool, op, block, done);
+}
+
+static ebb_status disk_poll(ebb_pool *pool, ebb_op *op, int block, int *done)
+{
+    if (atomic_load_explicit(&op->state, memory_order_acquire) != EBB_OP_DONE) {
+        if (!block) {
+            *done = 0;
+            return EBB_OK;
+        }
+        ebb_status s = ebb_disk_wait(pool, op);
+        if (s != EBB_OK)
+            return s;
+    }
+    return ebb_op_report(op);
+}
+
+/* What each tier does for the operations every pool has. put/get: between
+ * a slot and the caller's memory (the slot checked); poll: whether a
+ * ticket's operation `op` is done (*done), waiting for it when `block`, and
+ * its result. */
+typedef struct tier_ops {
+    ebb_status (*create)(ebb_pool *pool, const ebb_pool_options *o);
+    void (*destroy)(ebb_pool *pool);
+    void (*info)(const ebb_pool *pool, ebb_pool_info *info);
+    ebb_status (*put)(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket);
+    ebb_status (*get)(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket);
+    ebb_status (*poll)(ebb_pool *pool, ebb_op *op, int block, int *done);
+} tier_ops;
+
+static const tier_ops tiers[] = {
+    [EBB_TIER_GPU] = {ebb_device_create, gpu_destroy, ebb_device_info, gpu_put, gpu_get, gpu_poll},
+    [EBB_TIER_HOST] = {ebb_host_create, ebb_host_destroy, host_info, host_put, host_get, host_poll},
+    [EBB_TIER_DISK] = {ebb_disk_create, ebb_disk_destroy, ebb_disk_info, disk_put, disk_get,
+                       disk_poll},
+};
+
 static ebb_status check_options(const ebb_pool_options *o)
 {
     if (o->tier != EBB_TIER_GPU && o->tier != EBB_TIER_HOST && o->tier != EBB_TIER_DISK)
@@ -92,12 +240,7 @@ ebb_status ebb_pool_create_with_faults(const ebb_pool_options *o, const ebb_stor
     pool->numa_node = -1;
     if (fault)
         pool->fault = *fault;
-    switch (o->tier) {
-    case EBB_TIER_HOST: s = ebb_host_create(pool, o); break;
-    case EBB_TIER_DISK: s = ebb_disk_create(pool, o); break;
-    case EBB_TIER_GPU: s = ebb_device_create(pool, o); break;
-    default: s = ebb_fail(EBB_ERR_INTERNAL, "unreachable tier"); break;
-    }
+    s = tiers[o->tier].create(pool, o);
     if (s != EBB_OK) {
         free(pool);
         return s;
@@ -111,34 +254,11 @@ ebb_status ebb_pool_create(const ebb_pool_options *o, ebb_pool **out)
     return ebb_pool_create_with_faults(o, NULL, out);
 }
 
-/* A gpu operation that a chained disk read still feeds (ebb_move_via):
- * 1 while it does and `block` is 0; otherwise waits for that read (whose
- * end records the operation's event) and returns 0. */
-static int await_disk(ebb_op *op, int block)
-{
-    if (!atomic_load_explicit(&op->await_disk, memory_order_acquire))
-        return 0;
-    if (!block)
-        return 1;
-    (void)ebb_disk_wait(op->await_pool, op->await_op);
-    return 0;
-}
-
 void ebb_pool_destroy(ebb_pool *pool)
 {
     if (!pool)
         return;
-    switch (pool->tier) {
-    case EBB_TIER_HOST: ebb_host_destroy(pool); break;
-    case EBB_TIER_DISK: ebb_disk_destroy(pool); break;
-    case EBB_TIER_GPU:
-        /* chained disk reads still queue copies into its slots */
-        for (int32_t s = 0; pool->ops && s < pool->slots; s++)
-            (void)await_disk(&pool->ops[s], 1);
-        ebb_device_destroy(pool);
-        break;
-    default: break;
-    }
+    tiers[pool->tier].destroy(pool);
     pool->destroyed = 1;
     ebb_pool_release(pool);
 }
@@ -157,12 +277,7 @@ ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info)
     info->pinned = pool->pinned;
     info->device = -1;
     info->warnings = pool->warnings;
-    switch (pool->tier) {
-    case EBB_TIER_HOST: info->backend = "memory"; break;
-    case EBB_TIER_DISK: ebb_disk_info(pool, info); break;
-    case EBB_TIER_GPU: ebb_device_info(pool, info); break;
-    default: info->backend = "?"; break;
-    }
+    tiers[pool->tier].info(pool, info);
     return EBB_OK;
 }
 
@@ -218,17 +333,6 @@ ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr)
 }
 
 static const ebb_ticket done_ticket = {NULL, 0, 0};
-
-static void count(ebb_pool *pool, int into)
-{
-    if (into) {
-        atomic_fetch_add(&pool->st_writes, 1);
-        atomic_fetch_add(&pool->st_bytes_written, pool->slot_size);
-    } else {
-        atomic_fetch_add(&pool->st_reads, 1);
-        atomic_fetch_add(&pool->st_bytes_read, pool->slot_size);
-    }
-}
 
 /* A copy between host slot `slot` of `host` and a gpu pool slot: the host
  * slot's tracking event goes with it (when the host pool has events), and
@@ -333,26 +437,7 @@ ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticke
     ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_put");
     if (s != EBB_OK)
         return s;
-    switch (pool->tier) {
-    case EBB_TIER_HOST:
-        if ((s = ebb_host_slot_check(pool, slot, 1)) != EBB_OK)
-            return s;
-        memcpy(pool->base + (size_t)slot * pool->stride, src, pool->slot_size);
-        count(pool, 1);
-        return EBB_OK;
-    case EBB_TIER_GPU:
-    {
-        int on_device = 0;
-        if ((s = ebb_device_check_user_ptr(src, pool->slot_size, "ebb_pool_put: src",
-                                             &on_device)) != EBB_OK)
-            return s;
-        return ebb_device_copy(pool, slot, (void *)src, 1, on_device, NULL, NULL, NULL, ticket);
-    }
-    default:
-        return ebb_fail(EBB_ERR_UNSUPPORTED,
-                        "ebb_pool_put: the disk tier stores from host slots only; put the "
-                        "state into a host pool slot and ebb_move it to the disk");
-    }
+    return tiers[pool->tier].put(pool, slot, src, ticket);
 }
 
 ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket)
@@ -363,26 +448,7 @@ ebb_status ebb_pool_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *tic
     ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_get");
     if (s != EBB_OK)
         return s;
-    switch (pool->tier) {
-    case EBB_TIER_HOST:
-        if ((s = ebb_host_slot_check(pool, slot, 0)) != EBB_OK)
-            return s;
-        memcpy(dst, pool->base + (size_t)slot * pool->stride, pool->slot_size);
-        count(pool, 0);
-        return EBB_OK;
-    case EBB_TIER_GPU:
-    {
-        int on_device = 0;
-        if ((s = ebb_device_check_user_ptr(dst, pool->slot_size, "ebb_pool_get: dst",
-                                             &on_device)) != EBB_OK)
-            return s;
-        return ebb_device_copy(pool, slot, dst, 0, on_device, NULL, NULL, NULL, ticket);
-    }
-    default:
-        return ebb_fail(EBB_ERR_UNSUPPORTED,
-                        "ebb_pool_get: the disk tier loads into host slots only; ebb_move the "
-                        "slot to a host pool slot first");
-    }
+    return tiers[pool->tier].get(pool, slot, dst, ticket);
 }
 
 /* The operation record a ticket names, or NULL when the ticket is stale
@@ -401,26 +467,7 @@ static ebb_status ticket_poll(const ebb_ticket *t, int block, int *done)
     ebb_status s = ticket_op(t, &op);
     if (s != EBB_OK || !op)
         return s;
-    if (t->pool->tier == EBB_TIER_GPU) {
-        if (await_disk(op, block)) {
-            *done = 0;
-            return EBB_OK;
-        }
-        return ebb_device_test(t->pool, op, block, done);
-    }
-    if (t->pool->tier != EBB_TIER_DISK)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ticket names a host pool, whose operations "
-                                             "complete at once");
-    if (atomic_load_explicit(&op->state, memory_order_acquire) != EBB_OP_DONE) {
-        if (!block) {
-            *done = 0;
-            return EBB_OK;
-        }
-        s = ebb_disk_wait(t->pool, op);
-        if (s != EBB_OK)
-            return s;
-    }
-    return ebb_op_report(op);
+    return tiers[t->pool->tier].poll(t->pool, op, block, done);
 }
 
 ebb_status ebb_ticket_test(const ebb_ticket *ticket, int *done)

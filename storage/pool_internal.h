@@ -1,4 +1,23 @@
-/* Internal layout of a pool, shared by the tiers and their backends. */
+/* Internal layout of a pool, shared by the tiers and their backends.
+ *
+ * The layers of storage/, top to bottom; a file calls only files in the
+ * layers below it, never back up (scripts/check_layers.py, test
+ * layers/storage; a layer calls down into an engine only through a table):
+ *   pool.c, chain.c        the public calls; a tier is reached through its
+ *                          row of pool.c's `tiers` table
+ *   disk.c, disk_create.c  the disk tier's operations, and its creation
+ *   disk_hash.c            the checksum thread: hashes writes, then hands them on
+ *   disk_engine.c          the running disk engine, behind its table
+ *                          {start, enqueue, kick, stop}
+ *   disk_uring_engine.c > disk_uring.c > disk_uring_stop.c > disk_uring_req.c,
+ *   disk_threads.c         the two engines (io_uring's top to bottom)
+ *   disk_core.c            completion and retries, the checksum thread's queue
+ *   disk_chain.c           chained moves' gate events and follow-on copies
+ *   device.c, host.c       the gpu tier; host slots and their state
+ *   disk_pace.c, disk_sum.c, disk_uring_setup.c, cuda.c
+ *                          bandwidth limit, checksums, ring set-up, CUDA calls
+ *   disk_layout.c, op.c, topology.c
+ *                          where a slot lives, operation records, NUMA: call nothing */
 #ifndef EBB_STORAGE_POOL_INTERNAL_H
 #define EBB_STORAGE_POOL_INTERNAL_H
 

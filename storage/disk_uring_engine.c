@@ -1,0 +1,164 @@
+/* The io_uring engine behind its table (disk_engine.h): start (one ring
+ * and thread per device group, each near its device's NUMA node), hand-over
+ * of operations to the rings' queues, wake-up and stop. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "storage/disk_uring.h"
+#include "storage/topology.h"
+
+static void uring_stop(struct ebb_pool *pool);
+
+/* Starts ring `g`'s thread and waits for its set-up. 0 or -errno. */
+static int start_ring(struct ebb_pool *pool, int g, char *why, size_t why_len)
+{
+    ebb_disk *d = pool->disk;
+    ebb_uring *u = &d->engine.rings[g];
+    u->pool = pool;
+    u->group = g;
+    u->efd = -1;
+    u->cur = -1;
+    u->reqs = calloc((size_t)d->engine.depth, sizeof *u->reqs);
+    u->queue = calloc((size_t)d->layout.slots, sizeof *u->queue);
+    pthread_mutex_init(&u->mu, NULL);
+    pthread_cond_init(&u->cv, NULL);
+    d->engine.nrings++; /* from here on uring_stop cleans it up */
+    if (!u->reqs || !u->queue) {
+        snprintf(why, why_len, "out of memory");
+        return -ENOMEM;
+    }
+    for (int i = 0; i < d->engine.depth; i++) {
+        u->reqs[i].next_free = u->free_reqs;
+        u->free_reqs = &u->reqs[i];
+    }
+    int r = pthread_create(&u->thread, NULL, ur_main, u);
+    if (r != 0) {
+        snprintf(why, why_len, "pthread_create: %s", strerror(r));
+        return -r;
+    }
+    u->thread_ok = 1;
+    pthread_mutex_lock(&u->mu);
+    while (!u->setup_done)
+        pthread_cond_wait(&u->cv, &u->mu);
+    pthread_mutex_unlock(&u->mu);
+    if (u->setup_err) {
+        snprintf(why, why_len, "%s", u->setup_why);
+        return u->setup_err;
+    }
+    ebb_topo_bind_threads(&u->thread, 1, d->files.group_node[g]);
+    return 0;
+}
+
+static int uring_start(struct ebb_pool *pool, char *why, size_t why_len)
+{
+    ebb_disk *d = pool->disk;
+    d->engine.rings = calloc((size_t)d->files.ngroups, sizeof *d->engine.rings);
+    if (!d->engine.rings) {
+        snprintf(why, why_len, "out of memory");
+        return -ENOMEM;
+    }
+    /* One after the other: registrations and their warnings never overlap. */
+    for (int g = 0; g < d->files.ngroups; g++) {
+        int r = start_ring(pool, g, why, why_len);
+        if (r != 0) {
+            uring_stop(pool);
+            return r;
+        }
+        ebb_uring *u = &d->engine.rings[g];
+        d->engine.fixed_files = g == 0 ? u->fixed_files : d->engine.fixed_files && u->fixed_files;
+        /* A staging slot goes by fixed buffers on the rings that registered it. */
+        if (u->reg_base) {
+            d->engine.fixed_buffers = 1;
+            if (u->reg_slots > d->engine.fixed_slots)
+                d->engine.fixed_slots = u->reg_slots;
+            if (u->reg_bytes > d->engine.registered_bytes)
+                d->engine.registered_bytes = u->reg_bytes;
+        }
+    }
+    return 0;
+}
+
+/* d->core.lock held. Only to the rings holding blocks of the slot: a slot's
+ * blocks always lie in the same files, so a ring never sees a slot it has
+ * no part of, and each ring's queue holds a slot at most once. */
+static void uring_enqueue(struct ebb_pool *pool, int32_t slot)
+{
+    ebb_disk *d = pool->disk;
+    for (int g = 0; g < d->engine.nrings; g++) {
+        ebb_uring *u = &d->engine.rings[g];
+        int mine = d->engine.nrings == 1;
+        for (uint32_t b = 0; b < d->layout.bps && !mine; b++) {
+            ebb_disk_loc loc;
+            ebb_disk_locate(&d->layout, slot, b, &loc);
+            mine = d->files.file_group[loc.file] == g;
+        }
+        if (!mine)
+            continue;
+        u->queue[(u->qhead + u->qcount) % (uint32_t)d->layout.slots] = slot;
+        u->qcount++;
+    }
+}
+
+static void wake(ebb_uring *u)
+{
+    uint64_t one = 1;
+    ssize_t w = write(u->efd, &one, sizeof one);
+    (void)w;
+}
+
+static void uring_kick(struct ebb_pool *pool)
+{
+    ebb_disk *d = pool->disk;
+    int stopped = 0;
+    for (int g = 0; g < d->engine.nrings; g++) {
+        ebb_uring *u = &d->engine.rings[g];
+        if (atomic_load(&u->stopped))
+            stopped = 1;
+        else if (atomic_exchange(&u->ring_needed, 0))
+            wake(u);
+    }
+    if (stopped) {
+        pthread_mutex_lock(&d->core.lock);
+        pthread_cond_broadcast(&d->core.work_cv);
+        pthread_mutex_unlock(&d->core.lock);
+    }
+}
+
+static void uring_stop(struct ebb_pool *pool)
+{
+    ebb_disk *d = pool->disk;
+    if (!d->engine.rings)
+        return;
+    ebb_disk_signal_stop(pool);
+    for (int g = 0; g < d->engine.nrings; g++) {
+        ebb_uring *u = &d->engine.rings[g];
+        if (u->thread_ok) {
+            if (u->efd >= 0)
+                wake(u);
+            pthread_join(u->thread, NULL);
+        }
+        if (u->ring_ok)
+            io_uring_queue_exit(&u->ring);
+        if (u->efd >= 0)
+            close(u->efd);
+        pthread_mutex_destroy(&u->mu);
+        pthread_cond_destroy(&u->cv);
+        free(u->reqs);
+        free(u->queue);
+    }
+    free(d->engine.rings);
+    d->engine.rings = NULL;
+    d->engine.nrings = 0;
+    d->engine.fixed_buffers = 0;
+    d->engine.fixed_files = 0;
+    d->engine.fixed_slots = 0;
+    d->engine.registered_bytes = 0;
+    d->core.stop = 0;
+}
+
+const ebb_disk_engine_ops ebb_disk_uring_ops = {
+    EBB_DISK_BACKEND_URING, "io_uring", uring_start, uring_enqueue, uring_kick, uring_stop,
+};
