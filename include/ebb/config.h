@@ -43,8 +43,10 @@ extern "C" {
 /* tier.host.numa = "auto": the node nearest the GPU (or the first thread's). */
 #define EBB_NUMA_AUTO (-1)
 
-/* [run] strategy: the schedules of ebb/schedule.h plus "auto" (the planner
- * picks) and "async" (the adaptive asynchronous schedule of the runtime). */
+/* [run] strategy: the schedules of ebb/schedule.h plus "auto" (the runtime
+ * picks: the planner's fastest when the step times are known, else rules;
+ * ebb_run_create in ebb/runtime.h) and "async" (the adaptive asynchronous
+ * schedule of the runtime). */
 typedef enum ebb_config_strategy {
     EBB_CONFIG_STRATEGY_AUTO = 0,
     EBB_CONFIG_STRATEGY_STORE_ALL = 1,
@@ -112,7 +114,8 @@ typedef struct ebb_config_disk {
     int32_t threads;          /* tier.disk.threads: workers of the thread backend,
                                  0 = as many as queue_depth, 0..1024 */
     ebb_disk_backend backend; /* tier.disk.backend (enum in ebb/storage.h) */
-    int checksum;             /* tier.disk.checksum: 1 = xxHash every slot, verify on read */
+    int checksum;             /* tier.disk.checksum: 1 = XXH3-64 of every block, verified
+                                 on every read */
     int direct;               /* tier.disk.direct: 1 = O_DIRECT (buffered where refused) */
     uint64_t max_bandwidth;   /* tier.disk.max_bandwidth: bytes per second, reads and
                                  writes together; 0 = no limit ("none"), at most

@@ -22,7 +22,10 @@
  *     ebb_run_destroy(run);
  *
  * Buffers handed to callbacks belong to ebb: a callback must not keep their
- * addresses past its return. docs/runtime.md describes the costs.
+ * addresses past its return. The callbacks run on the thread that called
+ * ebb_run_forward, ebb_run_advance or ebb_run_reverse, never on ebb's I/O
+ * threads; a run is used by one thread at a time. docs/runtime.md describes
+ * the costs.
  */
 #ifndef EBB_RUNTIME_H
 #define EBB_RUNTIME_H
@@ -107,10 +110,12 @@ typedef struct ebb_run_options {
     int strategy;            /* an ebb_config_strategy, or -1 (default): run.strategy */
     int fast_tier;           /* tier of the schedule's C slots; -1 (default): the state's
                                 tier if enabled, else the next enabled one */
-    int slow_tier;           /* tier of the D slots (multistage, disk-revolve, h-revolve); -1
-                                (default): the next enabled tier after fast_tier */
+    int slow_tier;           /* tier of the D slots (multistage, disk-revolve, h-revolve;
+                                async: its first slower tier); -1 (default): the next
+                                enabled tier after fast_tier */
     int32_t slots;           /* C; 0 (default): as many as the fast tier's budget holds */
-    int32_t slow_slots;      /* D; 0 (default): as many as the slow tier's budget holds */
+    int32_t slow_slots;      /* D; 0 (default): as many as the slow tier's budget holds
+                                (async: the first slower tier's slots) */
     int64_t period;          /* periodic: k; disk-revolve: m; 0 = derived */
     double io_ratio;         /* disk-revolve: (write + read) / step time; 0 = 1 */
     int audit;               /* an ebb_audit, or -1 (default): EBB_AUDIT, else run.audit */
@@ -120,7 +125,8 @@ typedef struct ebb_run_options {
                                 environment variable EBB_TRACE wins */
     double forward_seconds;  /* strategy "auto": the time of one forward step and one */
     double reverse_seconds;  /* reverse step, if known (0: not known); the planner then
-                                predicts every strategy and the fastest runs;
+                                predicts every strategy and the fastest runs (async
+                                when within 2% of it; see ebb_run_create);
                                 "h-revolve": its costs in forward steps come from them
                                 (docs/runtime.md) */
 } ebb_run_options;
@@ -134,10 +140,16 @@ typedef struct ebb_run ebb_run;
  * creates every pool the run needs (disk files preallocated), so that a
  * budget too small or a disk too full fails here, before the first step,
  * saying what would fit. "auto" picks store-all when the fast tier holds
- * n-1 states, else multistage when a slow tier is enabled, else revolve;
- * online when n is unknown. Errors: EBB_ERR_INVALID_ARG, EBB_ERR_CONFIG,
- * EBB_ERR_NO_MEMORY (a budget too small), EBB_ERR_UNSUPPORTED ("async" until
- * it exists, a GPU state without CUDA), and those of ebb_pool_create. */
+ * n-1 states; else, with a slower tier enabled and forward_seconds given
+ * (n known), the strategy the planner predicts fastest (async when within
+ * 2% of it); else, with a slower tier and at least 2 fast slots, async;
+ * else revolve (online when n is unknown). ebb_run_info.reason says which
+ * rule chose. "async" with every state fitting the fast tier runs store-all,
+ * and with no slower tier revolve (online when n is unknown). Errors:
+ * EBB_ERR_INVALID_ARG, EBB_ERR_CONFIG (a strategy that needs a slower tier
+ * without one), EBB_ERR_NO_MEMORY (a budget too small), EBB_ERR_UNSUPPORTED
+ * (a GPU state or tier without CUDA or without a device), and those of
+ * ebb_pool_create. */
 EBB_API ebb_status ebb_run_create(const ebb_run_options *options, ebb_run **out);
 
 /* Waits for every transfer in flight and frees everything, files included.

@@ -212,7 +212,9 @@ EBB_API ebb_status ebb_validator_stats(const ebb_validator *validator, ebb_sched
 
 /* Generates the whole schedule for `options` and replays it through a
  * validator sized by ebb_schedule_tier_slots; online schedules are told n =
- * options->steps when their forward reaches it. */
+ * options->steps when their forward reaches it. A long offline stream
+ * (2^16 steps or more) is generated on a second thread while the calling
+ * thread validates it; where that thread cannot start, both run in turn. */
 EBB_API ebb_status ebb_schedule_validate(const ebb_schedule_options *options,
                                          ebb_schedule_stats *stats);
 
@@ -221,7 +223,8 @@ EBB_API ebb_status ebb_schedule_validate(const ebb_schedule_options *options,
 typedef ebb_status (*ebb_action_visitor)(void *user, const ebb_action *actions, size_t count);
 
 /* As ebb_schedule_validate, and hands every batch, once validated, to
- * `visit` (NULL: none), e.g. to print or execute it. */
+ * `visit` (NULL: none), e.g. to print or execute it. `visit` is called on
+ * the calling thread, never on the generator's. */
 EBB_API ebb_status ebb_schedule_replay(const ebb_schedule_options *options,
                                        ebb_schedule_stats *stats, ebb_action_visitor visit,
                                        void *user);

@@ -22,14 +22,17 @@
  *
  * The disk tier moves data only from and to host pool slots: a host slot is
  * the staging buffer (page-aligned, padded to the alignment, registered with
- * io_uring when the host pool is given as `staging`). Chain moves for
- * gpu <-> disk: gpu -> host -> disk and disk -> host -> gpu.
+ * io_uring when the host pool is given as `staging`). A state crosses
+ * between a gpu and a disk pool through a host slot: ebb_move_via does
+ * gpu -> host -> disk and disk -> host -> gpu in one call, pipelined.
  *
  * Nothing is allocated per operation: every buffer, request and ticket
- * record is created with the pool (docs/storage.md says how this is checked).
+ * record is created with the pool (docs/design.md says how this is checked).
  *
  * Threads: a pool may be called from one thread at a time (the runtime's).
- * Its internal I/O threads are private. Pools may be destroyed in any order:
+ * Its internal threads (per device of a disk pool an io_uring ring thread or
+ * a group of pread/pwrite workers; a checksum thread for io_uring with
+ * checksums) are private and never call back into the caller's code. Pools may be destroyed in any order:
  * a host pool destroyed while disk operations still read or fill its slots
  * waits for them; a disk pool keeps the handle of its staging pool until it
  * is destroyed itself (the memory goes with the host pool). Destroying disk
@@ -186,7 +189,8 @@ typedef struct ebb_pool_info {
     const char *backend;       /* "memory" (host), "cuda" (gpu), "io_uring" or
                                   "threads" (disk) */
     int numa_node;             /* host: node the memory is bound to, -1 if none;
-                                  disk: node nearest the first drive, -1 if unknown */
+                                  disk: node nearest the first directory's drive,
+                                  -1 if unknown */
     int pinned;                /* host: page-locked for CUDA DMA */
     int device;                /* gpu: device ordinal; otherwise -1 */
     int direct;                /* disk: O_DIRECT in use */
@@ -194,8 +198,10 @@ typedef struct ebb_pool_info {
                                   staging pool or part: registered_bytes) */
     int registered_files;      /* disk: io_uring fixed files in use */
     int32_t queue_depth;       /* disk */
-    int32_t threads;           /* disk: I/O threads (1 for io_uring, whose checksum
-                                  thread, when checksums are on, is not counted) */
+    int32_t threads;           /* disk: I/O threads: io_uring, one ring thread per
+                                  device (the checksum thread, when checksums are on,
+                                  is not counted); threads, the workers of every
+                                  device group */
     size_t block;              /* disk, gpu: bytes per request or chunk */
     size_t alignment;          /* disk: direct-I/O alignment of offsets and lengths */
     int checksum;              /* disk: per-block checksums on */
@@ -244,8 +250,9 @@ typedef struct ebb_ticket {
 /* Copies slot_size bytes from `src_slot` of `src` to `dst_slot` of `dst`.
  * host -> host is a memcpy (the ticket is complete on return); host <-> disk
  * runs on the disk pool's engine; host <-> gpu and gpu <-> gpu on the gpu
- * pool's copy streams (device -> host, host -> device, device -> device: one
- * stream each, never the caller's). Both pools need the same slot_size.
+ * pool's copy streams (device -> host, host -> device, device -> device: four
+ * non-blocking streams each, never the caller's). Both pools need the same
+ * slot_size.
  * Errors: EBB_ERR_INVALID_ARG (NULL, slot out of range, different slot
  * sizes), EBB_ERR_UNSUPPORTED (disk <-> disk, gpu <-> disk: chain through a
  * host slot), EBB_ERR_STATE (a slot is busy, or the disk slot read holds no
