@@ -9,6 +9,7 @@ without its callee calling back up by name).
 
   scripts/check_layers.py --build build/release storage runtime
   scripts/check_layers.py --build build/release --order storage
+  scripts/check_layers.py --build build/release storage+runtime+planner
 
 Every group of files that call each other in a circle (a strongly connected
 component of the graph restricted to one folder) is reported with each call
@@ -123,7 +124,10 @@ def one_circle(comp, edges):
 
 
 def folder_graph(graph, files, folder):
-    mine = {f for f in files if f.startswith(folder + "/")}
+    """folder: one folder, or several joined by '+' seen as one graph (so a
+    circle through two folders is found too)."""
+    parts = tuple(p + "/" for p in folder.split("+"))
+    mine = {f for f in files if f.startswith(parts)}
     edges = {f: {g: s for g, s in graph.get(f, {}).items() if g in mine} for f in mine}
     return mine, edges
 
