@@ -1,9 +1,8 @@
 /*
  * h-revolve's costs (ebb_schedule_options.write_cost, read_cost,
  * reverse_cost, in forward steps) from the step times and the bandwidths,
- * one rule for the runtime (run_setup.c) and the planner (planner_setup.c),
- * so a run of h-revolve that auto picked is the schedule the planner
- * predicted.
+ * one rule for every run (run_setup.c), real or the planner's, so a run of
+ * h-revolve that auto picked is the schedule the planner predicted.
  */
 #ifndef EBB_RUNTIME_H_COSTS_H
 #define EBB_RUNTIME_H_COSTS_H

@@ -1,8 +1,12 @@
 /*
  * The runtime's internals, shared by its files:
- *   run.c        the public calls: create (options, strategy, tiers, pools),
- *                the sweeps' control flow, destroy, info and statistics;
+ *   run.c        creating a run from rt_create_args (engine.h), the sweeps'
+ *                control flow, destroy, info and statistics;
+ *   run_config.c a real run's arguments from its options and configuration
+ *                (ebb_run_create itself is planner/auto.c's: auto asks the
+ *                planner, which sits above);
  *   run_setup.c  resolving the strategy, the tiers and the slot counts;
+ *   io_storage.c the real io (io.h): the clock and ebb/storage.h;
  *   h_costs.c    h-revolve's costs from the step times and bandwidths;
  *   execute.c    one action at a time over the pools;
  *   buffers.c    the physical buffers behind the schedule's slots;

@@ -3,18 +3,20 @@
  *
  * A problem is n steps of a state of S bytes, a forward step of f seconds and
  * a reverse step of b seconds, the slots each tier holds, and the bandwidth
- * and latency of the channels between tiers. The planner replays each
- * strategy's action stream through a discrete-event model of the runtime
- * (the compute thread, its buffers, and one server per channel: gpu -> host,
- * host -> gpu, and one disk shared by reads and writes) and predicts the wall
- * time, both sweeps, the time stalled on transfers, the forward steps and the
- * peak slots per tier. docs/planner.md gives the model and its limits.
+ * and latency of the channels between tiers. The planner runs the runtime
+ * itself (the same engine, the same decisions) over simulated channels
+ * (gpu -> host, host -> gpu, and one disk shared by reads and writes, with
+ * its pace and block pipelining) on a virtual clock that the steps advance
+ * by f and b, and predicts from that run: the wall time, both sweeps, the
+ * time stalled on transfers, the forward steps, stores, restores, reads
+ * ahead and peak slots per tier. docs/planner.md gives the model and its
+ * limits.
  *
  *     ebb_plan_problem p;
  *     ebb_plan_problem_init(&p);
  *     p.steps = 1000; p.state_size = 16 << 20; p.forward_s = 0.01; p.reverse_s = 0.02;
  *     ebb_plan_problem_from_config(&p, &cfg);       // slots from the budgets
- *     ebb_plan_channels_measure(&p, &cfg);          // or from a bench file
+ *     ebb_plan_channels_measure(&p, &cfg);          // or set p.channel[] yourself
  *     ebb_plan_prediction all[EBB_PLAN_MAX];
  *     size_t count; int best;
  *     ebb_plan_all(&p, all, &count, &best);
@@ -62,7 +64,8 @@ typedef struct ebb_plan_problem {
     ebb_plan_channel channel[EBB_PLAN_CHANNEL_COUNT];
     double disk_pace;      /* tier.disk.max_bandwidth in bytes/s, 0 = none: each request
                               of disk_block bytes, read or write, starts no earlier than
-                              the previous one's start + its bytes / disk_pace */
+                              the previous one's start + its bytes / disk_pace (a request
+                              late by up to 1 ms is made up for, as the runtime's pacer) */
     size_t disk_block;     /* bytes per disk request (tier.disk.block_size); 0 = 8 MiB */
     int32_t staging;       /* host buffers for disk transfers (ebb_run_options.staging);
                               0 = 2, as the runtime */
@@ -113,10 +116,11 @@ typedef struct ebb_plan_prediction {
 /* Every strategy ebb_plan_all predicts (async and the seven schedules). */
 enum { EBB_PLAN_MAX = 8 };
 
-/* Predicts one strategy (auto: the best of ebb_plan_all). A strategy that
- * does not fit is not an error: fits = 0 and why_not. Errors:
- * EBB_ERR_INVALID_ARG for a bad problem (naming the field),
- * EBB_ERR_UNSUPPORTED for async while this build lacks it. */
+/* Predicts one strategy (auto: the least predicted time of ebb_plan_all;
+ * a run's "auto" prefers async within 2% of that, docs/runtime.md). A
+ * strategy that does not fit is not an error: fits = 0 and why_not (the
+ * runtime's own message). Errors: EBB_ERR_INVALID_ARG for a bad problem
+ * (naming the field). */
 EBB_API ebb_status ebb_plan_predict(const ebb_plan_problem *problem, ebb_config_strategy strategy,
                                     ebb_plan_prediction *out);
 
