@@ -226,6 +226,57 @@ static ebb_status set_h_costs(ebb_run *run, const rt_create_args *a, int fast, i
     return EBB_OK;
 }
 
+/* The offline or online schedule for `strategy` with c fast and d slow slots
+ * (d_budget: d is the slow tier's budget, not asked for). */
+static ebb_status make_schedule(ebb_run *run, const rt_create_args *a, ebb_strategy strategy,
+                                int fast, int slow, int32_t c, int32_t d, int d_budget,
+                                ebb_schedule_options *so)
+{
+    const ebb_run_options *o = &run->opt;
+    int64_t n = o->steps;
+    ebb_schedule_options_init(so);
+    so->strategy = strategy;
+    so->steps = n;
+    /* more slots than steps are never used: do not allocate them */
+    so->slots = n > 0 && c > n ? (int32_t)n : c;
+    so->fast_tier = (ebb_tier)fast;
+    so->slow_tier = (ebb_tier)(slow >= 0 ? slow : EBB_TIER_DISK);
+    so->period = o->period;
+    so->io_ratio = o->io_ratio > 0 ? o->io_ratio : 1.0;
+    int32_t capped_d = n > 0 && d > n ? (int32_t)n : d;
+    if (strategy == EBB_STRATEGY_MULTISTAGE)
+        so->disk_slots = capped_d;
+    else if (strategy == EBB_STRATEGY_DISK_REVOLVE)
+        so->disk_slots = o->slow_slots > 0 ? capped(run, slow, o->slow_slots) : -1;
+    else if (strategy == EBB_STRATEGY_H_REVOLVE &&
+             (d_budget || o->strategy == EBB_CONFIG_STRATEGY_AUTO))
+        so->disk_slots = rt_h_budget_disk_slots(n, so->slots, d); /* as the planner caps them */
+    else if (strategy == EBB_STRATEGY_H_REVOLVE)
+        so->disk_slots = capped_d;
+    else
+        so->disk_slots = 0;
+    ebb_status st;
+    if (strategy == EBB_STRATEGY_H_REVOLVE && (st = set_h_costs(run, a, fast, slow, so)) != EBB_OK)
+        return st;
+    if (strategy == EBB_STRATEGY_H_REVOLVE && a->planning &&
+        (int64_t)(so->slots + so->disk_slots) * n > RT_H_BUDGET_ENTRIES)
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "h-revolve: the planner plans its programme up to %lld entries, "
+                        "(%d memory + %d disk slots) x %lld steps exceed it (run it by name to "
+                        "try)",
+                        (long long)RT_H_BUDGET_ENTRIES, so->slots, so->disk_slots, (long long)n);
+    st = ebb_schedule_create(so, &run->schedule);
+    /* h-revolve's table, or slots asked for: more budget would not help */
+    if (st == EBB_OK || o->slots > 0 || strategy == EBB_STRATEGY_H_REVOLVE)
+        return st;
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s", ebb_last_error());
+    return ebb_fail(EBB_ERR_NO_MEMORY,
+                    "%s: the budget of tier.%s holds %d states of %zu bytes; raise it or "
+                    "choose another strategy",
+                    msg, ebb_tier_name((ebb_tier)fast), c, o->state_size);
+}
+
 ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
 {
     const ebb_run_options *o = &run->opt;
@@ -259,55 +310,12 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         return ebb_fail(EBB_ERR_CONFIG, "%s needs a slower tier than %s: enable tier.disk",
                         ebb_strategy_name(strategy), ebb_tier_name((ebb_tier)fast));
     int d_budget = two_tiers && d <= 0;
-    int from_auto = o->strategy == EBB_CONFIG_STRATEGY_AUTO;
     if (d_budget && (st = budget_slots(run, slow, &d)) != EBB_OK)
         return st;
     d = capped(run, slow, d);
-
-    int64_t n = o->steps;
     ebb_schedule_options so;
-    ebb_schedule_options_init(&so);
-    so.strategy = strategy;
-    so.steps = n;
-    /* more slots than steps are never used: do not allocate them */
-    so.slots = n > 0 && c > n ? (int32_t)n : c;
-    so.fast_tier = (ebb_tier)fast;
-    so.slow_tier = (ebb_tier)(slow >= 0 ? slow : EBB_TIER_DISK);
-    so.period = o->period;
-    so.io_ratio = o->io_ratio > 0 ? o->io_ratio : 1.0;
-    if (strategy == EBB_STRATEGY_MULTISTAGE)
-        so.disk_slots = n > 0 && d > n ? (int32_t)n : d;
-    else if (strategy == EBB_STRATEGY_DISK_REVOLVE)
-        so.disk_slots = o->slow_slots > 0 ? capped(run, slow, o->slow_slots) : -1;
-    else if (strategy == EBB_STRATEGY_H_REVOLVE && (d_budget || from_auto))
-        so.disk_slots = rt_h_budget_disk_slots(n, so.slots, d); /* as the planner caps them */
-    else if (strategy == EBB_STRATEGY_H_REVOLVE)
-        so.disk_slots = n > 0 && d > n ? (int32_t)n : d;
-    else
-        so.disk_slots = 0;
-    if (strategy == EBB_STRATEGY_H_REVOLVE &&
-        (st = set_h_costs(run, a, fast, slow, &so)) != EBB_OK)
+    if ((st = make_schedule(run, a, strategy, fast, slow, c, d, d_budget, &so)) != EBB_OK)
         return st;
-    if (strategy == EBB_STRATEGY_H_REVOLVE && a->planning &&
-        (int64_t)(so.slots + so.disk_slots) * n > RT_H_BUDGET_ENTRIES)
-        return ebb_fail(EBB_ERR_NO_MEMORY,
-                        "h-revolve: the planner plans its programme up to %lld entries, "
-                        "(%d memory + %d disk slots) x %lld steps exceed it (run it by name to "
-                        "try)",
-                        (long long)RT_H_BUDGET_ENTRIES, so.slots, so.disk_slots, (long long)n);
-
-    st = ebb_schedule_create(&so, &run->schedule);
-    if (st != EBB_OK) {
-        /* h-revolve's table: more slots would not help */
-        if (o->slots > 0 || strategy == EBB_STRATEGY_H_REVOLVE)
-            return st;
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s", ebb_last_error());
-        return ebb_fail(EBB_ERR_NO_MEMORY,
-                        "%s: the budget of tier.%s holds %d states of %zu bytes; raise it or "
-                        "choose another strategy",
-                        msg, ebb_tier_name((ebb_tier)fast), c, o->state_size);
-    }
     int32_t used[EBB_TIER_COUNT];
     ebb_schedule_tier_slots(run->schedule, used);
     if (two_tiers && used[slow] > d)
@@ -317,7 +325,6 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
                         ebb_tier_name((ebb_tier)slow), d, o->state_size);
     run->info.strategy = strategy;
     run->info.strategy_name = ebb_strategy_name(strategy);
-    run->info.fast_tier = (ebb_tier)fast;
     run->info.slow_tier = (ebb_tier)so.slow_tier;
     memcpy(run->info.slots, used, sizeof used);
     return EBB_OK;
