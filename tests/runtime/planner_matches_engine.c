@@ -10,8 +10,10 @@
  * boundary fall within the clock's noise (a first write into fresh file
  * pages, a step late by a busy core) one store moves by a step and the
  * interval around it recomputes a step more or less. Measured over 40 runs
- * of these cases: forward steps within 8%, each other count within 2 or
- * 25%; the test allows 12% and max(2, 25%).
+ * of these cases on a quiet machine: forward steps within 8%, each other
+ * count within 2 or 25%; at a load of 10 on 2 cores (a build beside it),
+ * forward steps within 18%. The test allows max(3, 35%) for each count: a
+ * planner that ignores the disk's pace is off by 75-80%.
  *
  * A run that differs is run once more before it fails: the real clock has
  * noise the planner does not model (a busy machine delays a step or a
@@ -185,11 +187,11 @@ typedef struct verdict {
     char why[400];
 } verdict;
 
-/* Equal, or for async within `slack` of the prediction (at least 2). */
+/* Equal, or for async within `slack` of the prediction (at least 3). */
 static void count(verdict *v, const char *name, int64_t got, int64_t want, double slack)
 {
     double tol = slack * (double)want;
-    tol = slack > 0 && tol < 2 ? 2 : tol;
+    tol = slack > 0 && tol < 3 ? 3 : tol;
     if (v->bad || fabs((double)(got - want)) <= tol)
         return;
     v->bad = 1;
@@ -200,8 +202,8 @@ static void count(verdict *v, const char *name, int64_t got, int64_t want, doubl
 static verdict compare(int async, const ebb_plan_prediction *pr, const ebb_run_stats *rs)
 {
     verdict v = {0, ""};
-    double s = async ? 0.25 : 0.0;
-    count(&v, "forward steps", rs->forward_steps, pr->forward_steps, async ? 0.12 : 0.0);
+    double s = async ? 0.35 : 0.0;
+    count(&v, "forward steps", rs->forward_steps, pr->forward_steps, s);
     count(&v, "reverse steps", rs->reverse_steps, pr->reverse_steps, 0.0);
     for (int t = 0; t < EBB_TIER_COUNT; t++) {
         char name[64];
