@@ -14,9 +14,10 @@
 
 /* ---- names ----------------------------------------------------------------- */
 
+/* indexed by ebb_strategy, as ebb_strategy_name names them */
 const char *const ebb_config_strategy_names[EBB_CONFIG_STRATEGY_COUNT] = {
-    "auto",       "store-all", "periodic", "revolve",   "online",
-    "multistage", "disk-revolve", "async", "h-revolve",
+    "store-all",    "periodic",  "revolve", "online", "multistage",
+    "disk-revolve", "h-revolve", "async",   "auto",
 };
 
 const char *const ebb_config_backend_names[EBB_CONFIG_BACKEND_COUNT] = {"auto", "uring", "threads"};
@@ -228,19 +229,13 @@ ebb_status ebb_config_strategy_schedule(ebb_config_strategy strategy, ebb_strate
 {
     if (!out)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_strategy_schedule: out is NULL");
-    switch (strategy) {
-    case EBB_CONFIG_STRATEGY_STORE_ALL: *out = EBB_STRATEGY_STORE_ALL; return EBB_OK;
-    case EBB_CONFIG_STRATEGY_PERIODIC: *out = EBB_STRATEGY_PERIODIC; return EBB_OK;
-    case EBB_CONFIG_STRATEGY_REVOLVE: *out = EBB_STRATEGY_REVOLVE; return EBB_OK;
-    case EBB_CONFIG_STRATEGY_ONLINE: *out = EBB_STRATEGY_ONLINE; return EBB_OK;
-    case EBB_CONFIG_STRATEGY_MULTISTAGE: *out = EBB_STRATEGY_MULTISTAGE; return EBB_OK;
-    case EBB_CONFIG_STRATEGY_DISK_REVOLVE: *out = EBB_STRATEGY_DISK_REVOLVE; return EBB_OK;
-    case EBB_CONFIG_STRATEGY_H_REVOLVE: *out = EBB_STRATEGY_H_REVOLVE; return EBB_OK;
-    case EBB_CONFIG_STRATEGY_AUTO:
-    case EBB_CONFIG_STRATEGY_ASYNC:
+    if ((unsigned)strategy < EBB_STRATEGY_COUNT) {
+        *out = strategy; /* one enum: a schedule is itself */
+        return EBB_OK;
+    }
+    if (strategy == EBB_STRATEGY_AUTO || strategy == EBB_STRATEGY_ASYNC)
         return ebb_fail(EBB_ERR_UNSUPPORTED,
                         "strategy \"%s\" is not a single schedule: the planner or the runtime "
                         "chooses one", ebb_config_strategy_names[strategy]);
-    }
-    return ebb_fail(EBB_ERR_INVALID_ARG, "strategy %d is not an ebb_config_strategy", (int)strategy);
+    return ebb_fail(EBB_ERR_INVALID_ARG, "strategy %d is not an ebb_strategy", (int)strategy);
 }

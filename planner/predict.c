@@ -71,7 +71,7 @@ static void make_args(const ebb_plan_problem *p, ebb_config_strategy cs, sim_ste
     o->forward = forward;
     o->reverse = reverse;
     o->user = w;
-    o->strategy = (int)cs;
+    o->strategy = cs;
     o->period = p->period;
     o->io_ratio = p->io_ratio;
     o->staging = p->staging;

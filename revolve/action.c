@@ -13,8 +13,9 @@ static const char *const tier_names[EBB_TIER_COUNT] = {"gpu", "host", "disk"};
 static const char *const kind_names[] = {"advance", "store", "restore", "prefetch", "evict",
                                          "free",    "turn",  "reverse", "end"};
 
-static const char *const strategy_names[EBB_STRATEGY_COUNT] = {
-    "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve", "h-revolve"};
+static const char *const strategy_names[EBB_STRATEGY_ALL] = {
+    "store-all", "periodic", "revolve", "online", "multistage", "disk-revolve", "h-revolve",
+    "async",     "auto"};
 
 const char *ebb_tier_name(ebb_tier tier)
 {
@@ -232,12 +233,12 @@ ebb_status ebb_action_parse(const char *line, ebb_action *out)
 
 const char *ebb_strategy_name(ebb_strategy strategy)
 {
-    return (unsigned)strategy < EBB_STRATEGY_COUNT ? strategy_names[strategy] : "?";
+    return (unsigned)strategy < EBB_STRATEGY_ALL ? strategy_names[strategy] : "?";
 }
 
 ebb_status ebb_strategy_from_name(const char *name, ebb_strategy *out)
 {
-    for (int i = 0; i < EBB_STRATEGY_COUNT; i++) {
+    for (int i = 0; i < EBB_STRATEGY_ALL; i++) {
         if (name && strcmp(name, strategy_names[i]) == 0) {
             *out = (ebb_strategy)i;
             return EBB_OK;
@@ -245,6 +246,6 @@ ebb_status ebb_strategy_from_name(const char *name, ebb_strategy *out)
     }
     return ebb_fail(EBB_ERR_INVALID_ARG,
                     "unknown strategy '%s': expected store-all, periodic, revolve, online, "
-                    "multistage, disk-revolve or h-revolve",
+                    "multistage, disk-revolve, h-revolve, async or auto",
                     name ? name : "(null)");
 }

@@ -30,6 +30,11 @@ static ebb_status check_common(const ebb_schedule_options *o)
 {
     if (!o)
         return ebb_fail(EBB_ERR_INVALID_ARG, "schedule options are NULL");
+    if (o->strategy == EBB_STRATEGY_ASYNC || o->strategy == EBB_STRATEGY_AUTO)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "\"%s\" is the runtime's strategy, not a schedule: run it with "
+                        "ebb_run_create (ebb/runtime.h)",
+                        ebb_strategy_name(o->strategy));
     if ((unsigned)o->strategy >= EBB_STRATEGY_COUNT)
         return ebb_fail(EBB_ERR_INVALID_ARG, "unknown strategy number %d", (int)o->strategy);
     if (o->strategy != EBB_STRATEGY_ONLINE && o->steps < 1)
@@ -66,6 +71,8 @@ ebb_status ebb_schedule_create(const ebb_schedule_options *o, ebb_schedule **out
     case EBB_STRATEGY_DISK_REVOLVE: return ebb_disk_revolve_create(o, out);
     case EBB_STRATEGY_H_REVOLVE:
         return ebb_h_revolve_create(o, o->write_cost, o->read_cost, o->reverse_cost, out);
+    default: /* async and auto: refused by check_common */
+        break;
     }
     return ebb_fail(EBB_ERR_INTERNAL, "strategy %d has no constructor", (int)o->strategy);
 }

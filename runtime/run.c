@@ -21,7 +21,7 @@ void ebb_run_options_init(ebb_run_options *o)
     memset(o, 0, sizeof *o);
     o->state_tier = EBB_TIER_HOST;
     o->device = -1;
-    o->strategy = EBB_RUN_FROM_CONFIG;
+    o->strategy = EBB_STRATEGY_FROM_CONFIG;
     o->fast_tier = -1;
     o->slow_tier = -1;
     o->audit = EBB_RUN_FROM_CONFIG;

@@ -33,13 +33,18 @@ static ebb_status check_options(const ebb_run_options *o)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options: slots, slow_slots, period, io_ratio and staging must "
                         "be >= 0 (0 = derived)");
-    if (o->steps == 0 && o->strategy != EBB_RUN_FROM_CONFIG &&
-        o->strategy != EBB_CONFIG_STRATEGY_AUTO && o->strategy != EBB_CONFIG_STRATEGY_ONLINE &&
-        o->strategy != EBB_CONFIG_STRATEGY_ASYNC)
+    if ((int)o->strategy < EBB_STRATEGY_FROM_CONFIG || (int)o->strategy >= EBB_STRATEGY_ALL)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.strategy %d is not an ebb_strategy (or "
+                        "EBB_STRATEGY_FROM_CONFIG)",
+                        (int)o->strategy);
+    if (o->steps == 0 && o->strategy != EBB_STRATEGY_FROM_CONFIG &&
+        o->strategy != EBB_STRATEGY_AUTO && o->strategy != EBB_STRATEGY_ONLINE &&
+        o->strategy != EBB_STRATEGY_ASYNC)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "n unknown (steps = 0) needs strategy \"online\", \"async\" or "
                         "\"auto\", not \"%s\"",
-                        ebb_config_strategy_name((ebb_config_strategy)o->strategy));
+                        ebb_strategy_name(o->strategy));
     if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
     return EBB_OK;
@@ -90,8 +95,8 @@ ebb_status rt_args_from_config(const ebb_run_options *o, const ebb_config *cfg, 
     if (st != EBB_OK)
         return st;
     a->options = *o;
-    if (o->strategy < 0)
-        a->options.strategy = (int)cfg->strategy;
+    if (o->strategy == EBB_STRATEGY_FROM_CONFIG)
+        a->options.strategy = cfg->strategy;
     if ((st = resolve_audit(o, cfg, &a->options.audit)) != EBB_OK)
         return st;
     const char *trace = getenv("EBB_TRACE");

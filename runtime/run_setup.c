@@ -98,16 +98,15 @@ static ebb_status choose_tiers(ebb_run *run, int *fast, int *slow)
     return EBB_OK;
 }
 
-/* The strategy to run; *async = 1 for the asynchronous strategy (which has
- * no ebb_strategy: its intervals run Revolve). run->reason says why. */
+/* The strategy to run (a schedule or async, never auto); run->reason says
+ * why. */
 static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fast,
                                   int32_t fast_slots, int slow, int32_t slow_slots,
-                                  ebb_strategy *out, int *async)
+                                  ebb_strategy *out)
 {
-    int cs = run->opt.strategy;
+    ebb_strategy cs = run->opt.strategy;
     int64_t n = run->opt.steps;
-    *async = 0;
-    if (cs == EBB_CONFIG_STRATEGY_AUTO) {
+    if (cs == EBB_STRATEGY_AUTO) {
         if (!a->choose)
             return ebb_fail(EBB_ERR_INVALID_ARG, "strategy \"auto\" cannot be chosen here");
         rt_auto_ask ask = {&run->opt, fast, slow, fast_slots, slow_slots, run->agree};
@@ -121,17 +120,13 @@ static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fas
             memcpy(run->plan_channel, ans.channel, sizeof ans.channel);
             run->planned_channels = 1;
         }
-        ebb_config_strategy picked = ans.strategy;
-        if (picked != EBB_CONFIG_STRATEGY_ASYNC)
-            return ebb_config_strategy_schedule(picked, out);
-        *out = EBB_STRATEGY_REVOLVE;
-        *async = 1;
-        return EBB_OK;
+        *out = ans.strategy;
+        return ans.strategy == EBB_STRATEGY_ASYNC ? EBB_OK
+                                                  : ebb_config_strategy_schedule(ans.strategy, out);
     }
-    snprintf(run->reason, sizeof run->reason, "%s asked",
-             ebb_config_strategy_name((ebb_config_strategy)cs));
-    if (cs != EBB_CONFIG_STRATEGY_ASYNC)
-        return ebb_config_strategy_schedule((ebb_config_strategy)cs, out);
+    snprintf(run->reason, sizeof run->reason, "%s asked", ebb_strategy_name(cs));
+    if (cs != EBB_STRATEGY_ASYNC)
+        return ebb_config_strategy_schedule(cs, out);
     /* spare slots are not wasted: what fits runs the cheaper schedule */
     if (n > 0 && fast_slots >= n - 1) {
         *out = EBB_STRATEGY_STORE_ALL;
@@ -149,8 +144,7 @@ static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fas
         snprintf(run->reason, sizeof run->reason, "async asked; no slower tier is enabled, so %s",
                  ebb_strategy_name(*out));
     } else {
-        *out = EBB_STRATEGY_REVOLVE;
-        *async = 1;
+        *out = EBB_STRATEGY_ASYNC;
     }
     return EBB_OK;
 }
@@ -180,8 +174,8 @@ static ebb_status setup_async(ebb_run *run, int fast, int32_t c)
         return st;
     for (int l = 0; l < ao.tiers; l++)
         run->async_tier[l] = ao.tier[l];
-    run->info.strategy = EBB_STRATEGY_REVOLVE;
-    run->info.strategy_name = "async";
+    run->info.strategy = EBB_STRATEGY_ASYNC;
+    run->info.strategy_name = ebb_strategy_name(EBB_STRATEGY_ASYNC);
     run->info.fast_tier = (ebb_tier)fast;
     run->info.slow_tier = ao.tier[ao.tiers - 1];
     rt_async_tier_slots(run->async, run->info.slots);
@@ -249,7 +243,7 @@ static ebb_status make_schedule(ebb_run *run, const rt_create_args *a, ebb_strat
     else if (strategy == EBB_STRATEGY_DISK_REVOLVE)
         so->disk_slots = o->slow_slots > 0 ? capped(run, slow, o->slow_slots) : -1;
     else if (strategy == EBB_STRATEGY_H_REVOLVE &&
-             (d_budget || o->strategy == EBB_CONFIG_STRATEGY_AUTO))
+             (d_budget || o->strategy == EBB_STRATEGY_AUTO))
         so->disk_slots = rt_h_budget_disk_slots(n, so->slots, d); /* as the planner caps them */
     else if (strategy == EBB_STRATEGY_H_REVOLVE)
         so->disk_slots = capped_d;
@@ -288,7 +282,6 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
     if (c <= 0 && (st = budget_slots(run, fast, &c)) != EBB_OK)
         return st;
     ebb_strategy strategy;
-    int async = 0;
     run->info.fast_tier = (ebb_tier)fast;
     run->info.reason = run->reason;
     int32_t d_hint = o->slow_slots;
@@ -296,13 +289,12 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         d_hint = 0; /* reported by the strategy that needs the tier */
     if (run->agree && (st = agree_setup(run, fast, slow, &c, &d_hint)) != EBB_OK)
         return st;
-    if ((st = choose_strategy(run, a, fast, c, slow, d_hint, &strategy, &async)) != EBB_OK)
+    if ((st = choose_strategy(run, a, fast, c, slow, d_hint, &strategy)) != EBB_OK)
         return st;
-    if (run->agree &&
-        (st = run->agree->strategy(run->agree, async ? -1 : (int)strategy,
-                                   async ? "async" : ebb_strategy_name(strategy))) != EBB_OK)
+    if (run->agree && (st = run->agree->strategy(run->agree, (int)strategy,
+                                                 ebb_strategy_name(strategy))) != EBB_OK)
         return st;
-    if (async)
+    if (strategy == EBB_STRATEGY_ASYNC)
         return setup_async(run, fast, c);
     int two_tiers = strategy == EBB_STRATEGY_MULTISTAGE ||
                     strategy == EBB_STRATEGY_DISK_REVOLVE || strategy == EBB_STRATEGY_H_REVOLVE;

@@ -34,11 +34,21 @@ module ebb
   ! ---- tiers, strategies, audit modes --------------------------------------
   integer(c_int), parameter, public :: EBB_TIER_GPU = 0, EBB_TIER_HOST = 1, &
        EBB_TIER_DISK = 2, EBB_TIER_COUNT = 3
-  integer(c_int), parameter, public :: EBB_CONFIG_STRATEGY_AUTO = 0, &
-       EBB_CONFIG_STRATEGY_STORE_ALL = 1, EBB_CONFIG_STRATEGY_PERIODIC = 2, &
-       EBB_CONFIG_STRATEGY_REVOLVE = 3, EBB_CONFIG_STRATEGY_ONLINE = 4, &
-       EBB_CONFIG_STRATEGY_MULTISTAGE = 5, EBB_CONFIG_STRATEGY_DISK_REVOLVE = 6, &
-       EBB_CONFIG_STRATEGY_ASYNC = 7, EBB_CONFIG_STRATEGY_H_REVOLVE = 8
+  ! ebb_strategy (ebb/schedule.h): one list for schedules and run.strategy
+  integer(c_int), parameter, public :: EBB_STRATEGY_FROM_CONFIG = -1, &
+       EBB_STRATEGY_STORE_ALL = 0, EBB_STRATEGY_PERIODIC = 1, EBB_STRATEGY_REVOLVE = 2, &
+       EBB_STRATEGY_ONLINE = 3, EBB_STRATEGY_MULTISTAGE = 4, EBB_STRATEGY_DISK_REVOLVE = 5, &
+       EBB_STRATEGY_H_REVOLVE = 6, EBB_STRATEGY_ASYNC = 7, EBB_STRATEGY_AUTO = 8
+  ! the same values by their former names
+  integer(c_int), parameter, public :: EBB_CONFIG_STRATEGY_AUTO = EBB_STRATEGY_AUTO, &
+       EBB_CONFIG_STRATEGY_STORE_ALL = EBB_STRATEGY_STORE_ALL, &
+       EBB_CONFIG_STRATEGY_PERIODIC = EBB_STRATEGY_PERIODIC, &
+       EBB_CONFIG_STRATEGY_REVOLVE = EBB_STRATEGY_REVOLVE, &
+       EBB_CONFIG_STRATEGY_ONLINE = EBB_STRATEGY_ONLINE, &
+       EBB_CONFIG_STRATEGY_MULTISTAGE = EBB_STRATEGY_MULTISTAGE, &
+       EBB_CONFIG_STRATEGY_DISK_REVOLVE = EBB_STRATEGY_DISK_REVOLVE, &
+       EBB_CONFIG_STRATEGY_ASYNC = EBB_STRATEGY_ASYNC, &
+       EBB_CONFIG_STRATEGY_H_REVOLVE = EBB_STRATEGY_H_REVOLVE
   integer(c_int), parameter, public :: EBB_AUDIT_OFF = 0, EBB_AUDIT_REPLAY = 1, &
        EBB_AUDIT_HASH = 2
   integer(c_int), parameter, public :: EBB_RUN_FROM_CONFIG = -1
@@ -63,7 +73,7 @@ module ebb
      type(c_ptr) :: user = c_null_ptr         ! handed to every callback
      integer(c_int64_t) :: steps = 0          ! n; 0: the forward says when it ends
      type(c_ptr) :: config = c_null_ptr       ! from ebb_config_create; null: the default
-     integer(c_int) :: strategy = -1          ! EBB_CONFIG_STRATEGY_*, -1: the configuration's
+     integer(c_int) :: strategy = -1          ! EBB_STRATEGY_*, -1: the configuration's
      integer(c_int) :: fast_tier = -1
      integer(c_int) :: slow_tier = -1
      integer(c_int32_t) :: slots = 0          ! 0: what the fast tier's budget holds

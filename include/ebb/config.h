@@ -43,23 +43,20 @@ extern "C" {
 /* tier.host.numa = "auto": the node nearest the GPU (or the first thread's). */
 #define EBB_NUMA_AUTO (-1)
 
-/* [run] strategy: the schedules of ebb/schedule.h plus "auto" (the runtime
- * picks: the planner's fastest when the step times are known, else rules;
- * ebb_run_create in ebb/runtime.h) and "async" (the adaptive asynchronous
- * schedule of the runtime). */
-typedef enum ebb_config_strategy {
-    EBB_CONFIG_STRATEGY_AUTO = 0,
-    EBB_CONFIG_STRATEGY_STORE_ALL = 1,
-    EBB_CONFIG_STRATEGY_PERIODIC = 2,
-    EBB_CONFIG_STRATEGY_REVOLVE = 3,
-    EBB_CONFIG_STRATEGY_ONLINE = 4,
-    EBB_CONFIG_STRATEGY_MULTISTAGE = 5,
-    EBB_CONFIG_STRATEGY_DISK_REVOLVE = 6,
-    EBB_CONFIG_STRATEGY_ASYNC = 7,
-    EBB_CONFIG_STRATEGY_H_REVOLVE = 8
-} ebb_config_strategy;
-
-enum { EBB_CONFIG_STRATEGY_COUNT = 9 };
+/* [run] strategy is an ebb_strategy (ebb/schedule.h: the seven schedules,
+ * "async" and "auto"). These names are the same values, kept for code
+ * written against them. */
+typedef ebb_strategy ebb_config_strategy;
+#define EBB_CONFIG_STRATEGY_STORE_ALL EBB_STRATEGY_STORE_ALL
+#define EBB_CONFIG_STRATEGY_PERIODIC EBB_STRATEGY_PERIODIC
+#define EBB_CONFIG_STRATEGY_REVOLVE EBB_STRATEGY_REVOLVE
+#define EBB_CONFIG_STRATEGY_ONLINE EBB_STRATEGY_ONLINE
+#define EBB_CONFIG_STRATEGY_MULTISTAGE EBB_STRATEGY_MULTISTAGE
+#define EBB_CONFIG_STRATEGY_DISK_REVOLVE EBB_STRATEGY_DISK_REVOLVE
+#define EBB_CONFIG_STRATEGY_H_REVOLVE EBB_STRATEGY_H_REVOLVE
+#define EBB_CONFIG_STRATEGY_ASYNC EBB_STRATEGY_ASYNC
+#define EBB_CONFIG_STRATEGY_AUTO EBB_STRATEGY_AUTO
+#define EBB_CONFIG_STRATEGY_COUNT EBB_STRATEGY_ALL
 
 /* Every key a configuration file may hold, in the order ebb_config_format
  * writes them. ebb_config_key_name gives the dotted name ("tier.host.budget"). */
@@ -247,15 +244,16 @@ EBB_API ebb_status ebb_config_write(const ebb_config *cfg, FILE *stream);
 /* "run.strategy", "tier.host.budget", ...; "?" for anything else. Never NULL. */
 EBB_API const char *ebb_config_key_name(ebb_config_key key);
 
-/* "auto", "store-all", "periodic", "revolve", "online", "multistage",
- * "disk-revolve", "async", "h-revolve"; "?" for anything else. Never NULL. */
+/* ebb_strategy_name's names: "store-all", "periodic", "revolve", "online",
+ * "multistage", "disk-revolve", "h-revolve", "async", "auto"; "?" for
+ * anything else. Never NULL. */
 EBB_API const char *ebb_config_strategy_name(ebb_config_strategy strategy);
 
 /* Parses a strategy name. EBB_ERR_INVALID_ARG for an unknown name; the
  * message lists the known ones and suggests the closest. */
 EBB_API ebb_status ebb_config_strategy_from_name(const char *name, ebb_config_strategy *out);
 
-/* The schedule strategy of ebb/schedule.h for a configured one.
+/* A schedule of ebb/schedule.h: the strategy itself when it is one;
  * EBB_ERR_UNSUPPORTED for "auto" and "async", which are not single
  * schedules (the planner and the runtime decide). */
 EBB_API ebb_status ebb_config_strategy_schedule(ebb_config_strategy strategy, ebb_strategy *out);

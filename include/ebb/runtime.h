@@ -107,7 +107,7 @@ typedef struct ebb_run_options {
 
     /* the schedule; everything left at its default comes from the configuration */
     const ebb_config *config; /* NULL: the embedded default (ebb_config_init_default) */
-    int strategy;            /* an ebb_config_strategy, or -1 (default): run.strategy */
+    ebb_strategy strategy;   /* EBB_STRATEGY_FROM_CONFIG (default): run.strategy */
     int fast_tier;           /* tier of the schedule's C slots; -1 (default): the state's
                                 tier if enabled, else the next enabled one */
     int slow_tier;           /* tier of the D slots (multistage, disk-revolve, h-revolve;
@@ -182,9 +182,9 @@ EBB_API ebb_status ebb_run_reverse(ebb_run *run);
 
 /* What the run resolved. Strings stay valid until the run is destroyed. */
 typedef struct ebb_run_info {
-    ebb_strategy strategy;        /* the schedule that runs (async: the one each
-                                     interval runs, revolve) */
-    const char *strategy_name;    /* "async" for the asynchronous strategy */
+    ebb_strategy strategy;        /* what runs: a schedule, or EBB_STRATEGY_ASYNC (whose
+                                     intervals run revolve); never auto */
+    const char *strategy_name;    /* its name (ebb_strategy_name) */
     ebb_tier fast_tier, slow_tier;
     int32_t slots[EBB_TIER_COUNT];   /* schedule slots per tier */
     int32_t buffers[EBB_TIER_COUNT]; /* pool slots allocated per tier (slots,

@@ -5,9 +5,9 @@
 Test(wrong_types, strategy)
 {
     expect_load_error("[run]\nstrategy = 3\n", EBB_ERR_CONFIG,
-                      "t.toml:2: key 'run.strategy': expected one of \"auto\", \"store-all\", "
-                      "\"periodic\", \"revolve\", \"online\", \"multistage\", \"disk-revolve\", "
-                      "\"async\" or \"h-revolve\", got the integer 3", NULL);
+                      "t.toml:2: key 'run.strategy': expected one of \"store-all\", \"periodic\", "
+                      "\"revolve\", \"online\", \"multistage\", \"disk-revolve\", \"h-revolve\", "
+                      "\"async\" or \"auto\", got the integer 3", NULL);
     expect_load_error("[run]\nstrategy = \"revolv\"\n", EBB_ERR_CONFIG,
                       "t.toml:2: key 'run.strategy'", "got the string \"revolv\" (did you mean \"revolve\"?)",
                       NULL);

@@ -95,12 +95,12 @@ TestSuite(cpp, .init = make_dir, .fini = remove_dir);
 Test(cpp, gradient_bitwise_equal_to_c_api)
 {
     std::mt19937_64 rng(11);
-    const int strategies[] = {EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_REVOLVE,
-                              EBB_CONFIG_STRATEGY_ONLINE, EBB_CONFIG_STRATEGY_MULTISTAGE,
-                              EBB_CONFIG_STRATEGY_DISK_REVOLVE, EBB_CONFIG_STRATEGY_PERIODIC};
+    const ebb_strategy strategies[] = {EBB_STRATEGY_STORE_ALL, EBB_STRATEGY_REVOLVE,
+                                       EBB_STRATEGY_ONLINE, EBB_STRATEGY_MULTISTAGE,
+                                       EBB_STRATEGY_DISK_REVOLVE, EBB_STRATEGY_PERIODIC};
     for (int trial = 0; trial < 24; trial++) {
         const int64_t n = 1 + static_cast<int64_t>(rng() % 80);
-        const int strategy = strategies[trial % 6];
+        const ebb_strategy strategy = strategies[trial % 6];
         int slots = 1 + static_cast<int>(rng() % 6);
         if (strategy == EBB_CONFIG_STRATEGY_STORE_ALL || strategy == EBB_CONFIG_STRATEGY_PERIODIC)
             slots = static_cast<int>(n);
