@@ -29,9 +29,34 @@ static void pause_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* Moves `count` slots between the pools all at once; *seconds until the last ends. */
+/* A step's stand-in: passes over `len` bytes of memory, as a solver's or
+ * `ebb run`'s step streams its state. Returns the seconds it took. */
+static double probe(uint64_t *buf, size_t len)
+{
+    double t0 = now_s();
+    size_t words = len / sizeof *buf;
+    uint64_t carry = 0x9e3779b97f4a7c15ULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < words; i++) {
+            carry = (buf[i] ^ carry) * 0xff51afd7ed558ccdULL;
+            buf[i] = carry;
+        }
+    return now_s() - t0;
+}
+
+/* What the probes measure: the fastest alone, and the median of those run
+ * while transfers were in flight. */
+typedef struct probes {
+    uint64_t *buf;
+    size_t len;
+    double during[64];
+    int count;
+} probes;
+
+/* Moves `count` slots between the pools all at once; *seconds until the last
+ * ends. With pr, the probe runs beside the transfers until they end. */
 static ebb_status move_all(ebb_pool *dst, ebb_pool *src, int to_disk, int32_t count,
-                           double *seconds)
+                           double *seconds, probes *pr)
 {
     ebb_ticket t[MEASURE_SLOTS];
     double t0 = now_s();
@@ -42,9 +67,39 @@ static ebb_status move_all(ebb_pool *dst, ebb_pool *src, int to_disk, int32_t co
             return ebb_fail_context(st, "measuring the disk %s", to_disk ? "write" : "read");
         }
     }
+    for (int done = 0; pr && !done && pr->count < (int)(sizeof pr->during / sizeof *pr->during);) {
+        double took = probe(pr->buf, pr->len);
+        int last = 0;
+        if (ebb_ticket_test(&t[count - 1], &last) != EBB_OK || last)
+            done = 1; /* a probe that outlived the transfers is not counted */
+        else
+            pr->during[pr->count++] = took;
+    }
     ebb_status st = ebb_ticket_wait_all(t, (size_t)count);
     *seconds = now_s() - t0;
     return st;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* How much longer the probe takes beside the transfers than alone (0 when
+ * it could not tell: no probe ended while they ran). */
+static double slowdown(probes *pr)
+{
+    if (pr->count == 0)
+        return 0.0;
+    double alone = INFINITY;
+    for (int k = 0; k < 5; k++) {
+        double t = probe(pr->buf, pr->len);
+        alone = t < alone ? t : alone;
+    }
+    qsort(pr->during, (size_t)pr->count, sizeof *pr->during, by_value);
+    double during = pr->during[pr->count / 2];
+    return alone > 0 && during > alone ? during / alone - 1.0 : 0.0;
 }
 
 ebb_status ebb_plan_channels_measure(ebb_plan_problem *p, const ebb_config *cfg)
@@ -82,22 +137,27 @@ ebb_status ebb_plan_channels_measure(ebb_plan_problem *p, const ebb_config *cfg)
             memset(ptr, 0x5a + i, size);
     }
     double w = 0, r = 0, w1 = INFINITY, r1 = INFINITY;
-    st = move_all(disk, host, 1, count, &w);
+    probes pr = {.len = (size_t)4 << 20};
+    pr.buf = calloc(pr.len / sizeof *pr.buf, sizeof *pr.buf);
+    st = move_all(disk, host, 1, count, &w, pr.buf ? &pr : NULL);
     if (st == EBB_OK)
-        st = move_all(host, disk, 0, count, &r);
+        st = move_all(host, disk, 0, count, &r, pr.buf ? &pr : NULL);
     /* one state alone, after a pause, as the runtime's reads and spaced
      * writes come: what it takes beyond size / bandwidth is the latency */
     for (int k = 0; k < 2 && st == EBB_OK; k++) {
         double t;
         pause_ms(5);
-        if ((st = move_all(disk, host, 1, 1, &t)) == EBB_OK && t < w1)
+        if ((st = move_all(disk, host, 1, 1, &t, NULL)) == EBB_OK && t < w1)
             w1 = t;
         pause_ms(5);
-        if (st == EBB_OK && (st = move_all(host, disk, 0, 1, &t)) == EBB_OK && t < r1)
+        if (st == EBB_OK && (st = move_all(host, disk, 0, 1, &t, NULL)) == EBB_OK && t < r1)
             r1 = t;
     }
     ebb_pool_destroy(disk);
     ebb_pool_destroy(host);
+    if (st == EBB_OK && pr.buf)
+        p->step_slowdown = slowdown(&pr);
+    free(pr.buf);
     if (st != EBB_OK)
         return st;
     double bytes = (double)size * count;

@@ -85,6 +85,9 @@ static ebb_status check_problem(const ebb_plan_problem *p)
     if (!(p->disk_pace >= 0) || isinf(p->disk_pace))
         return ebb_fail(EBB_ERR_INVALID_ARG, "problem.disk_pace must be finite and >= 0, got %g",
                         p->disk_pace);
+    if (!(p->step_slowdown >= 0) || !isfinite(p->step_slowdown))
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "problem.step_slowdown must be finite and >= 0, got %g", p->step_slowdown);
     if (p->staging < 0 || p->period < 0 || !(p->io_ratio >= 0))
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "problem.staging, period and io_ratio must be >= 0 (0 = derived)");

@@ -24,7 +24,7 @@ static int forward(void *user, int64_t step, const void *in, void *out)
 {
     (void)in, (void)out;
     sim_steps *w = user;
-    w->io.now += w->io.p->forward_s;
+    sim_io_step(&w->io, w->io.p->forward_s);
     if (w->unknown && !w->said_last && step + 1 == w->n) {
         w->said_last = 1;
         return EBB_STEP_LAST;
@@ -36,7 +36,7 @@ static int reverse(void *user, int64_t step, void *state)
 {
     (void)step, (void)state;
     sim_steps *w = user;
-    w->io.now += w->io.p->reverse_s;
+    sim_io_step(&w->io, w->io.p->reverse_s);
     return EBB_STEP_OK;
 }
 

@@ -51,6 +51,53 @@ static double seconds(double bytes, double bandwidth)
     return bandwidth > 0 ? bytes / bandwidth : 0.0;
 }
 
+/* The device is busy over [start, end): a span the steps beside it are
+ * slowed over (joined to the last when they touch; the last one grows when
+ * the ring is full). */
+static void busy(sim_io *s, double start, double end)
+{
+    if (!(s->p->step_slowdown > 0) || !(end > start))
+        return;
+    int last = (s->span_head + s->span_count - 1) % SIM_SPANS;
+    if (s->span_count > 0 && (start <= s->span_end[last] || s->span_count == SIM_SPANS)) {
+        s->span_end[last] = later(s->span_end[last], end);
+        return;
+    }
+    int k = (s->span_head + s->span_count++) % SIM_SPANS;
+    s->span_start[k] = start;
+    s->span_end[k] = end;
+}
+
+void sim_io_step(sim_io *s, double work)
+{
+    double k = s->p->step_slowdown, t = s->now;
+    while (k > 0 && work > 0 && s->span_count > 0) {
+        int h = s->span_head;
+        if (s->span_end[h] <= t) { /* over: dropped */
+            s->span_head = (h + 1) % SIM_SPANS;
+            s->span_count--;
+            continue;
+        }
+        double idle = s->span_start[h] - t;
+        if (idle >= work)
+            break;
+        if (idle > 0) {
+            t += idle;
+            work -= idle;
+        }
+        /* beside the disk, the step runs 1 + k times slower */
+        double can = (s->span_end[h] - t) / (1.0 + k);
+        if (work <= can) {
+            t += work * (1.0 + k);
+            work = 0;
+            break;
+        }
+        t = s->span_end[h];
+        work -= can;
+    }
+    s->now = t + work;
+}
+
 /* One disk transfer on channel c starting now; returns when the device is done. */
 static double disk_blocks(sim_io *s, ebb_plan_channel_id c, chain_leg *leg)
 {
@@ -70,7 +117,9 @@ static double disk_blocks(sim_io *s, ebb_plan_channel_id c, chain_leg *leg)
             double from = send - s->pace_next > PACE_SLACK_S ? send - PACE_SLACK_S : s->pace_next;
             s->pace_next = from + len / p->disk_pace;
         }
-        *disk = later(*disk, send) + seconds(len, bw);
+        double start = later(*disk, send);
+        *disk = start + seconds(len, bw);
+        busy(s, start, *disk);
         t = send;
         if (leg && leg->then) {
             double got = *disk + p->channel[c].latency;

@@ -73,6 +73,12 @@ typedef struct ebb_plan_problem {
     double io_ratio;       /* disk-revolve R; 0 = 1, as the runtime */
     int disk_fallback;     /* 1 (default): a strategy the fast tier is too small for is
                               planned with its slots on disk, as `ebb run` does */
+    double step_slowdown;  /* how much longer a step takes while the disk moves a state
+                              beside it (its threads take CPU and memory bandwidth): the
+                              part of a step that overlaps disk transfers runs
+                              1 + step_slowdown times as long; 0 (default): not at all.
+                              ebb_plan_channels_measure measures it for a step that
+                              streams memory on the CPU; a GPU step: leave it 0 */
 } ebb_plan_problem;
 
 /* Defaults: host state, no slots, every channel infinite with no latency,
@@ -86,7 +92,8 @@ EBB_API ebb_status ebb_plan_problem_from_config(ebb_plan_problem *problem, const
 
 /* Measures the disk channels on the spot: writes and reads a few states
  * through a disk pool of *cfg (well under a second; at most 128 MiB moved
- * per direction), and one state alone for the latency. */
+ * per direction), and one state alone for the latency; and step_slowdown:
+ * passes over 4 MiB of memory timed alone and while the transfers run. */
 EBB_API ebb_status ebb_plan_channels_measure(ebb_plan_problem *problem, const ebb_config *cfg);
 
 /* Sets the disk's pace, tier.disk.max_bandwidth (bytes/s; 0: none). */

@@ -180,3 +180,27 @@ Test(planner_closed_form, a_gpu_state_reaches_the_disk_pipelined_by_blocks)
                   link, w, r.predicted_s, 2 * move, 2 * (link + w));
     }
 }
+
+/* A step beside a disk transfer runs 1 + k times slower for the overlap:
+ * store-all on disk alone with a write w shorter than a step f, each write
+ * starting with the step that follows it, makes each of the n - 1 first
+ * forward steps last f + w k / (1 + k) (the write's w at the slow rate does
+ * w / (1 + k) of the step's work); the last step overlaps nothing. The
+ * same problem with k = 0 is the plain n f. */
+Test(planner_closed_form, steps_beside_the_disk_run_slower)
+{
+    const double ks[] = {0.0, 0.25, 1.0, 3.0};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        int64_t n = 40;
+        double f = 10e-3, w = 4e-3;
+        ebb_plan_problem p = base(n, 0, (int32_t)n, f, 2 * f);
+        p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth = (double)p.state_size / w;
+        p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth = (double)p.state_size / w;
+        p.step_slowdown = ks[i];
+        ebb_plan_prediction r = predict(&p, EBB_CONFIG_STRATEGY_STORE_ALL);
+        cr_assert(r.fits && r.fast_tier == EBB_TIER_DISK, "%s", r.why_not);
+        double k = ks[i];
+        near(r.forward_s, (double)n * f + (double)(n - 1) * w * k / (1 + k), "forward sweep");
+        cr_assert_eq(r.stall_s, 0.0);
+    }
+}
