@@ -8,6 +8,7 @@
 #include "storage/topology.h"
 
 #if EBB_HAVE_CUDA
+#include "storage/cuda_sticky.h"
 
 cudaError_t ebb_cuda_enter(int device, ebb_cuda_guard *g)
 {
@@ -29,29 +30,10 @@ void ebb_cuda_leave(ebb_cuda_guard *g)
     g->changed = 0;
 }
 
-/* The codes added after CUDA 11 are compared by value so that older
- * toolkits still compile. */
+/* The list is shared with the tests' fake runtime (cuda_sticky.h). */
 int ebb_cuda_sticky(cudaError_t e)
 {
-    switch ((int)e) {
-    case cudaErrorECCUncorrectable:
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchFailure:
-    case 226: /* cudaErrorContained */
-    case 721: /* cudaErrorTensorMemoryLeak */
-    case 810: /* cudaErrorMpsClientTerminated */
-    case 911: /* cudaErrorExternalDevice */
-        return 1;
-    default:
-        return 0;
-    }
+    return ebb_cuda_sticky_code((int)e);
 }
 
 void ebb_cuda_clear_own_error(cudaError_t e)

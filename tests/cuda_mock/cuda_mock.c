@@ -4,6 +4,7 @@
  * definitions take their signatures from <cuda_runtime_api.h>, so any name
  * the header remaps comes out as the library expects it. */
 #include "cuda_mock_internal.h"
+#include "storage/cuda_sticky.h"
 
 pthread_mutex_t cm_mu = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t cm_released = PTHREAD_COND_INITIALIZER;
@@ -103,25 +104,11 @@ cudaError_t cm_injected(const char *name)
     return cudaSuccess;
 }
 
-/* The errors the runtime documents as leaving the context unusable ("any
- * further CUDA work will return the same error", until cudaDeviceReset). */
+/* The errors that kill a context: the library's own list, so that the
+ * double and ebb agree on which faults are fatal. */
 int cm_sticky_code(cudaError_t e)
 {
-    switch ((int)e) {
-    case cudaErrorECCUncorrectable:
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchFailure:
-        return 1;
-    default:
-        return 0;
-    }
+    return ebb_cuda_sticky_code((int)e);
 }
 
 /* A call that works in device `dev`'s context: creates the context if it

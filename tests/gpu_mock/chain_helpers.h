@@ -23,10 +23,7 @@ static inline ebb_pool *chain_disk(const char *dir, size_t size, int32_t slots, 
     o.checksum = checksum;
     o.direct = 0; /* tmpfs: no O_DIRECT */
     o.threads = fault ? 1 : 0; /* faults: one worker, requests numbered in block order */
-    ebb_pool *d = NULL;
-    cr_assert_eq(ebb_pool_create_with_faults(&o, fault, &d), EBB_OK, "disk pool: %s",
-                 ebb_last_error());
-    return d;
+    return create_or_skip(&o, fault);
 }
 
 /* The three pools of a chain, the disk's in a fresh directory. */

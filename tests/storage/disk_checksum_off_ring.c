@@ -46,11 +46,7 @@ Test(disk_checksum_off_ring, ring_thread_never_hashes)
     o.block = 256 * KiB;
     o.checksum = 1;
     o.staging = h;
-    ebb_pool *d = NULL;
-    ebb_status s = ebb_pool_create(&o, &d);
-    if (s == EBB_ERR_UNSUPPORTED)
-        cr_skip_test("io_uring is refused here: %s", ebb_last_error());
-    cr_assert_eq(s, EBB_OK, "%s", ebb_last_error());
+    ebb_pool *d = create_or_skip(&o, NULL);
     ebb_ticket t[N];
     for (int32_t i = 0; i < N; i++) {
         fill_random(slot_ptr(h, i), size, (uint64_t)i + 3);

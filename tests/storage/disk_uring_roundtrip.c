@@ -57,13 +57,7 @@ Test(disk_uring, roundtrip_registered_buffers)
     o.block = 256 * KiB;
     o.queue_depth = 8;
     o.staging = h;
-    ebb_pool *d = NULL;
-    ebb_status s = ebb_pool_create(&o, &d);
-    if (s == EBB_ERR_UNSUPPORTED) {
-        rm_tmpdir(dir);
-        cr_skip_test("io_uring is refused here: %s", ebb_last_error());
-    }
-    cr_assert_eq(s, EBB_OK, "%s", ebb_last_error());
+    ebb_pool *d = create_or_skip(&o, NULL);
     ebb_pool_info info;
     ebb_pool_info_get(d, &info);
     cr_assert_str_eq(info.backend, "io_uring");
@@ -121,13 +115,7 @@ Test(disk_uring, roundtrip_from_a_host_pool_that_is_not_registered)
     ebb_pool_options o;
     disk_options(&o, dirs, 1, size, 2, EBB_DISK_BACKEND_URING);
     o.staging = staged;
-    ebb_pool *d = NULL;
-    ebb_status s = ebb_pool_create(&o, &d);
-    if (s == EBB_ERR_UNSUPPORTED) {
-        rm_tmpdir(dir);
-        cr_skip_test("io_uring is refused here: %s", ebb_last_error());
-    }
-    cr_assert_eq(s, EBB_OK, "%s", ebb_last_error());
+    ebb_pool *d = create_or_skip(&o, NULL);
     roundtrip(other, d, 0, 1, 1, 99); /* unregistered I/O from pools not staged */
     roundtrip(before, d, 0, 0, 1, 98);
     ebb_disk_debug dbg;
@@ -152,13 +140,7 @@ Test(disk_uring, registration_refused_falls_back_and_says_why)
     o.staging = h;
     ebb_storage_fault f = {0};
     f.register_errno = ENOMEM;
-    ebb_pool *d = NULL;
-    ebb_status s = ebb_pool_create_with_faults(&o, &f, &d);
-    if (s == EBB_ERR_UNSUPPORTED) {
-        rm_tmpdir(dir);
-        cr_skip_test("io_uring is refused here: %s", ebb_last_error());
-    }
-    cr_assert_eq(s, EBB_OK, "%s", ebb_last_error());
+    ebb_pool *d = create_or_skip(&o, &f);
     ebb_pool_info info;
     ebb_pool_info_get(d, &info);
     cr_assert_eq(info.registered_buffers, 0);
@@ -196,13 +178,7 @@ Test(disk_uring, registration_limited_by_memlock)
     disk_options(&o, dirs, 1, size, SLOTS, EBB_DISK_BACKEND_URING);
     o.block = 32 * KiB;
     o.staging = h;
-    ebb_pool *d = NULL;
-    ebb_status s = ebb_pool_create(&o, &d);
-    if (s == EBB_ERR_UNSUPPORTED) {
-        rm_tmpdir(dir);
-        cr_skip_test("io_uring is refused here: %s", ebb_last_error());
-    }
-    cr_assert_eq(s, EBB_OK, "%s", ebb_last_error());
+    ebb_pool *d = create_or_skip(&o, NULL);
     struct rlimit now;
     cr_assert_eq(getrlimit(RLIMIT_MEMLOCK, &now), 0);
     cr_assert_eq(now.rlim_cur, 640 * KiB, "the soft limit was not raised to the hard one");
@@ -245,13 +221,7 @@ Test(disk_uring, file_registration_refused_is_a_warning)
     o.staging = h;
     ebb_storage_fault f = {0};
     f.register_files_errno = EMFILE;
-    ebb_pool *d = NULL;
-    ebb_status s = ebb_pool_create_with_faults(&o, &f, &d);
-    if (s == EBB_ERR_UNSUPPORTED) {
-        rm_tmpdir(dir);
-        cr_skip_test("io_uring is refused here: %s", ebb_last_error());
-    }
-    cr_assert_eq(s, EBB_OK, "%s", ebb_last_error());
+    ebb_pool *d = create_or_skip(&o, &f);
     ebb_pool_info info;
     ebb_pool_info_get(d, &info);
     cr_assert_eq(info.registered_files, 0);

@@ -14,6 +14,7 @@
 
 #include "ebb/ebb.h"
 #include "storage/fault.h"
+#include "support/uring_refused.h"
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
@@ -129,6 +130,23 @@ static inline void disk_options(ebb_pool_options *o, const char *const *dirs, in
     o->paths = dirs;
     o->path_count = n;
     o->backend = backend;
+}
+
+/* ebb_pool_create_with_faults (fault NULL: none) for a test that cannot run
+ * without the pool it asks for: where that is an io_uring pool and io_uring
+ * is refused here, removes the pool's (empty, fresh) directories and skips
+ * the test; fails it on any other error. */
+static inline ebb_pool *create_or_skip(const ebb_pool_options *o, const ebb_storage_fault *fault)
+{
+    ebb_pool *p = NULL;
+    ebb_status s = ebb_pool_create_with_faults(o, fault, &p);
+    if (s != EBB_OK && uring_refused(ebb_last_error())) {
+        for (int i = 0; i < o->path_count; i++)
+            rmdir(o->paths[i]);
+        cr_skip_test("io_uring is refused here: %s", ebb_last_error());
+    }
+    cr_assert_eq(s, EBB_OK, "%s", ebb_last_error());
+    return p;
 }
 
 /* host slot hs (random data) -> disk slot ds -> host slot hs2, compared. */

@@ -100,11 +100,7 @@ Test(host_destroyed_first, staging_pool_destroyed_first)
     disk_options(&o, dirs, 1, size, 4, EBB_DISK_BACKEND_URING);
     o.block = 128 * KiB;
     o.staging = h;
-    ebb_pool *d = NULL;
-    ebb_status s = ebb_pool_create(&o, &d);
-    if (s == EBB_ERR_UNSUPPORTED)
-        cr_skip_test("io_uring is refused here: %s", ebb_last_error());
-    cr_assert_eq(s, EBB_OK, "%s", ebb_last_error());
+    ebb_pool *d = create_or_skip(&o, NULL);
     ebb_pool_info info;
     ebb_pool_info_get(d, &info);
     roundtrip(h, d, 0, 0, 1, 1);

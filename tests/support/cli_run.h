@@ -1,14 +1,17 @@
 /* Helpers for the tests of the `ebb` program: run the built CLI (EBB_CLI_PATH)
  * without a shell, capture its exit status, stdout and stderr; pick values
- * out of its JSON. */
+ * out of its JSON. Code in cli_run.c (ebb_test_support); the CLI's path is
+ * the test's own (the gpu_mock tests run the program built against the
+ * fake CUDA runtime), hence the macros. */
 #ifndef EBB_TESTS_SUPPORT_CLI_RUN_H
 #define EBB_TESTS_SUPPORT_CLI_RUN_H
 
+/* The headers the CLI tests have always had from here. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef EBB_CLI_PATH
+/* cli_run.c itself runs no particular program */
+#if !defined(EBB_CLI_PATH) && !defined(EBB_CLI_RUN_LIBRARY)
 #error "EBB_CLI_PATH must name the built ebb program (tests/CMakeLists.txt)"
 #endif
-
-extern char **environ;
 
 typedef struct cli_result {
     int status;   /* exit status, or 128 + signal */
@@ -28,158 +30,43 @@ typedef struct cli_result {
     char *err;    /* stderr, NUL-terminated */
 } cli_result;
 
-static inline char *cli_slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cr_assert(buf);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
+/* The whole file, NUL-terminated (malloc'ed); fails the test if unreadable. */
+char *cli_slurp(const char *path);
 
 /* Runs `PROGRAM ARGS...` (args NULL-terminated, at most 62) with standard
  * input from the file `in_path` (NULL: inherited). */
-static inline cli_result cli_runv_stdin(const char *program, const char *const *args,
-                                        const char *in_path)
-{
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = program;
-    for (; *args && n < 63; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-
-    char dir[] = "/tmp/ebb-bench-test-XXXXXX";
-    cr_assert(mkdtemp(dir), "mkdtemp failed");
-    char out_path[64], err_path[64];
-    snprintf(out_path, sizeof out_path, "%s/out", dir);
-    snprintf(err_path, sizeof err_path, "%s/err", dir);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    if (in_path)
-        posix_spawn_file_actions_addopen(&fa, 0, in_path, O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid;
-    int rc = posix_spawn(&pid, program, &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    cr_assert_eq(rc, 0, "cannot run %s: %s", program, strerror(rc));
-    int ws = 0;
-    cr_assert_eq(waitpid(pid, &ws, 0), pid);
-    cli_result r;
-    r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    r.out = cli_slurp(out_path);
-    r.err = cli_slurp(err_path);
-    unlink(out_path);
-    unlink(err_path);
-    rmdir(dir);
-    return r;
-}
+cli_result cli_runv_stdin(const char *program, const char *const *args, const char *in_path);
 
 /* Runs `PROGRAM ARGS...`, args NULL-terminated (at most 62). */
-static inline cli_result cli_runv_program(const char *program, const char *const *args)
-{
-    return cli_runv_stdin(program, args, NULL);
-}
+cli_result cli_runv_program(const char *program, const char *const *args);
 
-/* Runs `ebb ARGS...`, args NULL-terminated (at most 62). */
-static inline cli_result cli_runv(const char *const *args)
-{
-    return cli_runv_program(EBB_CLI_PATH, args);
-}
+/* Runs `PROGRAM ARG...` (NULL-terminated, at most 62). */
+cli_result cli_run_program(const char *program, const char *arg, ...);
 
+/* Runs PROGRAM with a line of space-separated arguments (no quoting). */
+cli_result cli_run_line_program(const char *program, const char *line);
 
-/* Runs `ebb ARG...` (NULL-terminated). */
-static inline cli_result cli_run(const char *arg, ...)
-{
-    const char *args[63];
-    int n = 0;
-    va_list ap;
-    va_start(ap, arg);
-    for (const char *a = arg; a && n < 62; a = va_arg(ap, const char *))
-        args[n++] = a;
-    va_end(ap);
-    args[n] = NULL;
-    return cli_runv(args);
-}
-
-/* Runs `ebb` with a line of space-separated arguments (no quoting). */
-static inline cli_result cli_run_line(const char *line)
-{
-    char copy[1024];
-    snprintf(copy, sizeof copy, "%s", line);
-    const char *args[63];
-    int n = 0;
-    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t && n < 62; t = strtok_r(NULL, " ", &save))
-        args[n++] = t;
-    args[n] = NULL;
-    return cli_runv(args);
-}
+/* The same with `ebb` as PROGRAM. */
+#define cli_runv(args) cli_runv_program(EBB_CLI_PATH, (args))
+#define cli_run(...) cli_run_program(EBB_CLI_PATH, __VA_ARGS__)
+#define cli_run_line(line) cli_run_line_program(EBB_CLI_PATH, (line))
 
 /* Makes the directory `dir` (a mkdtemp template, changed in place) and writes
  * beside it `dir`.toml, a configuration whose disk tier lives in it with a
  * 64 MiB budget, plus `extra` lines (may be ""); its path goes to config. */
-static inline void cli_disk_config(char *dir, char *config, size_t len, const char *extra)
-{
-    cr_assert(mkdtemp(dir), "mkdtemp %s", dir);
-    snprintf(config, len, "%s.toml", dir);
-    FILE *f = fopen(config, "w");
-    cr_assert(f, "cannot write %s", config);
-    fprintf(f, "[tier.disk]\npath = \"%s\"\nbudget = \"64 MiB\"\n%s", dir, extra);
-    fclose(f);
-}
+void cli_disk_config(char *dir, char *config, size_t len, const char *extra);
 
 /* Entries of a directory other than . and .. */
-static inline int cli_dir_entries(const char *path)
-{
-    DIR *d = opendir(path);
-    cr_assert(d, "opendir %s", path);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
-}
+int cli_dir_entries(const char *path);
 
-static inline void cli_free(cli_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
+void cli_free(cli_result *r);
 
 /* Follows the keys (NULL-terminated) through nested objects of `json` and
  * returns where the last one's value starts, or NULL. Keys are looked up in
  * order, each after the previous, which is enough for ebb's flat output. */
-static inline const char *json_find(const char *json, const char *key, ...)
-{
-    const char *p = json;
-    va_list ap;
-    va_start(ap, key);
-    for (const char *k = key; k && p; k = va_arg(ap, const char *)) {
-        char pat[128];
-        snprintf(pat, sizeof pat, "\"%s\": ", k);
-        p = strstr(p, pat);
-        if (p)
-            p += strlen(pat);
-    }
-    va_end(ap);
-    return p;
-}
+const char *json_find(const char *json, const char *key, ...);
 
 /* Number of newline characters in s. */
-static inline int count_lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
+int count_lines(const char *s);
 
 #endif

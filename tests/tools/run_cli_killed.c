@@ -4,9 +4,12 @@
  * after the kill. */
 #include <dirent.h>
 #include <signal.h>
+#include <spawn.h>
 #include <time.h>
 
 #include "support/cli_run.h"
+
+extern char **environ;
 
 static char dir[] = "/tmp/ebb-run-killed-XXXXXX";
 static char config[128], errfile[160];
