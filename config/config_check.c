@@ -236,12 +236,18 @@ static ebb_status check_key(const ebb_config *cfg, ebb_config_key key)
     return EBB_OK;
 }
 
+const ebb_key_checks ebb_config_key_checks[EBB_CONFIG_KEY_COUNT] = {
+    [EBB_KEY_HOST_NUMA] = {.check = ebb_config_check_numa_value, .verify = ebb_config_check_numa},
+    [EBB_KEY_DISK_PATH] = {.verify = ebb_config_verify_disk},
+    [EBB_KEY_DISK_BUDGET] = {.verify = ebb_config_verify_disk},
+};
+
 /* Values a program may have set out of range (a file's are checked as read). */
 ebb_status ebb_config_check_values(const ebb_config *cfg)
 {
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
-        const ebb_key_def *d = &ebb_config_keys[k];
-        ebb_status s = d->check ? d->check(cfg) : check_key(cfg, (ebb_config_key)k);
+        ebb_status (*check)(const ebb_config *) = ebb_config_key_checks[k].check;
+        ebb_status s = check ? check(cfg) : check_key(cfg, (ebb_config_key)k);
         if (s != EBB_OK)
             return s;
     }
