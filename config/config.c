@@ -68,18 +68,23 @@ ebb_status ebb_config_default_disk_path(ebb_config *cfg)
     return EBB_OK;
 }
 
+/* The computed defaults (config_keys.h): these functions lie above the key table. */
+ebb_status (*const ebb_config_key_init[EBB_CONFIG_KEY_COUNT])(ebb_config *cfg) = {
+    [EBB_KEY_GPU_ENABLED] = ebb_config_default_gpu_enabled,
+    [EBB_KEY_DISK_PATH] = ebb_config_default_disk_path,
+};
+
 ebb_status ebb_config_init_default(ebb_config *cfg)
 {
     if (!cfg)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_init_default: cfg is NULL");
     memset(cfg, 0, sizeof *cfg);
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
-        const ebb_key_def *d = &ebb_config_keys[k];
-        if (!d->init) {
-            ebb_key_set_default(cfg, d);
+        if (!ebb_config_key_init[k]) {
+            ebb_key_set_default(cfg, &ebb_config_keys[k]);
             continue;
         }
-        ebb_status s = d->init(cfg);
+        ebb_status s = ebb_config_key_init[k](cfg);
         if (s != EBB_OK) {
             ebb_config_dispose(cfg);
             return s;

@@ -55,13 +55,88 @@ ebb_status ebb_config_check_numa(const ebb_config *cfg)
     return EBB_OK;
 }
 
+/* Disk path i exists, is a directory, is writable and is not one of the
+ * paths before it; probes it into info[i]. */
+static ebb_status check_dir(const ebb_config *cfg, size_t i, ebb_dir_info *info)
+{
+    const char *p = cfg->disk.paths[i];
+    char at[640], sfx[32];
+    path_suffix(cfg, i, sfx, sizeof sfx);
+    ebb_config_where(cfg, EBB_KEY_DISK_PATH, sfx, at, sizeof at);
+    ebb_sys_probe_dir(p, cfg->fault_write_errno, &info[i]);
+    switch (info[i].error == 0 ? EBB_DIR_OK : info[i].step) {
+    case EBB_DIR_OK: break;
+    case EBB_DIR_STAT:
+        if (info[i].error == ENOENT)
+            return ebb_fail(EBB_ERR_CONFIG,
+                            "%s: directory '%s' does not exist; expected an existing directory "
+                            "(ebb does not create it)", at, p);
+        return ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
+                              "%s: cannot look at directory '%s'", at, p);
+    case EBB_DIR_NOT_DIR:
+        return ebb_fail(EBB_ERR_CONFIG, "%s: '%s' is not a directory; expected a directory "
+                        "for the tier's file", at, p);
+    case EBB_DIR_WRITE:
+        return ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
+                              "%s: directory '%s' is not writable; expected a directory where "
+                              "ebb can create its file (creating a test file failed)", at, p);
+    default:
+        return ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
+                              "%s: cannot read the free space of '%s'", at, p);
+    }
+    for (size_t j = 0; j < i; j++) {
+        if (info[j].dev == info[i].dev && info[j].ino == info[i].ino)
+            return ebb_fail(EBB_ERR_CONFIG,
+                            "%s: '%s' is the same directory as tier.disk.path[%zu] ('%s'); "
+                            "expected each directory once (one per drive)", at, p, j,
+                            cfg->disk.paths[j]);
+    }
+    return EBB_OK;
+}
+
+/* Space: the budget is shared equally among the paths; paths on one file
+ * system add up their shares, which its free space must hold. */
+static ebb_status check_space(const ebb_config *cfg, const ebb_dir_info *info, uint64_t budget)
+{
+    size_t n = cfg->disk.path_count;
+    uint64_t share = budget / n + (budget % n != 0);
+    for (size_t i = 0; i < n; i++) {
+        size_t same = 0, first = i;
+        for (size_t j = 0; j < n; j++) {
+            if (info[j].dev == info[i].dev) {
+                if (same == 0)
+                    first = j;
+                same++;
+            }
+        }
+        unsigned __int128 need = (unsigned __int128)share * same;
+        if (first != i || need <= info[i].free_bytes)
+            continue;
+        char at[640], need_s[64], free_s[64], budget_s[64];
+        ebb_size_human(need > UINT64_MAX ? UINT64_MAX : (uint64_t)need, need_s, sizeof need_s);
+        ebb_size_human(info[i].free_bytes, free_s, sizeof free_s);
+        ebb_size_human(budget, budget_s, sizeof budget_s);
+        ebb_config_where(cfg, EBB_KEY_DISK_BUDGET, "", at, sizeof at);
+        if (n == 1)
+            return ebb_fail(EBB_ERR_NO_SPACE,
+                            "%s: %s does not fit in '%s', whose file system has %s free; "
+                            "expected a budget at most the free space", at, budget_s,
+                            cfg->disk.paths[i], free_s);
+        return ebb_fail(EBB_ERR_NO_SPACE,
+                        "%s: %s over %zu paths needs %s on the file system of '%s', "
+                        "which has %s free; expected a budget the free space can hold",
+                        at, budget_s, n, need_s, cfg->disk.paths[i], free_s);
+    }
+    return EBB_OK;
+}
+
 /* Every disk path exists, is a directory, is writable, is listed once; with
  * `budget` != 0, each file system has the space for its paths' shares. */
 ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget)
 {
     size_t n = cfg->disk.path_count;
-    char at[640], sfx[32];
     if (n == 0 || !cfg->disk.paths) {
+        char at[640];
         ebb_config_where(cfg, EBB_KEY_DISK_PATH, "", at, sizeof at);
         return ebb_fail(EBB_ERR_CONFIG, "%s: no directory given; expected at least one", at);
     }
@@ -69,79 +144,10 @@ ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget)
     if (!info)
         return ebb_fail(EBB_ERR_NO_MEMORY, "out of memory checking %zu disk paths", n);
     ebb_status s = EBB_OK;
-    for (size_t i = 0; i < n && s == EBB_OK; i++) {
-        const char *p = cfg->disk.paths[i];
-        path_suffix(cfg, i, sfx, sizeof sfx);
-        ebb_config_where(cfg, EBB_KEY_DISK_PATH, sfx, at, sizeof at);
-        ebb_sys_probe_dir(p, cfg->fault_write_errno, &info[i]);
-        switch (info[i].error == 0 ? EBB_DIR_OK : info[i].step) {
-        case EBB_DIR_OK: break;
-        case EBB_DIR_STAT:
-            if (info[i].error == ENOENT)
-                s = ebb_fail(EBB_ERR_CONFIG,
-                             "%s: directory '%s' does not exist; expected an existing directory "
-                             "(ebb does not create it)", at, p);
-            else
-                s = ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
-                                   "%s: cannot look at directory '%s'", at, p);
-            break;
-        case EBB_DIR_NOT_DIR:
-            s = ebb_fail(EBB_ERR_CONFIG, "%s: '%s' is not a directory; expected a directory "
-                         "for the tier's file", at, p);
-            break;
-        case EBB_DIR_WRITE:
-            s = ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
-                               "%s: directory '%s' is not writable; expected a directory where "
-                               "ebb can create its file (creating a test file failed)", at, p);
-            break;
-        default:
-            s = ebb_fail_errno(EBB_ERR_CONFIG, info[i].error,
-                               "%s: cannot read the free space of '%s'", at, p);
-            break;
-        }
-        for (size_t j = 0; j < i && s == EBB_OK; j++) {
-            if (info[j].dev == info[i].dev && info[j].ino == info[i].ino)
-                s = ebb_fail(EBB_ERR_CONFIG,
-                             "%s: '%s' is the same directory as tier.disk.path[%zu] ('%s'); "
-                             "expected each directory once (one per drive)", at, p, j,
-                             cfg->disk.paths[j]);
-        }
-    }
-    /* Space: the budget is shared equally among the paths; paths on one
-     * file system add up their shares. */
-    if (s == EBB_OK && budget != 0) {
-        uint64_t share = budget / n + (budget % n != 0);
-        for (size_t i = 0; i < n && s == EBB_OK; i++) {
-            size_t same = 0, first = i;
-            for (size_t j = 0; j < n; j++) {
-                if (info[j].dev == info[i].dev) {
-                    if (same == 0)
-                        first = j;
-                    same++;
-                }
-            }
-            if (first != i)
-                continue;
-            unsigned __int128 need = (unsigned __int128)share * same;
-            if (need > info[i].free_bytes) {
-                char need_s[64], free_s[64], budget_s[64];
-                ebb_size_human(need > UINT64_MAX ? UINT64_MAX : (uint64_t)need, need_s, sizeof need_s);
-                ebb_size_human(info[i].free_bytes, free_s, sizeof free_s);
-                ebb_size_human(budget, budget_s, sizeof budget_s);
-                ebb_config_where(cfg, EBB_KEY_DISK_BUDGET, "", at, sizeof at);
-                if (n == 1)
-                    s = ebb_fail(EBB_ERR_NO_SPACE,
-                                 "%s: %s does not fit in '%s', whose file system has %s free; "
-                                 "expected a budget at most the free space", at, budget_s,
-                                 cfg->disk.paths[i], free_s);
-                else
-                    s = ebb_fail(EBB_ERR_NO_SPACE,
-                                 "%s: %s over %zu paths needs %s on the file system of '%s', "
-                                 "which has %s free; expected a budget the free space can hold",
-                                 at, budget_s, n, need_s, cfg->disk.paths[i], free_s);
-            }
-        }
-    }
+    for (size_t i = 0; i < n && s == EBB_OK; i++)
+        s = check_dir(cfg, i, info);
+    if (s == EBB_OK && budget != 0)
+        s = check_space(cfg, info, budget);
     free(info);
     return s;
 }
@@ -230,12 +236,18 @@ static ebb_status check_key(const ebb_config *cfg, ebb_config_key key)
     return EBB_OK;
 }
 
+const ebb_key_checks ebb_config_key_checks[EBB_CONFIG_KEY_COUNT] = {
+    [EBB_KEY_HOST_NUMA] = {.check = ebb_config_check_numa_value, .verify = ebb_config_check_numa},
+    [EBB_KEY_DISK_PATH] = {.verify = ebb_config_verify_disk},
+    [EBB_KEY_DISK_BUDGET] = {.verify = ebb_config_verify_disk},
+};
+
 /* Values a program may have set out of range (a file's are checked as read). */
 ebb_status ebb_config_check_values(const ebb_config *cfg)
 {
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
-        const ebb_key_def *d = &ebb_config_keys[k];
-        ebb_status s = d->check ? d->check(cfg) : check_key(cfg, (ebb_config_key)k);
+        ebb_status (*check)(const ebb_config *) = ebb_config_key_checks[k].check;
+        ebb_status s = check ? check(cfg) : check_key(cfg, (ebb_config_key)k);
         if (s != EBB_OK)
             return s;
     }

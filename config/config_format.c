@@ -140,7 +140,7 @@ int ebb_config_key_default_text(ebb_config_key key, char *buf, size_t size)
     if ((unsigned)key >= EBB_CONFIG_KEY_COUNT)
         return snprintf(buf, size, "?");
     const ebb_key_def *d = &ebb_config_keys[key];
-    if (d->init)
+    if (ebb_config_key_init[key])
         return snprintf(buf, size, "%s", d->default_doc);
     ebb_config cfg;
     memset(&cfg, 0, sizeof cfg);

@@ -64,7 +64,8 @@ enum {
  * failure *doc holds no entries. Implemented in config_toml.cpp. */
 int ebb_toml_parse(const char *text, size_t len, ebb_toml_doc *doc);
 
-/* Frees what *doc holds (C side, config_load.c). */
+/* Frees what *doc holds. In config_toml.cpp, beside the parser that
+ * allocates it. */
 void ebb_toml_doc_free(ebb_toml_doc *doc);
 
 /* ---- limits (config_check.c and config_load.c) ---------------------------- */
@@ -96,22 +97,25 @@ extern const char *const ebb_config_audit_names[EBB_CONFIG_AUDIT_COUNT];
 const char *ebb_config_backend_name(ebb_disk_backend backend);
 /* The closest of `names` to `word`, or NULL when none is close. */
 const char *ebb_config_closest(const char *word, const char *const *names, size_t count);
+/* "a", "b" or "c": names[0 .. count-1] quoted, into buf. */
+void ebb_config_list_quoted(const char *const *names, size_t count, char *buf, size_t size);
+/* The index of `name` in `names`, or -1. */
+int ebb_config_find_name(const char *name, const char *const *names, size_t count);
+
+/* ---- key names (config_key_names.c) ------------------------------------------ */
+
 /* The closest known key or table to an unknown dotted path, into buf;
  * 0 when none is close. */
 int ebb_config_suggest_key(const char *path, char *buf, size_t size);
 /* "enabled, budget, numa": the names directly under table `parent` ("" = root). */
 void ebb_config_list_children(const char *parent, char *buf, size_t size);
-/* "a", "b" or "c": names[0 .. count-1] quoted, into buf. */
-void ebb_config_list_quoted(const char *const *names, size_t count, char *buf, size_t size);
-/* The index of `name` in `names`, or -1. */
-int ebb_config_find_name(const char *name, const char *const *names, size_t count);
 
 /* ---- lifetime (config.c) --------------------------------------------------- */
 
 /* Frees paths[0 .. count-1] and the array; NULL allowed. */
 void ebb_config_free_paths(char **paths, size_t count);
 
-/* Computed defaults (the key table's `init`): the GPU tier is on when a
+/* Computed defaults (ebb_config_key_init): the GPU tier is on when a
  * device is found; the disk tier lives in $TMPDIR if absolute, else /tmp. */
 ebb_status ebb_config_default_gpu_enabled(ebb_config *cfg);
 ebb_status ebb_config_default_disk_path(ebb_config *cfg);
@@ -129,7 +133,7 @@ ebb_status ebb_config_check_values(const ebb_config *cfg);
 
 /* The NUMA node exists (when the host tier is on and the node is not auto). */
 ebb_status ebb_config_check_numa(const ebb_config *cfg);
-/* tier.host.numa is "auto" (-1) or a node number: the key table's `check`. */
+/* tier.host.numa is "auto" (-1) or a node number: its ebb_config_key_checks `check`. */
 ebb_status ebb_config_check_numa_value(const ebb_config *cfg);
 /* Every disk path is an existing, writable directory, listed once; with
  * `budget` != 0, each file system has the space for its paths' shares. */

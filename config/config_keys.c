@@ -49,7 +49,6 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_GPU_ENABLED] = {
         .name = "tier.gpu.enabled", BOOL(gpu.enabled),
-        .init = ebb_config_default_gpu_enabled,
         .default_doc = "`true` if this build has CUDA and a device is found, else `false`",
         .doc = "Use GPU memory for states. Without CUDA support in the build or without a "
                "device, ebb_config_check refuses an enabled GPU tier.",
@@ -84,8 +83,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     [EBB_KEY_HOST_NUMA] = {
         .name = "tier.host.numa", INT(host.numa), .min = 0, .max = 4095, .has_auto = 1,
         .auto_value = EBB_NUMA_AUTO, .expected = "\"auto\" or a NUMA node number (0, 1, ...)",
-        .dflt = EBB_NUMA_AUTO, .check = ebb_config_check_numa_value,
-        .verify = ebb_config_check_numa,
+        .dflt = EBB_NUMA_AUTO,
         .doc = "The NUMA node to allocate on; \"auto\" is the node nearest the GPU. A node "
                "that does not exist is an error when the file is loaded.",
     },
@@ -106,16 +104,13 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     [EBB_KEY_DISK_PATH] = {
         .name = "tier.disk.path", .type = EBB_KEY_TYPE_PATHS, AT(disk.paths, char **),
         .count_offset = offsetof(ebb_config, disk.path_count),
-        .init = ebb_config_default_disk_path,
         .default_doc = "`$TMPDIR` if set and absolute, else `/tmp`",
-        .verify = ebb_config_verify_disk,
         .doc = "The directory for the tier's file, or one directory per drive (slots are "
                "striped across them). Each must exist, be a directory and be writable; a "
                "relative path is taken from the file's directory.",
     },
     [EBB_KEY_DISK_BUDGET] = {
         .name = "tier.disk.budget", SIZE(disk.budget), .has_auto = 1, .dflt = 0,
-        .verify = ebb_config_verify_disk,
         .doc = "Bytes over all the paths, shared equally among them; \"auto\" is half of the "
                "free space. A budget the file systems cannot hold is an error at load.",
     },

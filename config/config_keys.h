@@ -3,7 +3,9 @@
  * table, ebb_config_keys (config_keys.c). The loader, the checks, the
  * formatter, the key names and docs/configuration.md (checked by
  * tests/config/docs_match_table.c) all follow it, so adding a plain key is
- * one entry there, one field in struct ebb_config and one ebb_config_key. */
+ * one entry there, one field in struct ebb_config and one ebb_config_key.
+ * A key with a computed default or checks of its own also has an entry in
+ * ebb_config_key_init or ebb_config_key_checks (below). */
 #ifndef EBB_CONFIG_CONFIG_KEYS_H
 #define EBB_CONFIG_CONFIG_KEYS_H
 
@@ -57,16 +59,26 @@ typedef struct ebb_key_def {
     int64_t dflt;       /* the embedded default, in the field's type */
     const char *doc;    /* one paragraph */
 
-    /* Special cases, where a key is not like the others (NULL: none). */
-    ebb_status (*init)(ebb_config *cfg);          /* the default is computed */
-    const char *default_doc;                      /* ...and how, in markdown */
-    ebb_status (*check)(const ebb_config *cfg);   /* replaces the range check */
-    ebb_status (*verify)(const ebb_config *cfg);  /* asks the machine; run at load
-                                                     when the file set the key */
+    /* A computed default (ebb_config_key_init): how, in markdown. */
+    const char *default_doc;
 } ebb_key_def;
 
 /* Indexed by ebb_config_key. */
 extern const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT];
+
+/* Special cases, where a key is not like the others (NULL: none), indexed by
+ * ebb_config_key. Not in the table: these functions read it (for the keys'
+ * names), and the table names none of them, so that calls only point down
+ * to it (scripts/check_layers.py). */
+/* The default is computed (config.c); the table has its default_doc. */
+extern ebb_status (*const ebb_config_key_init[EBB_CONFIG_KEY_COUNT])(ebb_config *cfg);
+typedef struct ebb_key_checks {
+    ebb_status (*check)(const ebb_config *cfg);  /* replaces the range check */
+    ebb_status (*verify)(const ebb_config *cfg); /* asks the machine; run at load
+                                                    when the file set the key */
+} ebb_key_checks;
+/* In config_check.c. */
+extern const ebb_key_checks ebb_config_key_checks[EBB_CONFIG_KEY_COUNT];
 
 /* The value of key `d` in *cfg. */
 static inline void *ebb_key_field(ebb_config *cfg, const ebb_key_def *d)
@@ -89,7 +101,7 @@ void ebb_key_range_text(const ebb_key_def *d, char *buf, size_t size);
  * "true"), or, where it is computed, how (default_doc). Snprintf-like. */
 int ebb_config_key_default_text(ebb_config_key key, char *buf, size_t size);
 
-/* The tables of a file, derived from the key names: every proper prefix of
+/* The tables of a file, derived from the key names (config_key_names.c): every proper prefix of
  * one ("run", "tier", "tier.gpu", ...) in the order the keys first name them,
  * each with its "<table>.enabled" key, which a [table] in a file turns on. */
 enum { EBB_CONFIG_MAX_TABLES = 16, EBB_CONFIG_MAX_TABLE_NAME = 48 };

@@ -29,21 +29,6 @@ typedef struct load_ctx {
     int table_line[EBB_CONFIG_MAX_TABLES]; /* where each table first appears; 0: not */
 } load_ctx;
 
-void ebb_toml_doc_free(ebb_toml_doc *doc)
-{
-    for (size_t i = 0; i < doc->count; i++) {
-        ebb_toml_entry *e = &doc->entries[i];
-        free(e->key);
-        free(e->string);
-        if (e->elements)
-            for (size_t j = 0; j < e->count; j++)
-                free(e->elements[j].string);
-        free(e->elements);
-    }
-    free(doc->entries);
-    memset(doc, 0, sizeof *doc);
-}
-
 /* "the string \"abc\"", "the integer -3", "a table", ...: for "got ...". */
 static void describe(const ebb_toml_entry *e, char *buf, size_t size)
 {
@@ -436,10 +421,10 @@ static ebb_status load_text(const char *text, size_t len, const char *name, cons
     /* What the machine must have for the keys the file set, each check once
      * (tier.disk.path and tier.disk.budget share one), in key order. */
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT && s == EBB_OK; k++) {
-        ebb_status (*verify)(const ebb_config *) = ebb_config_keys[k].verify;
+        ebb_status (*verify)(const ebb_config *) = ebb_config_key_checks[k].verify;
         int done = 0;
         for (int j = 0; j < k && verify; j++)
-            done |= ebb_config_keys[j].verify == verify && next.line[j] > 0;
+            done |= ebb_config_key_checks[j].verify == verify && next.line[j] > 0;
         if (verify && !done && next.line[k] > 0)
             s = verify(&next);
     }

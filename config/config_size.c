@@ -23,9 +23,18 @@ static const struct {
 };
 enum { UNIT_COUNT = sizeof units / sizeof units[0] };
 
-ebb_status ebb_size_parse_reason(const char *text, uint64_t *bytes, char *why, size_t why_len)
+/* A size's number: an integer part, then up to 30 fraction digits, exactly. */
+struct number {
+    u128 whole, frac, frac_scale;
+    int too_big;  /* the integer part is over 2^64 - 1 */
+    int has_frac; /* a fraction digit other than 0 */
+};
+
+/* Reads the number at *p (after blanks, an optional '+') and moves *p past
+ * it; EBB_ERR_INVALID_ARG with the reason in why when there is none. */
+static ebb_status parse_number(const char **pp, struct number *n, char *why, size_t why_len)
 {
-    const char *p = text;
+    const char *p = *pp;
     while (*p == ' ' || *p == '\t')
         p++;
     if (*p == '\0') {
@@ -42,68 +51,79 @@ ebb_status ebb_size_parse_reason(const char *text, uint64_t *bytes, char *why, s
         snprintf(why, why_len, "it does not start with a number");
         return EBB_ERR_INVALID_ARG;
     }
-    /* Integer part, then up to 30 fraction digits, exactly. */
-    u128 whole = 0;
-    int too_big = 0;
+    *n = (struct number){0, 0, 1, 0, 0};
     while (isdigit((unsigned char)*p)) {
-        whole = whole * 10 + (unsigned)(*p - '0');
-        if (whole > UINT64_MAX)
-            too_big = 1, whole = (u128)UINT64_MAX + 1;
+        n->whole = n->whole * 10 + (unsigned)(*p - '0');
+        if (n->whole > UINT64_MAX)
+            n->too_big = 1, n->whole = (u128)UINT64_MAX + 1;
         p++;
     }
-    u128 frac = 0, frac_scale = 1;
-    int has_frac = 0;
     if (*p == '.') {
         p++;
         if (!isdigit((unsigned char)*p)) {
             snprintf(why, why_len, "a '.' must be followed by digits");
             return EBB_ERR_INVALID_ARG;
         }
-        while (isdigit((unsigned char)*p)) {
-            if (frac_scale < (u128)UINT64_C(1000000000000000000)) {
-                frac = frac * 10 + (unsigned)(*p - '0');
-                frac_scale *= 10;
+        for (; isdigit((unsigned char)*p); p++) {
+            if (n->frac_scale < (u128)UINT64_C(1000000000000000000)) {
+                n->frac = n->frac * 10 + (unsigned)(*p - '0');
+                n->frac_scale *= 10;
             }
             if (*p != '0')
-                has_frac = 1;
-            p++;
+                n->has_frac = 1;
         }
     }
+    *pp = p;
+    return EBB_OK;
+}
+
+/* The factor of the unit in unit[0 .. len) ("GiB"; none: 1, for a whole
+ * number only); EBB_ERR_INVALID_ARG with the reason in why. */
+static ebb_status parse_unit(const char *unit, size_t len, int has_frac, uint64_t *factor,
+                             char *why, size_t why_len)
+{
+    *factor = 1;
+    if (len == 0 && has_frac) {
+        snprintf(why, why_len, "a fraction needs a unit (a size in bytes is a whole number)");
+        return EBB_ERR_INVALID_ARG;
+    }
+    if (len == 0)
+        return EBB_OK;
+    for (int i = 0; i < UNIT_COUNT; i++) {
+        if (strlen(units[i].name) == len && strncasecmp(unit, units[i].name, len) == 0) {
+            *factor = units[i].factor;
+            return EBB_OK;
+        }
+    }
+    const char *hint = "";
+    if (len == 1 && strchr("kKmMgGtTpP", unit[0]))
+        hint = " ('K', 'M', 'G', 'T', 'P' alone are ambiguous: write KiB or kB, "
+               "GiB or GB, ...)";
+    else if (len == 2 && strchr("kKmMgGtTpP", unit[0]) && (unit[1] == 'i' || unit[1] == 'I'))
+        hint = " (write the B: KiB, MiB, GiB, TiB, PiB)";
+    snprintf(why, why_len, "unknown unit '%.*s'%s; expected B, KiB, MiB, GiB, TiB, PiB, "
+             "kB, MB, GB, TB or PB", (int)(len > 32 ? 32 : len), unit, hint);
+    return EBB_ERR_INVALID_ARG;
+}
+
+ebb_status ebb_size_parse_reason(const char *text, uint64_t *bytes, char *why, size_t why_len)
+{
+    const char *p = text;
+    struct number n;
+    ebb_status s = parse_number(&p, &n, why, why_len);
+    if (s != EBB_OK)
+        return s;
     while (*p == ' ' || *p == '\t')
         p++;
-    const char *unit = p;
-    size_t unit_len = strlen(unit);
-    while (unit_len > 0 && (unit[unit_len - 1] == ' ' || unit[unit_len - 1] == '\t'))
+    size_t unit_len = strlen(p);
+    while (unit_len > 0 && (p[unit_len - 1] == ' ' || p[unit_len - 1] == '\t'))
         unit_len--;
-    uint64_t factor = 1;
-    if (unit_len == 0) {
-        if (has_frac) {
-            snprintf(why, why_len, "a fraction needs a unit (a size in bytes is a whole number)");
-            return EBB_ERR_INVALID_ARG;
-        }
-    } else {
-        int found = 0;
-        for (int i = 0; i < UNIT_COUNT; i++) {
-            if (strlen(units[i].name) == unit_len && strncasecmp(unit, units[i].name, unit_len) == 0) {
-                factor = units[i].factor;
-                found = 1;
-                break;
-            }
-        }
-        if (!found) {
-            const char *hint = "";
-            if (unit_len == 1 && strchr("kKmMgGtTpP", unit[0]))
-                hint = " ('K', 'M', 'G', 'T', 'P' alone are ambiguous: write KiB or kB, "
-                       "GiB or GB, ...)";
-            else if (unit_len == 2 && strchr("kKmMgGtTpP", unit[0]) && (unit[1] == 'i' || unit[1] == 'I'))
-                hint = " (write the B: KiB, MiB, GiB, TiB, PiB)";
-            snprintf(why, why_len, "unknown unit '%.*s'%s; expected B, KiB, MiB, GiB, TiB, PiB, "
-                     "kB, MB, GB, TB or PB", (int)(unit_len > 32 ? 32 : unit_len), unit, hint);
-            return EBB_ERR_INVALID_ARG;
-        }
-    }
-    u128 value = too_big ? (u128)UINT64_MAX + 1 : whole * factor + frac * factor / frac_scale;
-    if (too_big || value > UINT64_MAX) {
+    uint64_t factor;
+    if ((s = parse_unit(p, unit_len, n.has_frac, &factor, why, why_len)) != EBB_OK)
+        return s;
+    u128 value = n.too_big ? (u128)UINT64_MAX + 1
+                           : n.whole * factor + n.frac * factor / n.frac_scale;
+    if (n.too_big || value > UINT64_MAX) {
         snprintf(why, why_len, "it is more than 2^64 - 1 bytes");
         return EBB_ERR_INVALID_ARG;
     }

@@ -154,6 +154,23 @@ void set_error(ebb_toml_doc &doc, const char *text)
 
 } // namespace
 
+// Here, with the parser that builds the document: the C side only calls
+// down into this file, never the other way.
+extern "C" void ebb_toml_doc_free(ebb_toml_doc *doc)
+{
+    for (size_t i = 0; i < doc->count; i++) {
+        ebb_toml_entry *e = &doc->entries[i];
+        std::free(e->key);
+        std::free(e->string);
+        if (e->elements)
+            for (size_t j = 0; j < e->count; j++)
+                std::free(e->elements[j].string);
+        std::free(e->elements);
+    }
+    std::free(doc->entries);
+    std::memset(doc, 0, sizeof *doc);
+}
+
 extern "C" int ebb_toml_parse(const char *text, size_t len, ebb_toml_doc *doc)
 {
     std::memset(doc, 0, sizeof *doc);

@@ -348,6 +348,79 @@ static ebb_status slot_free(struct ebb_pool *pool, int32_t slot, int to_device)
     return EBB_OK;
 }
 
+/* Queues the copy of `size` bytes in chunks of the device's chunk size on
+ * `st`; a chained copy (split) is also cut at the disk's blocks, each block
+ * but the last followed by its event, so the disk write can follow block by
+ * block. Counts the chunks; *queued says whether any is on the stream. */
+static cudaError_t queue_chunks(struct ebb_device *dv, cudaStream_t st, unsigned char *dst,
+                                const unsigned char *src, size_t size,
+                                enum cudaMemcpyKind kind, const ebb_copy_split *split,
+                                uint64_t *chunks, int *queued)
+{
+    cudaError_t e = cudaSuccess;
+    size_t piece = split ? split->block : size;
+    for (size_t start = 0, k = 0; e == cudaSuccess && start < size; start += piece, k++) {
+        size_t end = size - start < piece ? size : start + piece;
+        for (size_t off = start; e == cudaSuccess && off < end; off += dv->chunk) {
+            size_t n = end - off < dv->chunk ? end - off : dv->chunk;
+            e = cudaMemcpyAsync(dst + off, src + off, n, kind, st);
+            (*chunks)++;
+            *queued |= e == cudaSuccess;
+        }
+        if (e == cudaSuccess && split && k + 1 < split->count)
+            e = cudaEventRecord((cudaEvent_t)split->events[k], st);
+    }
+    return e;
+}
+
+/* Enqueuing failed part way (`e`): the chunks queued still write the slot
+ * (or read it), so the slot's event goes after them and the slot stays busy
+ * until they finish. The failure is the caller's now: recorded as reported,
+ * so the next operation is not refused for it. If even that record fails,
+ * wait for the chunks here. */
+static void failed_part_way(struct ebb_pool *pool, int32_t slot, cudaStream_t st, int which,
+                            cudaError_t e)
+{
+    ebb_op *op = &pool->ops[slot];
+    cudaError_t r = cudaEventRecord((cudaEvent_t)op->event, st);
+    clear_own_error(r);
+    if (r != cudaSuccess)
+        clear_own_error(cudaStreamSynchronize(st));
+    op->generation++;
+    op->copy = which;
+    op->status = EBB_ERR_IO;
+    op->reported = 1;
+    snprintf(op->msg, sizeof op->msg,
+             "gpu slot %d: enqueuing its %s copy on CUDA device %d failed part way: %s",
+             (int)slot, stream_name[which], pool->device->device, cudaGetErrorName(e));
+}
+
+/* A copy queued: the slot's operation starts afresh, the pool counts it, and
+ * the ticket names it. */
+static void copy_queued(struct ebb_pool *pool, int32_t slot, int to_device, int which,
+                        uint64_t chunks, ebb_ticket *ticket)
+{
+    ebb_op *op = &pool->ops[slot];
+    op->generation++;
+    atomic_store(&op->failed, 0);
+    op->status = EBB_OK;
+    op->reported = 0;
+    op->msg[0] = '\0';
+    op->write = to_device;
+    op->copy = which;
+    atomic_fetch_add(&pool->st_requests, chunks);
+    if (to_device) {
+        atomic_fetch_add(&pool->st_writes, 1);
+        atomic_fetch_add(&pool->st_bytes_written, pool->slot_size);
+    } else {
+        atomic_fetch_add(&pool->st_reads, 1);
+        atomic_fetch_add(&pool->st_bytes_read, pool->slot_size);
+    }
+    ticket->pool = pool;
+    ticket->index = (uint32_t)slot;
+    ticket->generation = op->generation;
+}
+
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
                            int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
                            const ebb_copy_split *split, ebb_ticket *ticket)
@@ -384,25 +457,14 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
         e = wait_if_pending(st, dv->slot_events[slot]);
     uint64_t chunks = 0;
     int queued = 0; /* some chunk is on the stream */
-    /* In chunks; a chained copy also cut at the disk's blocks, each
-     * followed by its event, so the disk write can follow block by block. */
-    size_t size = pool->slot_size, piece = split ? split->block : size;
+    size_t size = pool->slot_size;
     if (split && split->follow && e == cudaSuccess) { /* the disk read queues the copies */
         *split->follow = (ebb_follow){op, st, dst, dv->device};
         atomic_store(&op->await_disk, 1);
         size = 0;
     }
-    for (size_t start = 0, k = 0; e == cudaSuccess && start < size; start += piece, k++) {
-        size_t end = size - start < piece ? size : start + piece;
-        for (size_t off = start; e == cudaSuccess && off < end; off += dv->chunk) {
-            size_t n = end - off < dv->chunk ? end - off : dv->chunk;
-            e = cudaMemcpyAsync(dst + off, src + off, n, kind, st);
-            chunks++;
-            queued |= e == cudaSuccess;
-        }
-        if (e == cudaSuccess && split && k + 1 < split->count)
-            e = cudaEventRecord((cudaEvent_t)split->events[k], st);
-    }
+    if (e == cudaSuccess)
+        e = queue_chunks(dv, st, dst, src, size, kind, split, &chunks, &queued);
     /* The host slot's event, on the same stream, after the chunks (also
      * after a failure part way: the chunks queued still touch the slot) and
      * before the operation's own event, so that a completed ticket implies a
@@ -416,45 +478,12 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
      * disk write then implies a complete copy and a free host slot */
     if (e == cudaSuccess && split && split->count && size)
         e = cudaEventRecord((cudaEvent_t)split->events[split->count - 1], st);
-    else if (e != cudaSuccess && queued) {
-        /* Enqueuing failed part way: the chunks queued still write the slot
-         * (or read it), so the slot's event goes after them and the slot
-         * stays busy until they finish. The failure is the caller's now:
-         * recorded as reported, so the next operation is not refused for
-         * it. If even that record fails, wait for the chunks here. */
-        cudaError_t r = cudaEventRecord(ev, st);
-        clear_own_error(r);
-        if (r != cudaSuccess)
-            clear_own_error(cudaStreamSynchronize(st));
-        op->generation++;
-        op->copy = which;
-        op->status = EBB_ERR_IO;
-        op->reported = 1;
-        snprintf(op->msg, sizeof op->msg,
-                 "gpu slot %d: enqueuing its %s copy on CUDA device %d failed part way: %s",
-                 (int)slot, stream_name[which], dv->device, cudaGetErrorName(e));
-    }
+    else if (e != cudaSuccess && queued)
+        failed_part_way(pool, slot, st, which, e);
     ebb_cuda_leave(&g);
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, stream_name[which], dv->device);
-    op->generation++;
-    atomic_store(&op->failed, 0);
-    op->status = EBB_OK;
-    op->reported = 0;
-    op->msg[0] = '\0';
-    op->write = to_device;
-    op->copy = which;
-    atomic_fetch_add(&pool->st_requests, chunks);
-    if (to_device) {
-        atomic_fetch_add(&pool->st_writes, 1);
-        atomic_fetch_add(&pool->st_bytes_written, pool->slot_size);
-    } else {
-        atomic_fetch_add(&pool->st_reads, 1);
-        atomic_fetch_add(&pool->st_bytes_read, pool->slot_size);
-    }
-    ticket->pool = pool;
-    ticket->index = (uint32_t)slot;
-    ticket->generation = op->generation;
+    copy_queued(pool, slot, to_device, which, chunks, ticket);
     return EBB_OK;
 }
 

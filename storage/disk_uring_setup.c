@@ -89,63 +89,58 @@ static int register_slots(struct ebb_pool *pool, struct io_uring *ring, int32_t 
     return r;
 }
 
-/* Fixed buffers: all of the staging pool; where RLIMIT_MEMLOCK refuses
- * that (ENOMEM), the soft limit raised to the hard one and, if that is
- * still too little, the most slots that fit (found by halving). */
-static void register_buffers(ebb_uring *u)
+/* The most slots that fit under the limit `rl` (registration refused all
+ * with ENOMEM): at most what the limit holds (the kernel also counts the
+ * ring's pages, and a huge page whole), then a bisection of at most 8 tries.
+ * Leaves them registered; returns how many, 0 if none fit. */
+static int32_t most_slots(struct ebb_pool *pool, struct io_uring *ring, const struct rlimit *rl,
+                          int have_rl)
 {
-    struct ebb_pool *pool = u->pool;
-    struct io_uring *ring = &u->ring;
     struct ebb_pool *h = pool->disk->staging;
-    int32_t got = 0;
-    int rr = register_slots(pool, ring, h->slots);
-    struct rlimit rl = {0, 0};
-    int have_rl = getrlimit(RLIMIT_MEMLOCK, &rl) == 0, raised = 0;
-    struct rlimit was = rl;
-    if (rr == 0) {
-        got = h->slots;
-    } else if (rr == -ENOMEM) {
-        if (have_rl && rl.rlim_cur != RLIM_INFINITY &&
-            (rl.rlim_max == RLIM_INFINITY || rl.rlim_cur < rl.rlim_max)) {
-            struct rlimit up = {rl.rlim_max, rl.rlim_max};
-            if (setrlimit(RLIMIT_MEMLOCK, &up) == 0) {
-                raised = 1;
-                rl = up;
-                rr = register_slots(pool, ring, h->slots);
-                if (rr == 0)
-                    got = h->slots;
-            }
-        }
-        if (rr == -ENOMEM) {
-            /* The most slots that fit: at most what the limit holds (the
-             * kernel also counts the ring's pages, and a huge page whole),
-             * then a bisection of at most 8 tries. */
-            int32_t lo = 0, hi = h->slots, k = h->slots - 1; /* lo fits, hi does not */
-            if (have_rl && rl.rlim_cur != RLIM_INFINITY &&
-                (uint64_t)rl.rlim_cur / h->stride < (uint64_t)k)
-                k = (int32_t)((uint64_t)rl.rlim_cur / h->stride);
-            int held = 0; /* lo slots are registered now */
-            for (int tries = 0; tries < 8 && k > lo && k < hi; tries++) {
-                if (held)
-                    io_uring_unregister_buffers(ring);
-                held = register_slots(pool, ring, k) == 0;
-                if (held)
-                    lo = k;
-                else
-                    hi = k;
-                k = lo + (hi - lo) / 2;
-            }
-            if (lo > 0 && !held)
-                held = register_slots(pool, ring, lo) == 0;
-            if (held)
-                got = lo;
-            else
-                rr = -ENOMEM;
-        }
+    int32_t lo = 0, hi = h->slots, k = h->slots - 1; /* lo fits, hi does not */
+    if (have_rl && rl->rlim_cur != RLIM_INFINITY && (uint64_t)rl->rlim_cur / h->stride < (uint64_t)k)
+        k = (int32_t)((uint64_t)rl->rlim_cur / h->stride);
+    int held = 0; /* lo slots are registered now */
+    for (int tries = 0; tries < 8 && k > lo && k < hi; tries++) {
+        if (held)
+            io_uring_unregister_buffers(ring);
+        held = register_slots(pool, ring, k) == 0;
+        if (held)
+            lo = k;
+        else
+            hi = k;
+        k = lo + (hi - lo) / 2;
     }
-    char lim[64], old[64], reg[64], all[64];
-    limit_text(rl.rlim_cur, lim, sizeof lim);
-    limit_text(was.rlim_cur, old, sizeof old);
+    if (lo > 0 && !held)
+        held = register_slots(pool, ring, lo) == 0;
+    return held ? lo : 0;
+}
+
+/* Raises the RLIMIT_MEMLOCK soft limit in *rl to the hard one, if it is
+ * lower, and registers all the slots again. 1 if raised (*rr says whether
+ * the registration then worked), else 0. */
+static int raise_memlock(struct ebb_pool *pool, struct io_uring *ring, struct rlimit *rl,
+                         int *rr)
+{
+    if (rl->rlim_cur == RLIM_INFINITY ||
+        (rl->rlim_max != RLIM_INFINITY && rl->rlim_cur >= rl->rlim_max))
+        return 0;
+    struct rlimit up = {rl->rlim_max, rl->rlim_max};
+    if (setrlimit(RLIMIT_MEMLOCK, &up) != 0)
+        return 0;
+    *rl = up;
+    *rr = register_slots(pool, ring, pool->disk->staging->slots);
+    return 1;
+}
+
+/* Warns about what register_buffers did: the limit raised (from `old` to
+ * `lim`), no fixed buffers (`rr` the error), or fixed buffers for only `got`
+ * slots. */
+static void report_buffers(struct ebb_pool *pool, int32_t got, int rr, int raised, int have_rl,
+                           const char *lim, const char *old)
+{
+    struct ebb_pool *h = pool->disk->staging;
+    char reg[64], all[64];
     if (raised)
         ebb_pool_warn(pool,
                       "raised this process's RLIMIT_MEMLOCK soft limit from %s to its hard limit "
@@ -159,20 +154,48 @@ static void register_buffers(ebb_uring *u)
                       strerror(-rr), have_rl ? lim : "unknown");
         return;
     }
+    if (got == h->slots)
+        return;
+    uint64_t reg_bytes = (uint64_t)got * h->stride;
+    human(reg_bytes, reg, sizeof reg);
+    human((uint64_t)h->slots * h->stride, all, sizeof all);
+    ebb_pool_warn(pool,
+                  "io_uring fixed buffers cover %d of the staging pool's %d slots (%" PRIu64
+                  " of %" PRIu64 " bytes, %s of %s): RLIMIT_MEMLOCK is %s; moves from the "
+                  "other slots use unregistered I/O (raise the limit with ulimit -l or "
+                  "LimitMEMLOCK= to register them all)",
+                  (int)got, (int)h->slots, reg_bytes, (uint64_t)h->slots * h->stride, reg, all,
+                  lim);
+}
+
+/* Fixed buffers: all of the staging pool; where RLIMIT_MEMLOCK refuses
+ * that (ENOMEM), the soft limit raised to the hard one and, if that is
+ * still too little, the most slots that fit (found by halving). */
+static void register_buffers(ebb_uring *u)
+{
+    struct ebb_pool *pool = u->pool;
+    struct io_uring *ring = &u->ring;
+    struct ebb_pool *h = pool->disk->staging;
+    int32_t got = 0;
+    int rr = register_slots(pool, ring, h->slots);
+    struct rlimit rl = {0, 0};
+    int have_rl = getrlimit(RLIMIT_MEMLOCK, &rl) == 0, raised = 0;
+    struct rlimit was = rl;
+    if (rr == -ENOMEM && have_rl)
+        raised = raise_memlock(pool, ring, &rl, &rr);
+    if (rr == 0)
+        got = h->slots;
+    else if (rr == -ENOMEM && (got = most_slots(pool, ring, &rl, have_rl)) == 0)
+        rr = -ENOMEM;
+    char lim[64], old[64];
+    limit_text(rl.rlim_cur, lim, sizeof lim);
+    limit_text(was.rlim_cur, old, sizeof old);
+    report_buffers(pool, got, rr, raised, have_rl, lim, old);
+    if (got == 0)
+        return;
     u->reg_slots = got;
     u->reg_bytes = (uint64_t)got * h->stride;
     u->reg_base = h->base;
-    if (got < h->slots) {
-        human(u->reg_bytes, reg, sizeof reg);
-        human((uint64_t)h->slots * h->stride, all, sizeof all);
-        ebb_pool_warn(pool,
-                      "io_uring fixed buffers cover %d of the staging pool's %d slots (%" PRIu64
-                      " of %" PRIu64 " bytes, %s of %s): RLIMIT_MEMLOCK is %s; moves from the "
-                      "other slots use unregistered I/O (raise the limit with ulimit -l or "
-                      "LimitMEMLOCK= to register them all)",
-                      (int)got, (int)h->slots, u->reg_bytes,
-                      (uint64_t)h->slots * h->stride, reg, all, lim);
-    }
 }
 
 int ur_setup(ebb_uring *u, char *why, size_t why_len)

@@ -74,6 +74,75 @@ static void gpu_tracking_create(struct ebb_pool *pool, int device)
                   why);
 }
 
+/* Allocation: the slots' memory, mapped anonymous, each slot rounded up to
+ * whole pages. */
+static ebb_status map_slots(struct ebb_pool *pool, const ebb_pool_options *o, size_t page)
+{
+    pool->stride = (o->slot_size + page - 1) / page * page;
+    if (pool->stride / page > SIZE_MAX / page / (size_t)o->slots)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "host pool: %d slots of %zu bytes overflow", (int)o->slots,
+                        o->slot_size);
+    size_t bytes = pool->stride * (size_t)o->slots;
+    pool->bytes = bytes;
+    pool->map_bytes = bytes;
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return ebb_fail_errno(EBB_ERR_NO_MEMORY, errno,
+                              "host pool: cannot map %zu bytes (%d slots of %zu bytes); lower the "
+                              "host budget",
+                              bytes, (int)o->slots, o->slot_size);
+    pool->base = mem;
+    /* Transparent huge pages cut TLB misses and pinning cost; advice only. */
+    (void)madvise(mem, bytes, MADV_HUGEPAGE);
+    return EBB_OK;
+}
+
+/* Placement: the memory bound to the NUMA node the options name or, when
+ * they leave it to ebb (-1), the GPU's. Only a named node that does not
+ * exist is an error; the rest are warnings. */
+static ebb_status place(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    int node = o->numa_node;
+    int node_auto = node < 0;
+    if (node_auto && ebb_gpu_count() > 0)
+        ebb_topology_gpu_node(o->device, &node);
+    if (node < 0)
+        return EBB_OK;
+    int b = ebb_topo_bind_memory(pool->base, pool->map_bytes, node);
+    if (b == 1) {
+        pool->numa_node = node;
+    } else if (b == -1 && !node_auto) {
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "host pool: NUMA node %d does not exist on this machine; use -1 (auto) "
+                        "or a node that lstopo lists",
+                        node);
+    } else {
+        ebb_pool_warn(pool, "memory not bound to NUMA node %d (%s); using the default policy",
+                      node, b == -1 ? "no such node" : strerror(errno));
+    }
+    return EBB_OK;
+}
+
+/* Pinning for CUDA, with the gpu copies' tracking; without a device, or if
+ * the registration fails, the pool stays unpinned with a warning. */
+static void pin(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    if (ebb_gpu_count() <= 0) {
+        ebb_pool_warn(pool, "not pinned: no CUDA device");
+        return;
+    }
+    char why[256];
+    /* on the pool's device: no context on whichever is current (a device
+     * that does not exist: the current one) */
+    int dev = o->device < ebb_gpu_count() ? o->device : -1;
+    if (ebb_cuda_host_register(pool->base, pool->map_bytes, dev, why, sizeof why) == 0) {
+        pool->pinned = 1;
+        pool->pin_device = dev;
+        gpu_tracking_create(pool, o->device);
+    } else
+        ebb_pool_warn(pool, "not pinned: %s; GPU transfers from this pool are refused", why);
+}
+
 ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     pool->gpu_events_device = -1;
@@ -81,84 +150,31 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
     pthread_cond_init(&pool->drain_cv, NULL);
     pool->drain_init = 1;
     size_t page = page_size();
-    pool->stride = (o->slot_size + page - 1) / page * page;
-    if (pool->stride / page > SIZE_MAX / page / (size_t)o->slots) {
+    ebb_status s = map_slots(pool, o, page);
+    if (s == EBB_OK)
+        s = place(pool, o);
+    if (s != EBB_OK) {
         ebb_host_destroy(pool);
-        return ebb_fail(EBB_ERR_INVALID_ARG, "host pool: %d slots of %zu bytes overflow", (int)o->slots,
-                        o->slot_size);
+        return s;
     }
-    size_t bytes = pool->stride * (size_t)o->slots;
-    pool->bytes = bytes;
-    pool->map_bytes = bytes;
-
-    int node = o->numa_node;
-    int node_auto = node < 0;
-    if (node_auto && ebb_gpu_count() > 0)
-        ebb_topology_gpu_node(o->device, &node);
-
-    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) {
-        ebb_host_destroy(pool);
-        return ebb_fail_errno(EBB_ERR_NO_MEMORY, errno,
-                              "host pool: cannot map %zu bytes (%d slots of %zu bytes); lower the "
-                              "host budget",
-                              bytes, (int)o->slots, o->slot_size);
-    }
-    pool->base = mem;
-    /* Transparent huge pages cut TLB misses and pinning cost; advice only. */
-    (void)madvise(mem, bytes, MADV_HUGEPAGE);
-
-    if (node >= 0) {
-        int b = ebb_topo_bind_memory(mem, bytes, node);
-        if (b == 1) {
-            pool->numa_node = node;
-        } else if (b == -1 && !node_auto) {
-            ebb_host_destroy(pool);
-            return ebb_fail(EBB_ERR_INVALID_ARG,
-                            "host pool: NUMA node %d does not exist on this machine; use -1 (auto) "
-                            "or a node that lstopo lists",
-                            node);
-        } else {
-            ebb_pool_warn(pool, "memory not bound to NUMA node %d (%s); using the default policy",
-                          node, b == -1 ? "no such node" : strerror(errno));
-        }
-    }
-
     pool->readers = calloc((size_t)o->slots, sizeof *pool->readers);
     pool->writers = calloc((size_t)o->slots, sizeof *pool->writers);
     if (!pool->readers || !pool->writers) {
         ebb_host_destroy(pool);
         return ebb_fail(EBB_ERR_NO_MEMORY, "host pool: cannot allocate slot bookkeeping");
     }
-
-    int e = o->prefault ? prefault(pool, pool->base, bytes, page) : 0;
+    int e = o->prefault ? prefault(pool, pool->base, pool->map_bytes, page) : 0;
     if (e) {
         ebb_host_destroy(pool);
         return ebb_fail_errno(EBB_ERR_NO_MEMORY, e,
                               "host pool: cannot fault in %zu bytes (%d slots of %zu bytes)%s; "
                               "lower the host budget (tier.host.budget), free memory, or check "
                               "the memory limits of this process (NUMA binding, cgroup)",
-                              bytes, (int)o->slots, o->slot_size,
+                              pool->map_bytes, (int)o->slots, o->slot_size,
                               pool->numa_node >= 0 ? " on its NUMA node" : "");
     }
-
-    if (o->pin) {
-        if (ebb_gpu_count() > 0) {
-            char why[256];
-            /* on the pool's device: no context on whichever is current (a
-             * device that does not exist: the current one) */
-            int dev = o->device < ebb_gpu_count() ? o->device : -1;
-            if (ebb_cuda_host_register(pool->base, bytes, dev, why, sizeof why) == 0) {
-                pool->pinned = 1;
-                pool->pin_device = dev;
-                gpu_tracking_create(pool, o->device);
-            } else
-                ebb_pool_warn(pool, "not pinned: %s; GPU transfers from this pool are refused",
-                              why);
-        } else {
-            ebb_pool_warn(pool, "not pinned: no CUDA device");
-        }
-    }
+    if (o->pin)
+        pin(pool, o);
     return EBB_OK;
 }
 
