@@ -12,7 +12,7 @@
  * memory pinned with cudaHostRegister (what ebb's host tier uses), or
  * cudaHostAlloc memory with --host-alloc. Timed with CUDA events; GB/s is
  * 10^9 bytes per second. Sizes take a K, M or G suffix (KiB, MiB, GiB).
- * The loop itself is benchmarks/cuda_loop.c, which
+ * The loop itself is benchmarks/loops/cuda_loop.c, which
  * `ebb bench --tier gpu --baseline` runs too. Built only where CMake finds
  * the CUDA toolkit.
  */

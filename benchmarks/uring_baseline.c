@@ -10,7 +10,7 @@
  * (default 8 MiB, 16), reads them back the same way, and prints both
  * bandwidths in GB/s (10^9 bytes per second). Sizes: plain bytes or with a
  * binary unit suffix K, M, G (KiB, MiB, GiB). The loop itself is
- * benchmarks/uring_loop.c, which `ebb bench --baseline` runs too.
+ * benchmarks/loops/uring_loop.c, which `ebb bench --baseline` runs too.
  */
 #include <errno.h>
 #include <getopt.h>

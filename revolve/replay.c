@@ -13,7 +13,6 @@
 #include <stdlib.h>
 
 #include "common/error_internal.h"
-#include "revolve/replay.h"
 #include "revolve/schedule_base.h"
 
 enum {

@@ -9,15 +9,7 @@
 
 #include "ebb/schedule.h"
 
-typedef struct ebb_stream_costs {
-    double write[EBB_TIER_COUNT]; /* one store into the tier */
-    double read[EBB_TIER_COUNT];  /* one restore out of the tier */
-    double reverse;               /* one reverse step; a forward step costs 1 */
-} ebb_stream_costs;
-
-/* Cost of a validated stream's counts. EBB_ERR_INVALID_ARG on NULL. */
-ebb_status ebb_stream_cost(const ebb_schedule_stats *stats, const ebb_stream_costs *costs,
-                           double *cost);
+/* ebb_stream_costs and ebb_stream_cost are public (ebb/schedule.h). */
 
 /* Replays a whole schedule through a validator sized by its tier budget,
  * fills *stats and *cost (either may be NULL), and destroys nothing: the

@@ -5,7 +5,7 @@
  * bench_baseline.c, the report in bench_report.c; here the options and the
  * run.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,7 @@
 #include "ebb/storage.h"
 #include "tools/bench_cmd.h"
 #include "tools/cli.h"
+#include "tools/options.h"
 
 static const char bench_help[] =
     "usage: ebb bench [options]\n"
@@ -49,201 +50,179 @@ static const char bench_help[] =
 
 
 
-/* Parses a size option; 0 or 2 after printing why not. */
-static int parse_size_opt(const char *option, const char *text, uint64_t min, uint64_t *out)
+/* --block: whole pages, as O_DIRECT wants, up to 1 GiB */
+static int block_check(const cli_ctx *ctx, void *field)
 {
-    uint64_t v;
-    if (ebb_parse_size(text, &v) != EBB_OK) {
-        fprintf(stderr, "ebb bench: %s: %s\n", option, ebb_last_error());
-        return 2;
-    }
-    if (v < min) {
-        fprintf(stderr, "ebb bench: %s must be at least %llu byte%s, got '%s'\n", option,
-                (unsigned long long)min, min == 1 ? "" : "s", text);
-        return 2;
-    }
-    *out = v;
-    return 0;
+    uint64_t v = *(uint64_t *)field;
+    if (v % 4096 == 0 && v <= (UINT64_C(1) << 30))
+        return 0;
+    cli_error(ctx, "--block must be a multiple of 4096 bytes, at most 1 GiB, got '%s'",
+              ctx->text);
+    return -1;
 }
 
+/* --backend: auto, uring (or io_uring), threads */
+static int backend_check(const cli_ctx *ctx, void *field)
+{
+    if (ebb_disk_backend_from_name(ctx->text, field) == EBB_OK)
+        return 0;
+    cli_error(ctx, "--backend must be auto, uring or threads, got '%s'", ctx->text);
+    return -1;
+}
+
+/* --step-ms: a step takes some time */
+static int step_check(const cli_ctx *ctx, void *field)
+{
+    if (*(double *)field > 0)
+        return 0;
+    cli_error(ctx, "--step-ms must be a number > 0, got '%s'", ctx->text);
+    return -1;
+}
+
+enum { ALL_TIERS = TIER_BIT_GPU | TIER_BIT_HOST | TIER_BIT_DISK };
+static const cli_name tier_names[] = {{"gpu", TIER_BIT_GPU}, {"host", TIER_BIT_HOST},
+                                      {"disk", TIER_BIT_DISK}, {"all", ALL_TIERS}, {NULL, 0}};
+
+#define OPT(n, k, f) CLI_OPT(bench_args, n, k, f)
+static const cli_option bench_options[] = {
+    {OPT("config", CLI_STRING, config)},
+    {OPT("tier", CLI_ENUM, tiers), .names = tier_names},
+    {OPT("size", CLI_SIZE, size), .min = 1},
+    {OPT("block", CLI_SIZE, block), .min = 4096, .check = block_check},
+    {OPT("depth", CLI_INT32, depth), .min = 1, .max = 4096},
+    {OPT("backend", CLI_CUSTOM, backend), .check = backend_check},
+    {OPT("total", CLI_SIZE, total), .min = 1},
+    {OPT("step-ms", CLI_DOUBLE, step_ms), .check = step_check},
+    {OPT("baseline", CLI_FLAG, baseline)},
+    {OPT("json", CLI_FLAG, json)},
+    {OPT("max-bandwidth", CLI_RATE, max_bandwidth)},
+};
+#undef OPT
+static const cli_command bench_command = {"bench", bench_help, bench_options,
+                                          sizeof bench_options / sizeof *bench_options, 0, NULL};
+
+/* Parses the options into a; returns 0, 1 after --help, or 2 after printing why not. */
 static int parse(int argc, char **argv, bench_args *a)
 {
-    enum { O_CONFIG = 256, O_TIER, O_SIZE, O_BLOCK, O_DEPTH, O_BACKEND, O_TOTAL, O_STEP,
-           O_BASELINE, O_JSON, O_HELP, O_MAX_BW };
-    static const struct option longopts[] = {
-        {"config", required_argument, 0, O_CONFIG}, {"tier", required_argument, 0, O_TIER},
-        {"size", required_argument, 0, O_SIZE},     {"block", required_argument, 0, O_BLOCK},
-        {"depth", required_argument, 0, O_DEPTH},   {"backend", required_argument, 0, O_BACKEND},
-        {"total", required_argument, 0, O_TOTAL},   {"step-ms", required_argument, 0, O_STEP},
-        {"baseline", no_argument, 0, O_BASELINE},   {"json", no_argument, 0, O_JSON},
-        {"help", no_argument, 0, O_HELP},
-        {"max-bandwidth", required_argument, 0, O_MAX_BW}, {0, 0, 0, 0}};
-    int c;
-    int64_t v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_CONFIG: a->config = optarg; break;
-        case O_TIER:
-            if (strcmp(optarg, "gpu") == 0)
-                a->tiers = TIER_BIT_GPU, a->tier_all = 0;
-            else if (strcmp(optarg, "host") == 0)
-                a->tiers = TIER_BIT_HOST, a->tier_all = 0;
-            else if (strcmp(optarg, "disk") == 0)
-                a->tiers = TIER_BIT_DISK, a->tier_all = 0;
-            else if (strcmp(optarg, "all") == 0)
-                a->tiers = TIER_BIT_GPU | TIER_BIT_HOST | TIER_BIT_DISK, a->tier_all = 1;
-            else {
-                fprintf(stderr, "ebb bench: --tier must be gpu, host, disk or all, got '%s'\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_SIZE:
-            if (parse_size_opt("--size", optarg, 1, &a->size))
-                return 2;
-            break;
-        case O_BLOCK:
-            if (parse_size_opt("--block", optarg, 4096, &a->block))
-                return 2;
-            if (a->block % 4096 || a->block > (UINT64_C(1) << 30)) {
-                fprintf(stderr,
-                        "ebb bench: --block must be a multiple of 4096 bytes, at most 1 GiB, "
-                        "got '%s'\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_DEPTH:
-            if (cli_parse_int("bench", "--depth", optarg, 1, 4096, &v))
-                return 2;
-            a->depth = (int32_t)v;
-            break;
-        case O_BACKEND:
-            if (ebb_disk_backend_from_name(optarg, &a->backend) != EBB_OK) {
-                fprintf(stderr, "ebb bench: --backend must be auto, uring or threads, got '%s'\n",
-                        optarg);
-                return 2;
-            }
-            a->backend_set = 1;
-            break;
-        case O_TOTAL:
-            if (parse_size_opt("--total", optarg, 1, &a->total))
-                return 2;
-            break;
-        case O_MAX_BW:
-            if (ebb_parse_rate(optarg, &a->max_bandwidth) != EBB_OK) {
-                fprintf(stderr, "ebb bench: --max-bandwidth: %s\n", ebb_last_error());
-                return 2;
-            }
-            a->max_bandwidth_set = 1;
-            break;
-        case O_STEP:
-            if (cli_parse_double("bench", "--step-ms", optarg, 0.0, &a->step_ms))
-                return 2;
-            if (!(a->step_ms > 0)) {
-                fprintf(stderr, "ebb bench: --step-ms must be a number > 0, got '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        case O_BASELINE: a->baseline = 1; break;
-        case O_JSON: a->json = 1; break;
-        case O_HELP: fputs(bench_help, stdout); return 1;
-        default:
-            fprintf(stderr,
-                    "ebb bench: unknown or incomplete option '%s' (see 'ebb bench --help')\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "ebb bench: unexpected argument '%s' (see 'ebb bench --help')\n",
-                argv[optind]);
-        return 2;
-    }
+    cli_parsed parsed;
+    int rc = cli_parse(&bench_command, argc, argv, a, &parsed);
+    if (rc != CLI_OK)
+        return rc;
+    a->tier_all = a->tiers == ALL_TIERS;
+    a->backend_set = cli_given(&bench_command, &parsed, "backend");
+    a->max_bandwidth_set = cli_given(&bench_command, &parsed, "max-bandwidth");
     return 0;
 }
 
 /* ---- the command --------------------------------------------------------------- */
 
+/* The configuration (a->config or the embedded default); 0, or 1 after printing why not. */
+static int load_config(const bench_args *a, ebb_config *cfg)
+{
+    if (ebb_config_init_default(cfg) != EBB_OK) {
+        fprintf(stderr, "ebb bench: %s\n", ebb_last_error());
+        return 1;
+    }
+    if (a->config && ebb_config_load_file(a->config, cfg) != EBB_OK) {
+        fprintf(stderr, "ebb bench: %s\n", ebb_last_error());
+        ebb_config_dispose(cfg);
+        return 1;
+    }
+    return 0;
+}
+
+/* The options over the configuration's disk settings. */
+static void merge_params(const bench_args *a, const ebb_config *cfg, bench_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->size = a->size;
+    p->block = a->block ? (size_t)a->block : (size_t)cfg->disk.block_size;
+    p->depth = a->depth ? a->depth : cfg->disk.queue_depth;
+    p->backend = a->backend_set ? a->backend : cfg->disk.backend;
+    p->total = a->total;
+    p->max_bandwidth = a->max_bandwidth_set ? a->max_bandwidth : cfg->disk.max_bandwidth;
+    p->progress = isatty(STDERR_FILENO);
+}
+
+/* Which tiers run: those asked for that the configuration enables (a tier
+ * asked for by name must be there); the gpu only with a device. 0, or the
+ * exit status after printing why not. */
+static int choose_tiers(const bench_args *a, const ebb_config *cfg, int *run,
+                        char skipped[EBB_TIER_COUNT][256])
+{
+    static const char *const keys[EBB_TIER_COUNT] = {
+        [EBB_TIER_GPU] = "tier.gpu.enabled", [EBB_TIER_HOST] = "tier.host.enabled",
+        [EBB_TIER_DISK] = "tier.disk.enabled"};
+    int enabled[EBB_TIER_COUNT] = {[EBB_TIER_GPU] = cfg->gpu.enabled,
+                                   [EBB_TIER_HOST] = cfg->host.enabled,
+                                   [EBB_TIER_DISK] = cfg->disk.enabled};
+    for (int t = 0; t < EBB_TIER_COUNT; t++) {
+        if (!(a->tiers & (1 << t)))
+            continue;
+        if (t == EBB_TIER_GPU && ebb_gpu_count() == 0) {
+            /* asked for by name: bench_gpu says why it cannot */
+            run[t] = !a->tier_all;
+            if (a->tier_all)
+                snprintf(skipped[t], 256, "no CUDA device");
+        } else if (!enabled[t] && !a->tier_all) {
+            fprintf(stderr, "ebb bench: the %s tier is disabled in the configuration (%s = "
+                            "false)\n", ebb_tier_name((ebb_tier)t), keys[t]);
+            return 1;
+        } else if (!enabled[t]) {
+            snprintf(skipped[t], 256, "disabled (%s = false)", keys[t]);
+        } else {
+            run[t] = 1;
+        }
+    }
+    if (a->baseline && !run[EBB_TIER_DISK] && !run[EBB_TIER_GPU]) {
+        fprintf(stderr, "ebb bench: --baseline compares the disk tier (with an io_uring loop) "
+                        "and the gpu tier (with a cudaMemcpyAsync loop), and this run measures "
+                        "neither (use --tier disk, gpu or all)\n");
+        return 2;
+    }
+    if (!run[EBB_TIER_GPU] && !run[EBB_TIER_HOST] && !run[EBB_TIER_DISK]) {
+        fprintf(stderr, "ebb bench: no tier to measure: the configuration enables none\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* The baseline loop of tier t, when asked for: 0, or -1 after printing why not. */
+static int run_baseline(const bench_args *a, const ebb_config *cfg, const bench_params *p,
+                        ebb_tier t, baseline_result *base, gpu_baseline_result *gbase)
+{
+    if (!a->baseline)
+        return 0;
+    if (t == EBB_TIER_DISK) {
+        /* The same bytes as the disk tier will move (its default, or --total). */
+        uint64_t total = p->total ? p->total : BENCH_TOTAL_DISK;
+        uint64_t bytes = (total + p->size - 1) / p->size * p->size, budget = 0;
+        if (ebb_config_budget(cfg, EBB_TIER_DISK, &budget) == EBB_OK && budget < bytes)
+            bytes = budget / 4096 * 4096;
+        return bench_run_baseline(cfg, p, bytes, base);
+    }
+    if (t == EBB_TIER_GPU && ebb_gpu_count() > 0)
+        return bench_run_gpu_baseline(cfg, p, gbase);
+    return 0;
+}
+
 int ebb_cmd_bench(int argc, char **argv)
 {
     bench_args a;
     memset(&a, 0, sizeof a);
-    a.tiers = TIER_BIT_GPU | TIER_BIT_HOST | TIER_BIT_DISK;
-    a.tier_all = 1;
+    a.tiers = ALL_TIERS;
     a.size = UINT64_C(256) << 20;
     int rc = parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : rc;
-
     ebb_config cfg;
-    if (ebb_config_init_default(&cfg) != EBB_OK) {
-        fprintf(stderr, "ebb bench: %s\n", ebb_last_error());
+    if (load_config(&a, &cfg) != 0)
         return 1;
-    }
-    if (a.config && ebb_config_load_file(a.config, &cfg) != EBB_OK) {
-        fprintf(stderr, "ebb bench: %s\n", ebb_last_error());
-        ebb_config_dispose(&cfg);
-        return 1;
-    }
     bench_params p;
-    memset(&p, 0, sizeof p);
-    p.size = a.size;
-    p.block = a.block ? (size_t)a.block : (size_t)cfg.disk.block_size;
-    p.depth = a.depth ? a.depth : cfg.disk.queue_depth;
-    p.backend = a.backend_set ? a.backend : cfg.disk.backend;
-    p.total = a.total;
-    p.max_bandwidth = a.max_bandwidth_set ? a.max_bandwidth : cfg.disk.max_bandwidth;
-    p.progress = isatty(STDERR_FILENO);
-
-    /* Which tiers: those asked for that the configuration enables (a tier
-     * asked for by name must be there); the gpu only with a device. */
-    static const struct { ebb_tier tier; const char *key; } names[] = {
-        {EBB_TIER_GPU, "tier.gpu.enabled"},
-        {EBB_TIER_HOST, "tier.host.enabled"},
-        {EBB_TIER_DISK, "tier.disk.enabled"}};
-    int enabled[EBB_TIER_COUNT] = {cfg.gpu.enabled, cfg.host.enabled, cfg.disk.enabled};
+    merge_params(&a, &cfg, &p);
     char skipped[EBB_TIER_COUNT][256] = {{0}};
     int run[EBB_TIER_COUNT] = {0};
-    for (int k = 0; k < 3; k++) {
-        ebb_tier t = names[k].tier;
-        if (!(a.tiers & (1 << t)))
-            continue;
-        if (t == EBB_TIER_GPU && ebb_gpu_count() == 0) {
-            if (!a.tier_all) { /* asked for by name: bench_gpu says why it cannot */
-                run[t] = 1;
-                continue;
-            }
-            snprintf(skipped[t], sizeof skipped[t], "no CUDA device");
-            continue;
-        }
-        if (!enabled[t]) {
-            if (!a.tier_all) {
-                fprintf(stderr, "ebb bench: the %s tier is disabled in the configuration (%s = "
-                                "false)\n",
-                        ebb_tier_name(t), names[k].key);
-                ebb_config_dispose(&cfg);
-                return 1;
-            }
-            snprintf(skipped[t], sizeof skipped[t], "disabled (%s = false)", names[k].key);
-            continue;
-        }
-        run[t] = 1;
-    }
-    if (a.baseline && !run[EBB_TIER_DISK] && !run[EBB_TIER_GPU]) {
-        fprintf(stderr, "ebb bench: --baseline compares the disk tier (with an io_uring loop) "
-                        "and the gpu tier (with a cudaMemcpyAsync loop), and this run measures "
-                        "neither (use --tier disk, gpu or all)\n");
-        ebb_config_dispose(&cfg);
-        return 2;
-    }
-    if (!run[0] && !run[1] && !run[2]) {
-        fprintf(stderr, "ebb bench: no tier to measure: the configuration enables none\n");
-        ebb_config_dispose(&cfg);
-        return 1;
-    }
+    rc = choose_tiers(&a, &cfg, run, skipped);
 
     bench_result res[EBB_TIER_COUNT];
     memset(res, 0, sizeof res);
@@ -252,40 +231,24 @@ int ebb_cmd_bench(int argc, char **argv)
     gpu_baseline_result gbase;
     memset(&gbase, 0, sizeof gbase);
     static int (*const measure[EBB_TIER_COUNT])(const ebb_config *, const bench_params *,
-                                                bench_result *) = {bench_gpu, bench_host,
-                                                                   bench_disk};
-    static const ebb_tier order[] = {EBB_TIER_GPU, EBB_TIER_HOST, EBB_TIER_DISK};
-    for (int k = 0; k < 3 && rc == 0; k++) {
-        ebb_tier t = order[k];
+                                                bench_result *) = {
+        [EBB_TIER_GPU] = bench_gpu, [EBB_TIER_HOST] = bench_host, [EBB_TIER_DISK] = bench_disk};
+    for (int t = 0; t < EBB_TIER_COUNT && rc == 0; t++) {
         if (!run[t])
             continue;
-        if (t == EBB_TIER_DISK && a.baseline) {
-            /* The same bytes as the disk tier will move (its default, or --total). */
-            uint64_t total = p.total ? p.total : BENCH_TOTAL_DISK;
-            uint64_t bytes = (total + p.size - 1) / p.size * p.size, budget = 0;
-            if (ebb_config_budget(&cfg, EBB_TIER_DISK, &budget) == EBB_OK && budget < bytes)
-                bytes = budget / 4096 * 4096;
-            if (bench_run_baseline(&cfg, &p, bytes, &base) != 0) {
-                rc = 1;
-                break;
-            }
-        }
-        if (t == EBB_TIER_GPU && a.baseline && ebb_gpu_count() > 0 &&
-            bench_run_gpu_baseline(&cfg, &p, &gbase) != 0) {
+        if (run_baseline(&a, &cfg, &p, (ebb_tier)t, &base, &gbase) != 0) {
             rc = 1;
             break;
         }
         if (measure[t](&cfg, &p, &res[t]) != 0) {
-            fprintf(stderr, "ebb bench: %s tier: %s\n", ebb_tier_name(t), res[t].error);
+            fprintf(stderr, "ebb bench: %s tier: %s\n", ebb_tier_name((ebb_tier)t), res[t].error);
             rc = 1;
         }
     }
-    if (rc == 0) {
-        if (a.json)
-            bench_print_json(&a, &p, res, (const char(*)[256])skipped, &base, &gbase);
-        else
-            bench_print_table(&a, &p, res, (const char(*)[256])skipped, &base, &gbase);
-    }
+    if (rc == 0 && a.json)
+        bench_print_json(&a, &p, res, (const char(*)[256])skipped, &base, &gbase);
+    else if (rc == 0)
+        bench_print_table(&a, &p, res, (const char(*)[256])skipped, &base, &gbase);
     ebb_config_dispose(&cfg);
     return rc;
 }

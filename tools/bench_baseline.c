@@ -1,11 +1,12 @@
 /* `ebb bench --baseline`: the plain loops the tiers are compared with, the
- * io_uring O_DIRECT loop of benchmarks/uring_loop.c (disk) and the
- * cudaMemcpyAsync loop of benchmarks/cuda_loop.c (gpu), with no ebb code. */
+ * io_uring O_DIRECT loop (disk) and the cudaMemcpyAsync loop (gpu), with no
+ * ebb code: the ebb_baseline_loops target (benchmarks/loops/), whose headers
+ * come with it. */
 #include <stdio.h>
 
-#include "benchmarks/uring_loop.h"
+#include "uring_loop.h"
 #if defined(EBB_HAVE_CUDA) && EBB_HAVE_CUDA
-#include "benchmarks/cuda_loop.h"
+#include "cuda_loop.h"
 #endif
 #include "tools/bench_cmd.h"
 #include "tools/cli.h"

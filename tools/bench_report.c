@@ -80,6 +80,136 @@ static const char *size_str(uint64_t bytes, char *buf, size_t n)
     return buf;
 }
 
+static const ebb_tier tier_order[] = {EBB_TIER_GPU, EBB_TIER_HOST, EBB_TIER_DISK};
+
+/* ---- JSON -------------------------------------------------------------------- */
+
+static void json_disk_details(json_writer *w, const bench_result *r)
+{
+    json_int(w, "block", (int64_t)r->block);
+    json_int(w, "depth", r->depth);
+    json_int(w, "threads", r->threads);
+    json_bool(w, "direct", r->direct);
+    json_bool(w, "registered_buffers", r->registered_buffers);
+    json_int(w, "registered_bytes", (int64_t)r->registered_bytes);
+    json_int(w, "staging_bytes", (int64_t)r->staging_bytes);
+    json_bool(w, "registered_files", r->registered_files);
+    json_bool(w, "checksum", r->checksum);
+    json_int(w, "alignment", (int64_t)r->alignment);
+    json_string(w, "path", r->path);
+    json_int(w, "paths", r->path_count);
+    json_int(w, "requests", (int64_t)r->requests);
+    json_int(w, "retries", (int64_t)r->retries);
+    json_double(w, "max_bandwidth", r->max_bandwidth); /* bytes/s, 0: no limit */
+}
+
+/* One measured tier's object. */
+static void json_tier(json_writer *w, ebb_tier t, const bench_result *r, uint64_t size)
+{
+    json_object(w, ebb_tier_name(t));
+    json_double(w, "write_GBps", r->write_GBps);
+    json_double(w, "read_GBps", r->read_GBps);
+    if (t == EBB_TIER_GPU) {
+        json_double(w, "d2h_GBps", r->d2h_GBps);
+        json_double(w, "h2d_GBps", r->h2d_GBps);
+        json_double(w, "both_GBps", r->both_GBps);
+        json_int(w, "device", r->device);
+        json_int(w, "chunk", (int64_t)r->block);
+    }
+    json_int(w, "size", (int64_t)size);
+    json_int(w, "slot_stride", (int64_t)r->slot_stride);
+    json_int(w, "slots", r->slots);
+    json_int(w, "in_flight", r->in_flight);
+    json_int(w, "bytes_moved", (int64_t)r->moved);
+    json_int(w, "operations", r->ops);
+    json_double(w, "write_s", r->write_s);
+    json_double(w, "read_s", r->read_s);
+    json_string(w, "backend", r->backend);
+    json_bool(w, "pinned", r->pinned);
+    json_int(w, "numa_node", r->numa_node);
+    if (t == EBB_TIER_DISK)
+        json_disk_details(w, r);
+    json_string(w, "warnings", r->warnings);
+    json_close(w);
+}
+
+static void json_skipped(json_writer *w, const char skipped[EBB_TIER_COUNT][256])
+{
+    int any_skipped = 0;
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        any_skipped |= skipped[t][0] != '\0';
+    if (!any_skipped)
+        return;
+    json_object(w, "skipped");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        if (skipped[t][0])
+            json_string(w, ebb_tier_name((ebb_tier)t), skipped[t]);
+    json_close(w);
+}
+
+static void json_baselines(json_writer *w, const bench_params *p, const bench_result *res,
+                           const baseline_result *b, const gpu_baseline_result *gb)
+{
+    if (b->ran) {
+        const bench_result *d = &res[EBB_TIER_DISK];
+        json_object(w, "baseline");
+        json_string(w, "what", "plain io_uring loop (benchmarks/loops/uring_loop.c)");
+        json_string(w, "path", b->dir);
+        json_int(w, "bytes", (int64_t)b->bytes);
+        json_int(w, "block", (int64_t)p->block);
+        json_int(w, "depth", p->depth);
+        json_bool(w, "direct", b->direct);
+        json_bool(w, "registered_buffers", b->registered);
+        json_double(w, "write_GBps", b->write_GBps);
+        json_double(w, "read_GBps", b->read_GBps);
+        json_double(w, "disk_write_ratio", d->ran ? d->write_GBps / b->write_GBps : NAN);
+        json_double(w, "disk_read_ratio", d->ran ? d->read_GBps / b->read_GBps : NAN);
+        json_close(w);
+    }
+    if (gb->ran) {
+        const bench_result *g = &res[EBB_TIER_GPU];
+        json_object(w, "gpu_baseline");
+        json_string(w, "what", "pinned cudaMemcpyAsync loop (benchmarks/loops/cuda_loop.c)");
+        json_string(w, "device_name", gb->device_name);
+        json_int(w, "bytes", (int64_t)gb->bytes);
+        json_double(w, "h2d_GBps", gb->h2d_GBps);
+        json_double(w, "d2h_GBps", gb->d2h_GBps);
+        json_double(w, "both_GBps", gb->both_GBps);
+        json_double(w, "h2d_ratio", g->ran ? g->h2d_GBps / gb->h2d_GBps : NAN);
+        json_double(w, "d2h_ratio", g->ran ? g->d2h_GBps / gb->d2h_GBps : NAN);
+        json_double(w, "both_ratio", g->ran ? g->both_GBps / gb->both_GBps : NAN);
+        json_close(w);
+    }
+}
+
+/* --step-ms: each channel's ratio, and how often each tier can take a state. */
+static void json_ratio(json_writer *w, const bench_args *a, const bench_params *p,
+                       const bench_result *res)
+{
+    double step_s = a->step_ms / 1e3;
+    channel ch[MAX_CHANNELS];
+    int n = collect_channels(res, p->size, ch);
+    json_object(w, "ratio");
+    json_double(w, "step_ms", a->step_ms);
+    json_object(w, "channels");
+    for (int i = 0; i < n; i++) {
+        json_object(w, ch[i].name);
+        json_double(w, "seconds_per_state", ch[i].seconds);
+        json_double(w, "ratio", ch[i].seconds / step_s);
+        json_int(w, "every", every(ch[i].seconds, step_s));
+        json_close(w);
+    }
+    json_close(w);
+    double st[EBB_TIER_COUNT];
+    store_seconds(res, p->size, st);
+    json_object(w, "store_every");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        if (isfinite(st[t]))
+            json_int(w, ebb_tier_name((ebb_tier)t), every(st[t], step_s));
+    json_close(w);
+    json_close(w);
+}
+
 void bench_print_json(const bench_args *a, const bench_params *p, const bench_result *res,
                       const char skipped[EBB_TIER_COUNT][256], const baseline_result *b,
                       const gpu_baseline_result *gb)
@@ -92,119 +222,18 @@ void bench_print_json(const bench_args *a, const bench_params *p, const bench_re
     json_int(&w, "depth", p->depth);
     json_string(&w, "backend_requested", ebb_disk_backend_name(p->backend));
     json_object(&w, "tiers");
-    static const ebb_tier order[] = {EBB_TIER_GPU, EBB_TIER_HOST, EBB_TIER_DISK};
-    for (int k = 0; k < 3; k++) {
-        const bench_result *r = &res[order[k]];
-        if (!r->ran)
-            continue;
-        json_object(&w, ebb_tier_name(order[k]));
-        json_double(&w, "write_GBps", r->write_GBps);
-        json_double(&w, "read_GBps", r->read_GBps);
-        if (order[k] == EBB_TIER_GPU) {
-            json_double(&w, "d2h_GBps", r->d2h_GBps);
-            json_double(&w, "h2d_GBps", r->h2d_GBps);
-            json_double(&w, "both_GBps", r->both_GBps);
-            json_int(&w, "device", r->device);
-            json_int(&w, "chunk", (int64_t)r->block);
-        }
-        json_int(&w, "size", (int64_t)p->size);
-        json_int(&w, "slot_stride", (int64_t)r->slot_stride);
-        json_int(&w, "slots", r->slots);
-        json_int(&w, "in_flight", r->in_flight);
-        json_int(&w, "bytes_moved", (int64_t)r->moved);
-        json_int(&w, "operations", r->ops);
-        json_double(&w, "write_s", r->write_s);
-        json_double(&w, "read_s", r->read_s);
-        json_string(&w, "backend", r->backend);
-        json_bool(&w, "pinned", r->pinned);
-        json_int(&w, "numa_node", r->numa_node);
-        if (order[k] == EBB_TIER_DISK) {
-            json_int(&w, "block", (int64_t)r->block);
-            json_int(&w, "depth", r->depth);
-            json_int(&w, "threads", r->threads);
-            json_bool(&w, "direct", r->direct);
-            json_bool(&w, "registered_buffers", r->registered_buffers);
-            json_int(&w, "registered_bytes", (int64_t)r->registered_bytes);
-            json_int(&w, "staging_bytes", (int64_t)r->staging_bytes);
-            json_bool(&w, "registered_files", r->registered_files);
-            json_bool(&w, "checksum", r->checksum);
-            json_int(&w, "alignment", (int64_t)r->alignment);
-            json_string(&w, "path", r->path);
-            json_int(&w, "paths", r->path_count);
-            json_int(&w, "requests", (int64_t)r->requests);
-            json_int(&w, "retries", (int64_t)r->retries);
-            json_double(&w, "max_bandwidth", r->max_bandwidth); /* bytes/s, 0: no limit */
-        }
-        json_string(&w, "warnings", r->warnings);
-        json_close(&w);
-    }
+    for (int k = 0; k < EBB_TIER_COUNT; k++)
+        if (res[tier_order[k]].ran)
+            json_tier(&w, tier_order[k], &res[tier_order[k]], p->size);
     json_close(&w);
-    int any_skipped = 0;
-    for (int t = 0; t < EBB_TIER_COUNT; t++)
-        any_skipped |= skipped[t][0] != '\0';
-    if (any_skipped) {
-        json_object(&w, "skipped");
-        for (int t = 0; t < EBB_TIER_COUNT; t++)
-            if (skipped[t][0])
-                json_string(&w, ebb_tier_name((ebb_tier)t), skipped[t]);
-        json_close(&w);
-    }
-    if (b->ran) {
-        const bench_result *d = &res[EBB_TIER_DISK];
-        json_object(&w, "baseline");
-        json_string(&w, "what", "plain io_uring loop (benchmarks/uring_loop.c)");
-        json_string(&w, "path", b->dir);
-        json_int(&w, "bytes", (int64_t)b->bytes);
-        json_int(&w, "block", (int64_t)p->block);
-        json_int(&w, "depth", p->depth);
-        json_bool(&w, "direct", b->direct);
-        json_bool(&w, "registered_buffers", b->registered);
-        json_double(&w, "write_GBps", b->write_GBps);
-        json_double(&w, "read_GBps", b->read_GBps);
-        json_double(&w, "disk_write_ratio", d->ran ? d->write_GBps / b->write_GBps : NAN);
-        json_double(&w, "disk_read_ratio", d->ran ? d->read_GBps / b->read_GBps : NAN);
-        json_close(&w);
-    }
-    if (gb->ran) {
-        const bench_result *g = &res[EBB_TIER_GPU];
-        json_object(&w, "gpu_baseline");
-        json_string(&w, "what", "pinned cudaMemcpyAsync loop (benchmarks/cuda_loop.c)");
-        json_string(&w, "device_name", gb->device_name);
-        json_int(&w, "bytes", (int64_t)gb->bytes);
-        json_double(&w, "h2d_GBps", gb->h2d_GBps);
-        json_double(&w, "d2h_GBps", gb->d2h_GBps);
-        json_double(&w, "both_GBps", gb->both_GBps);
-        json_double(&w, "h2d_ratio", g->ran ? g->h2d_GBps / gb->h2d_GBps : NAN);
-        json_double(&w, "d2h_ratio", g->ran ? g->d2h_GBps / gb->d2h_GBps : NAN);
-        json_double(&w, "both_ratio", g->ran ? g->both_GBps / gb->both_GBps : NAN);
-        json_close(&w);
-    }
-    if (a->step_ms > 0) {
-        double step_s = a->step_ms / 1e3;
-        channel ch[MAX_CHANNELS];
-        int n = collect_channels(res, p->size, ch);
-        json_object(&w, "ratio");
-        json_double(&w, "step_ms", a->step_ms);
-        json_object(&w, "channels");
-        for (int i = 0; i < n; i++) {
-            json_object(&w, ch[i].name);
-            json_double(&w, "seconds_per_state", ch[i].seconds);
-            json_double(&w, "ratio", ch[i].seconds / step_s);
-            json_int(&w, "every", every(ch[i].seconds, step_s));
-            json_close(&w);
-        }
-        json_close(&w);
-        double st[EBB_TIER_COUNT];
-        store_seconds(res, p->size, st);
-        json_object(&w, "store_every");
-        for (int t = 0; t < EBB_TIER_COUNT; t++)
-            if (isfinite(st[t]))
-                json_int(&w, ebb_tier_name((ebb_tier)t), every(st[t], step_s));
-        json_close(&w);
-        json_close(&w);
-    }
+    json_skipped(&w, skipped);
+    json_baselines(&w, p, res, b, gb);
+    if (a->step_ms > 0)
+        json_ratio(&w, a, p, res);
     json_end(&w);
 }
+
+/* ---- table ------------------------------------------------------------------- */
 
 static const char *ordinal(int64_t k, char *buf, size_t n)
 {
@@ -219,63 +248,54 @@ static const char *ordinal(int64_t k, char *buf, size_t n)
     return buf;
 }
 
-void bench_print_table(const bench_args *a, const bench_params *p, const bench_result *res,
-                       const char skipped[EBB_TIER_COUNT][256], const baseline_result *b,
-                       const gpu_baseline_result *gb)
+/* The disk row's details, after its bandwidths. */
+static void table_disk_details(const bench_result *r)
 {
-    char s1[32], s2[32];
-    printf("ebb bench: state %s", size_str(p->size, s1, sizeof s1));
-    if (res[EBB_TIER_DISK].ran)
-        printf(", disk block %s, depth %d", size_str(p->block, s2, sizeof s2), (int)p->depth);
-    printf(" (GB/s = 10^9 bytes/s)\n\n");
-    printf("%-5s %-9s %9s %9s %9s %9s %9s  %s\n", "tier", "backend", "write", "read", "d2h",
-           "h2d", "both", "details");
-    static const ebb_tier order[] = {EBB_TIER_GPU, EBB_TIER_HOST, EBB_TIER_DISK};
-    for (int k = 0; k < 3; k++) {
-        ebb_tier t = order[k];
-        const bench_result *r = &res[t];
-        if (!r->ran) {
-            if (skipped[t][0])
-                printf("%-5s skipped: %s\n", ebb_tier_name(t), skipped[t]);
-            continue;
-        }
-        printf("%-5s %-9s %9.2f %9.2f", ebb_tier_name(t), r->backend, r->write_GBps,
-               r->read_GBps);
-        if (t == EBB_TIER_GPU)
-            printf(" %9.2f %9.2f %9.2f  device %d, %s moved each way, %d in flight\n",
-                   r->d2h_GBps, r->h2d_GBps, r->both_GBps, r->device,
-                   size_str(r->moved, s1, sizeof s1), (int)r->in_flight);
-        else if (t == EBB_TIER_HOST)
-            printf(" %9s %9s %9s  %s moved each way, %d slots, %s\n", "-", "-", "-",
-                   size_str(r->moved, s1, sizeof s1), (int)r->slots,
-                   r->pinned ? "pinned" : "not pinned");
-        else {
-            char reg[96], s3[32];
-            if (!r->registered_buffers)
-                snprintf(reg, sizeof reg, "unregistered buffers");
-            else
-                snprintf(reg, sizeof reg, "registered buffers (%s of %s)",
-                         size_str(r->registered_bytes, s2, sizeof s2),
-                         size_str(r->staging_bytes, s3, sizeof s3));
-            char lim[64] = "";
-            if (r->max_bandwidth > 0) {
-                memcpy(lim, ", paced to ", 12);
-                ebb_format_rate((uint64_t)r->max_bandwidth, lim + 11, sizeof lim - 11);
-            }
-            printf(" %9s %9s %9s  %s moved each way, %d slots, %d in flight, %s, %s, "
-                   "%d thread%s%s%s\n",
-                   "-", "-", "-", size_str(r->moved, s1, sizeof s1), (int)r->slots,
-                   (int)r->in_flight, r->direct ? "O_DIRECT" : "buffered (page cache!)", reg,
-                   (int)r->threads, r->threads == 1 ? "" : "s", r->checksum ? ", checksums" : "",
-                   lim);
-        }
+    char reg[96], s1[32], s2[32], s3[32];
+    if (!r->registered_buffers)
+        snprintf(reg, sizeof reg, "unregistered buffers");
+    else
+        snprintf(reg, sizeof reg, "registered buffers (%s of %s)",
+                 size_str(r->registered_bytes, s2, sizeof s2),
+                 size_str(r->staging_bytes, s3, sizeof s3));
+    char lim[64] = "";
+    if (r->max_bandwidth > 0) {
+        memcpy(lim, ", paced to ", 12);
+        ebb_format_rate((uint64_t)r->max_bandwidth, lim + 11, sizeof lim - 11);
     }
-    for (int t = 0; t < EBB_TIER_COUNT; t++)
-        if (res[t].ran && res[t].warnings[0])
-            printf("  %s warnings: %s\n", ebb_tier_name((ebb_tier)t), res[t].warnings);
-    if (res[EBB_TIER_DISK].ran)
-        printf("  disk path: %s%s\n", res[EBB_TIER_DISK].path,
-               res[EBB_TIER_DISK].path_count > 1 ? " (and more, striped)" : "");
+    printf(" %9s %9s %9s  %s moved each way, %d slots, %d in flight, %s, %s, "
+           "%d thread%s%s%s\n",
+           "-", "-", "-", size_str(r->moved, s1, sizeof s1), (int)r->slots, (int)r->in_flight,
+           r->direct ? "O_DIRECT" : "buffered (page cache!)", reg, (int)r->threads,
+           r->threads == 1 ? "" : "s", r->checksum ? ", checksums" : "", lim);
+}
+
+/* One tier's row: its figures, or why it was skipped. */
+static void table_tier(ebb_tier t, const bench_result *r, const char *skipped)
+{
+    char s1[32];
+    if (!r->ran) {
+        if (skipped[0])
+            printf("%-5s skipped: %s\n", ebb_tier_name(t), skipped);
+        return;
+    }
+    printf("%-5s %-9s %9.2f %9.2f", ebb_tier_name(t), r->backend, r->write_GBps, r->read_GBps);
+    if (t == EBB_TIER_GPU)
+        printf(" %9.2f %9.2f %9.2f  device %d, %s moved each way, %d in flight\n", r->d2h_GBps,
+               r->h2d_GBps, r->both_GBps, r->device, size_str(r->moved, s1, sizeof s1),
+               (int)r->in_flight);
+    else if (t == EBB_TIER_HOST)
+        printf(" %9s %9s %9s  %s moved each way, %d slots, %s\n", "-", "-", "-",
+               size_str(r->moved, s1, sizeof s1), (int)r->slots,
+               r->pinned ? "pinned" : "not pinned");
+    else
+        table_disk_details(r);
+}
+
+static void table_baselines(const bench_result *res, const baseline_result *b,
+                            const gpu_baseline_result *gb)
+{
+    char s1[32];
     if (b->ran) {
         const bench_result *d = &res[EBB_TIER_DISK];
         printf("\nbaseline: plain io_uring loop in %s (%s, %s buffers, same block, depth, %s)\n",
@@ -300,23 +320,50 @@ void bench_print_table(const bench_args *a, const bench_params *p, const bench_r
                    100.0 * g->both_GBps / gb->both_GBps);
         printf("\n");
     }
-    if (a->step_ms > 0) {
-        double step_s = a->step_ms / 1e3;
-        channel ch[MAX_CHANNELS];
-        int n = collect_channels(res, p->size, ch);
-        char buf[48];
-        printf("\nstep %.6g ms: time to move one state / step time\n", a->step_ms);
-        printf("  %-11s %-40s %12s %8s\n", "channel", "", "ms/state", "ratio");
-        for (int i = 0; i < n; i++)
-            printf("  %-11s %-40s %12.3f %8.3f\n", ch[i].name, ch[i].what, ch[i].seconds * 1e3,
-                   ch[i].seconds / step_s);
-        double st[EBB_TIER_COUNT];
-        store_seconds(res, p->size, st);
-        printf("\nstoring a state without slowing the forward sweep:\n");
-        for (int k = 0; k < 3; k++)
-            if (isfinite(st[order[k]]))
-                printf("  %-5s %s (%.3f ms per state)\n", ebb_tier_name(order[k]),
-                       ordinal(every(st[order[k]], step_s), buf, sizeof buf),
-                       st[order[k]] * 1e3);
-    }
+}
+
+/* --step-ms: each channel's ratio, and how often each tier can take a state. */
+static void table_ratio(const bench_args *a, const bench_params *p, const bench_result *res)
+{
+    double step_s = a->step_ms / 1e3;
+    channel ch[MAX_CHANNELS];
+    int n = collect_channels(res, p->size, ch);
+    char buf[48];
+    printf("\nstep %.6g ms: time to move one state / step time\n", a->step_ms);
+    printf("  %-11s %-40s %12s %8s\n", "channel", "", "ms/state", "ratio");
+    for (int i = 0; i < n; i++)
+        printf("  %-11s %-40s %12.3f %8.3f\n", ch[i].name, ch[i].what, ch[i].seconds * 1e3,
+               ch[i].seconds / step_s);
+    double st[EBB_TIER_COUNT];
+    store_seconds(res, p->size, st);
+    printf("\nstoring a state without slowing the forward sweep:\n");
+    for (int k = 0; k < EBB_TIER_COUNT; k++)
+        if (isfinite(st[tier_order[k]]))
+            printf("  %-5s %s (%.3f ms per state)\n", ebb_tier_name(tier_order[k]),
+                   ordinal(every(st[tier_order[k]], step_s), buf, sizeof buf),
+                   st[tier_order[k]] * 1e3);
+}
+
+void bench_print_table(const bench_args *a, const bench_params *p, const bench_result *res,
+                       const char skipped[EBB_TIER_COUNT][256], const baseline_result *b,
+                       const gpu_baseline_result *gb)
+{
+    char s1[32], s2[32];
+    printf("ebb bench: state %s", size_str(p->size, s1, sizeof s1));
+    if (res[EBB_TIER_DISK].ran)
+        printf(", disk block %s, depth %d", size_str(p->block, s2, sizeof s2), (int)p->depth);
+    printf(" (GB/s = 10^9 bytes/s)\n\n");
+    printf("%-5s %-9s %9s %9s %9s %9s %9s  %s\n", "tier", "backend", "write", "read", "d2h",
+           "h2d", "both", "details");
+    for (int k = 0; k < EBB_TIER_COUNT; k++)
+        table_tier(tier_order[k], &res[tier_order[k]], skipped[tier_order[k]]);
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        if (res[t].ran && res[t].warnings[0])
+            printf("  %s warnings: %s\n", ebb_tier_name((ebb_tier)t), res[t].warnings);
+    if (res[EBB_TIER_DISK].ran)
+        printf("  disk path: %s%s\n", res[EBB_TIER_DISK].path,
+               res[EBB_TIER_DISK].path_count > 1 ? " (and more, striped)" : "");
+    table_baselines(res, b, gb);
+    if (a->step_ms > 0)
+        table_ratio(a, p, res);
 }

@@ -239,57 +239,27 @@ static ebb_status disk_load(void *c, int64_t i, int32_t lane, ebb_ticket *t)
     return ebb_move(d->host, lane, d->disk, (int32_t)(i % d->disk_slots), t);
 }
 
-int bench_disk(const ebb_config *cfg, const bench_params *p, bench_result *r)
+/* Operations in flight: enough that, when the oldest completes, the others
+ * still hold a full queue of requests (depth x block) plus one state of
+ * slack; at least 4; host memory for them at most 2 GiB (or 2 states),
+ * within the host budget's slots and the disk slots. */
+static uint64_t disk_lanes(const bench_params *p, int32_t host_slots, uint64_t disk_slots)
 {
-    /* The configuration with the command line's --block, --depth and
-     * --backend (p holds the configuration's where they were not given), so
-     * that the slot count follows the block the pool will use. */
-    ebb_config dcfg = *cfg; /* shallow: only read, never disposed */
-    dcfg.disk.block_size = p->block;
-    dcfg.disk.queue_depth = p->depth;
-    dcfg.disk.backend = p->backend;
-    dcfg.disk.max_bandwidth = p->max_bandwidth;
-    ebb_pool_options o, ho;
-    if (ebb_config_pool_options(&dcfg, EBB_TIER_DISK, (size_t)p->size, &o) != EBB_OK)
-        return fail(r, "disk pool: %s", ebb_last_error());
-    if (host_options(cfg, p, r, &ho))
-        return -1;
     uint64_t stride = round_up(p->size, 4096);
-    uint64_t total = p->total ? p->total : BENCH_TOTAL_DISK;
-    int64_t count = (int64_t)max_u64(1, div_up(total, p->size));
-    /* Disk slots: one per operation (no slot written twice: the first write
-     * into preallocated space is what a run does), within the budget (which
-     * ebb_config_pool_options counts in the pool's own slot rounding and
-     * striping); a small budget is cycled over. */
-    uint64_t dslots = max_u64(1, min_u64((uint64_t)count, (uint64_t)o.slots));
-    /* Operations in flight: enough that, when the oldest completes, the
-     * others still hold a full queue of requests (depth x block) plus one
-     * state of slack; at least 4; host memory for them at most 2 GiB (or 2
-     * states), within the host budget and the disk slots. */
     uint64_t per_req = min_u64(p->block, stride);
     uint64_t lanes = max_u64(4, 2 + div_up((uint64_t)p->depth * per_req, p->size));
     lanes = min_u64(lanes, max_u64(2, (2 * GiB) / stride));
-    lanes = min_u64(lanes, (uint64_t)ho.slots);
-    lanes = min_u64(lanes, dslots);
-    lanes = max_u64(1, min_u64(lanes, 1024));
+    lanes = min_u64(lanes, (uint64_t)host_slots);
+    lanes = min_u64(lanes, disk_slots);
+    return max_u64(1, min_u64(lanes, 1024));
+}
 
-    disk_ctx d = {NULL, NULL, (int32_t)dslots};
-    int rc = -1;
-    if (make_host_pool(&ho, (int32_t)lanes, r, &d.host))
-        return -1;
-    o.slots = (int32_t)dslots;
-    o.staging = d.host;
-    copy_str(r->path, sizeof r->path, cfg->disk.path_count ? cfg->disk.paths[0] : "");
-    if (ebb_pool_create(&o, &d.disk) != EBB_OK) {
-        fail(r, "disk pool of %llu slots of %llu bytes in '%s': %s",
-             (unsigned long long)dslots, (unsigned long long)p->size, r->path, ebb_last_error());
-        goto out;
-    }
-    fill_slots(d.host, (int32_t)lanes, (size_t)p->size);
-
+/* What the disk pool and its staging pool are, into r. */
+static void disk_describe(const disk_ctx *d, bench_result *r)
+{
     ebb_pool_info hi, di;
-    ebb_pool_info_get(d.host, &hi);
-    ebb_pool_info_get(d.disk, &di);
+    ebb_pool_info_get(d->host, &hi);
+    ebb_pool_info_get(d->disk, &di);
     add_warnings(r, "disk", di.warnings);
     copy_str(r->backend, sizeof r->backend, di.backend);
     r->direct = di.direct;
@@ -308,31 +278,79 @@ int bench_disk(const ebb_config *cfg, const bench_params *p, bench_result *r)
     r->max_bandwidth = di.max_bandwidth;
     r->slots = di.slots;
     r->slot_stride = di.slot_stride;
+    r->device = -1;
+}
+
+/* The write, then the read measurement, each counting its requests. */
+static int disk_measure(const bench_params *p, disk_ctx *d, int32_t lanes, bench_result *r)
+{
+    const struct {
+        const char *label;
+        start_fn op;
+        double *seconds;
+    } phases[] = {{"disk write", disk_store, &r->write_s}, {"disk read", disk_load, &r->read_s}};
+    r->requests = r->retries = 0;
+    for (size_t k = 0; k < sizeof phases / sizeof *phases; k++) {
+        ebb_pool_stats st;
+        ebb_pool_stats_reset(d->disk);
+        if (run_window(p, r, phases[k].label, r->ops, lanes, p->size, phases[k].op, d,
+                       phases[k].seconds))
+            return -1;
+        ebb_pool_stats_get(d->disk, &st);
+        r->requests += st.requests;
+        r->retries += st.retries;
+    }
+    r->write_GBps = gbps(r->moved, r->write_s);
+    r->read_GBps = gbps(r->moved, r->read_s);
+    return 0;
+}
+
+int bench_disk(const ebb_config *cfg, const bench_params *p, bench_result *r)
+{
+    /* The configuration with the command line's --block, --depth and
+     * --backend (p holds the configuration's where they were not given), so
+     * that the slot count follows the block the pool will use. */
+    ebb_config dcfg = *cfg; /* shallow: only read, never disposed */
+    dcfg.disk.block_size = p->block;
+    dcfg.disk.queue_depth = p->depth;
+    dcfg.disk.backend = p->backend;
+    dcfg.disk.max_bandwidth = p->max_bandwidth;
+    ebb_pool_options o, ho;
+    if (ebb_config_pool_options(&dcfg, EBB_TIER_DISK, (size_t)p->size, &o) != EBB_OK)
+        return fail(r, "disk pool: %s", ebb_last_error());
+    if (host_options(cfg, p, r, &ho))
+        return -1;
+    uint64_t total = p->total ? p->total : BENCH_TOTAL_DISK;
+    int64_t count = (int64_t)max_u64(1, div_up(total, p->size));
+    /* Disk slots: one per operation (no slot written twice: the first write
+     * into preallocated space is what a run does), within the budget (which
+     * ebb_config_pool_options counts in the pool's own slot rounding and
+     * striping); a small budget is cycled over. */
+    uint64_t dslots = max_u64(1, min_u64((uint64_t)count, (uint64_t)o.slots));
+    uint64_t lanes = disk_lanes(p, ho.slots, dslots);
+
+    disk_ctx d = {NULL, NULL, (int32_t)dslots};
+    int rc = -1;
+    if (make_host_pool(&ho, (int32_t)lanes, r, &d.host))
+        return -1;
+    o.slots = (int32_t)dslots;
+    o.staging = d.host;
+    copy_str(r->path, sizeof r->path, cfg->disk.path_count ? cfg->disk.paths[0] : "");
+    if (ebb_pool_create(&o, &d.disk) != EBB_OK) {
+        fail(r, "disk pool of %llu slots of %llu bytes in '%s': %s",
+             (unsigned long long)dslots, (unsigned long long)p->size, r->path, ebb_last_error());
+        goto out;
+    }
+    fill_slots(d.host, (int32_t)lanes, (size_t)p->size);
+    disk_describe(&d, r);
     r->staging_slots = (int32_t)lanes;
     r->in_flight = (int32_t)lanes;
     r->ops = count;
     r->moved = (uint64_t)count * p->size;
-    r->device = -1;
-
-    ebb_pool_stats st;
-    ebb_pool_stats_reset(d.disk);
-    if (run_window(p, r, "disk write", count, (int32_t)lanes, p->size, disk_store, &d,
-                   &r->write_s))
-        goto out;
-    ebb_pool_stats_get(d.disk, &st);
-    r->requests = st.requests;
-    r->retries = st.retries;
-    ebb_pool_stats_reset(d.disk);
-    if (run_window(p, r, "disk read", count, (int32_t)lanes, p->size, disk_load, &d,
-                   &r->read_s))
-        goto out;
-    ebb_pool_stats_get(d.disk, &st);
-    r->requests += st.requests;
-    r->retries += st.retries;
-    r->write_GBps = gbps(r->moved, r->write_s);
-    r->read_GBps = gbps(r->moved, r->read_s);
-    r->ran = 1;
-    rc = 0;
+    if (disk_measure(p, &d, (int32_t)lanes, r) == 0) {
+        r->ran = 1;
+        rc = 0;
+    }
 out:
     ebb_pool_destroy(d.disk);
     ebb_pool_destroy(d.host);
@@ -380,6 +398,59 @@ static ebb_status gpu_both(void *c, int64_t i, int32_t lane, ebb_ticket *t)
     return lane % 2 == 0 ? gpu_d2h(c, i, lane, t) : gpu_h2d(c, i, lane, t);
 }
 
+/* The warm-up (untimed), then each direction alone, then both at once. */
+static int gpu_measure(const bench_params *p, gpu_ctx *g, bench_result *r)
+{
+    double warm = 0, d2h_s = 0, h2d_s = 0, both_s = 0;
+    int64_t n = r->ops, lanes = g->lanes;
+    const struct {
+        const char *label;
+        int64_t ops;
+        start_fn op;
+        double *seconds;
+    } phases[] = {{"gpu warm-up", 2 * lanes, gpu_both, &warm}, /* one pass over the lanes each way */
+                  {"gpu write (d2d)", n, gpu_store, &r->write_s},
+                  {"gpu read (d2d)", n, gpu_load, &r->read_s},
+                  {"gpu d2h", n, gpu_d2h, &d2h_s},
+                  {"gpu h2d", n, gpu_h2d, &h2d_s},
+                  {"gpu d2h+h2d", 2 * n, gpu_both, &both_s}};
+    for (size_t k = 0; k < sizeof phases / sizeof *phases; k++)
+        if (run_window(p, r, phases[k].label, phases[k].ops, g->lanes, p->size, phases[k].op, g,
+                       phases[k].seconds))
+            return -1;
+    ebb_pool_stats st;
+    ebb_pool_stats_get(g->gpu, &st);
+    r->requests = st.requests;
+    r->write_GBps = gbps(r->moved, r->write_s);
+    r->read_GBps = gbps(r->moved, r->read_s);
+    r->d2h_GBps = gbps(r->moved, d2h_s);
+    r->h2d_GBps = gbps(r->moved, h2d_s);
+    r->both_GBps = gbps(2 * r->moved, both_s);
+    return 0;
+}
+
+/* What the gpu pool and its pinned host pool are, into r; 0, or -1 with
+ * r->error set when the host pool is not pinned. */
+static int gpu_describe(const gpu_ctx *g, bench_result *r)
+{
+    ebb_pool_info hi, gi;
+    ebb_pool_info_get(g->host, &hi);
+    ebb_pool_info_get(g->gpu, &gi);
+    add_warnings(r, "host", hi.warnings);
+    add_warnings(r, "gpu", gi.warnings);
+    if (!hi.pinned)
+        return fail(r, "the host pool could not be pinned (%s): transfers need pinned memory",
+                    hi.warnings[0] ? hi.warnings : "no reason given");
+    copy_str(r->backend, sizeof r->backend, gi.backend);
+    r->pinned = hi.pinned;
+    r->numa_node = hi.numa_node;
+    r->device = gi.device;
+    r->block = gi.block;
+    r->slots = gi.slots;
+    r->slot_stride = gi.slot_stride;
+    return 0;
+}
+
 int bench_gpu(const ebb_config *cfg, const bench_params *p, bench_result *r)
 {
     if (ebb_gpu_count() == 0)
@@ -419,50 +490,16 @@ int bench_gpu(const ebb_config *cfg, const bench_params *p, bench_result *r)
         goto out;
     }
     fill_slots(g.host, (int32_t)lanes, (size_t)p->size);
-    ebb_pool_info hi, gi;
-    ebb_pool_info_get(g.host, &hi);
-    ebb_pool_info_get(g.gpu, &gi);
-    add_warnings(r, "host", hi.warnings);
-    add_warnings(r, "gpu", gi.warnings);
-    if (!hi.pinned) {
-        fail(r, "the host pool could not be pinned (%s): transfers need pinned memory",
-             hi.warnings[0] ? hi.warnings : "no reason given");
+    if (gpu_describe(&g, r))
         goto out;
-    }
-    copy_str(r->backend, sizeof r->backend, gi.backend);
-    r->pinned = hi.pinned;
-    r->numa_node = hi.numa_node;
-    r->device = gi.device;
-    r->block = gi.block;
-    r->slots = gi.slots;
-    r->slot_stride = gi.slot_stride;
     r->staging_slots = (int32_t)lanes;
     r->in_flight = (int32_t)lanes;
     r->ops = count;
     r->moved = (uint64_t)count * p->size;
-    double d2h_s = 0, h2d_s = 0, both_s = 0, warm = 0;
-    /* warm-up: one pass over the lanes each way, untimed */
-    if (run_window(p, r, "gpu warm-up", 2 * (int64_t)lanes, (int32_t)lanes, p->size, gpu_both,
-                   &g, &warm) ||
-        run_window(p, r, "gpu write (d2d)", count, (int32_t)lanes, p->size, gpu_store, &g,
-                   &r->write_s) ||
-        run_window(p, r, "gpu read (d2d)", count, (int32_t)lanes, p->size, gpu_load, &g,
-                   &r->read_s) ||
-        run_window(p, r, "gpu d2h", count, (int32_t)lanes, p->size, gpu_d2h, &g, &d2h_s) ||
-        run_window(p, r, "gpu h2d", count, (int32_t)lanes, p->size, gpu_h2d, &g, &h2d_s) ||
-        run_window(p, r, "gpu d2h+h2d", 2 * count, (int32_t)lanes, p->size, gpu_both, &g,
-                   &both_s))
-        goto out;
-    ebb_pool_stats st;
-    ebb_pool_stats_get(g.gpu, &st);
-    r->requests = st.requests;
-    r->write_GBps = gbps(r->moved, r->write_s);
-    r->read_GBps = gbps(r->moved, r->read_s);
-    r->d2h_GBps = gbps(r->moved, d2h_s);
-    r->h2d_GBps = gbps(r->moved, h2d_s);
-    r->both_GBps = gbps(2 * r->moved, both_s);
-    r->ran = 1;
-    rc = 0;
+    if (gpu_measure(p, &g, r) == 0) {
+        r->ran = 1;
+        rc = 0;
+    }
 out:
     ebb_pool_destroy(g.gpu);
     ebb_pool_destroy(g.host);

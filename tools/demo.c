@@ -5,12 +5,13 @@
  * strategy that fits those budgets and compares what each costs; every
  * stream is checked by the replay validator.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ebb/ebb.h"
 #include "tools/cli.h"
+#include "tools/options.h"
 
 enum { DEMO_STEPS = 1000000 };
 static const char *const demo_state = "16 MiB";
@@ -70,69 +71,51 @@ static void plan_row(ebb_schedule_options o, int64_t steps)
            st.peak_slots[o.fast_tier], st.peak_slots[o.slow_tier], dt);
 }
 
-int ebb_cmd_demo(int argc, char **argv)
-{
-    static const struct option longopts[] = {{"config", required_argument, 0, 'c'},
-                                             {"steps", required_argument, 0, 'n'},
-                                             {"state-size", required_argument, 0, 's'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
-    const char *config_path = NULL, *state_text = demo_state;
-    int64_t steps = DEMO_STEPS;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config_path = optarg; break;
-        case 'n':
-            if (cli_parse_int("demo", "--steps", optarg, 1, INT64_C(1) << 40, &steps))
-                return 2;
-            break;
-        case 's': state_text = optarg; break;
-        case 'h': fputs(demo_help, stdout); return 0;
-        default:
-            fprintf(stderr, "ebb demo: unknown or incomplete option '%s' (see 'ebb demo --help')\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
-    uint64_t state = 0;
-    if (ebb_parse_size(state_text, &state) != EBB_OK) {
-        fprintf(stderr, "ebb demo: --state-size: %s\n", ebb_last_error());
-        return 2;
-    }
+typedef struct demo_args {
+    const char *config, *state;
+    int64_t steps;
+} demo_args;
 
-    ebb_config cfg;
-    if (ebb_config_init_default(&cfg) != EBB_OK ||
-        (config_path && ebb_config_load_file(config_path, &cfg) != EBB_OK) ||
-        ebb_config_check(&cfg, state) != EBB_OK) {
-        fprintf(stderr, "ebb demo: %s\n", ebb_last_error());
-        ebb_config_dispose(&cfg);
-        return 1;
-    }
+#define OPT(n, k, f) CLI_OPT(demo_args, n, k, f)
+static const cli_option demo_options[] = {
+    {OPT("config", CLI_STRING, config)},
+    {OPT("steps", CLI_INT64, steps), .min = 1, .max = INT64_C(1) << 40},
+    {OPT("state-size", CLI_STRING, state)},
+};
+#undef OPT
+/* Operands are ignored, as they always were. */
+static const cli_command demo_command = {"demo", demo_help, demo_options,
+                                         sizeof demo_options / sizeof *demo_options, -1, NULL};
+
+/* The tiers' slots of a `state` state; 0, or 1 after printing why not. */
+static int size_tiers(const demo_args *a, const ebb_config *cfg, uint64_t state, int32_t *host,
+                      int32_t *disk)
+{
     char host_text[32], disk_text[32], state_fmt[32];
-    int32_t host = tier_slots(&cfg, EBB_TIER_HOST, state, host_text, sizeof host_text);
-    int32_t disk = host < 0 ? 0 : tier_slots(&cfg, EBB_TIER_DISK, state, disk_text, sizeof disk_text);
-    if (host < 0 || disk < 0) {
+    *host = tier_slots(cfg, EBB_TIER_HOST, state, host_text, sizeof host_text);
+    *disk = *host < 0 ? 0 : tier_slots(cfg, EBB_TIER_DISK, state, disk_text, sizeof disk_text);
+    if (*host < 0 || *disk < 0) {
         fprintf(stderr, "ebb demo: %s\n", ebb_last_error());
-        ebb_config_dispose(&cfg);
         return 1;
     }
     human_size(state, state_fmt, sizeof state_fmt);
     printf("ebb %s demo on %s\n", ebb_version(),
-           config_path ? config_path : "the embedded default configuration");
-    printf("  host tier %s -> %d slots of %s; disk tier %s in %s -> %d slots\n", host_text, host,
-           state_fmt, disk_text, cfg.disk.enabled && cfg.disk.path_count ? cfg.disk.paths[0] : "-",
-           disk);
+           a->config ? a->config : "the embedded default configuration");
+    printf("  host tier %s -> %d slots of %s; disk tier %s in %s -> %d slots\n", host_text, *host,
+           state_fmt, disk_text, cfg->disk.enabled && cfg->disk.path_count ? cfg->disk.paths[0] : "-",
+           *disk);
     printf("  problem: reverse n = %lld steps (store-all would need %lld slots)\n\n",
-           (long long)steps, (long long)(steps - 1));
-    if (host < 1) {
+           (long long)a->steps, (long long)(a->steps - 1));
+    if (*host < 1) {
         fprintf(stderr, "ebb demo: the host tier holds no %s state; give it a budget\n", state_fmt);
-        ebb_config_dispose(&cfg);
         return 1;
     }
+    return 0;
+}
 
+/* One row per strategy that fits host (and disk) slots. */
+static void plan_rows(int64_t steps, int32_t host, int32_t disk)
+{
     printf("%-13s %14s %10s %10s %10s %9s\n", "strategy", "forward steps", "per step", "mem peak",
            "disk peak", "seconds");
     for (int s = 0; s < EBB_STRATEGY_COUNT; s++) {
@@ -153,6 +136,32 @@ int ebb_cmd_demo(int argc, char **argv)
     }
     printf("\nEvery stream above was replayed by the validator: each reverse step saw\n"
            "exactly its state. 'ebb plan --help' explores one strategy in detail.\n");
+}
+
+int ebb_cmd_demo(int argc, char **argv)
+{
+    demo_args a = {NULL, demo_state, DEMO_STEPS};
+    cli_parsed parsed;
+    int rc = cli_parse(&demo_command, argc, argv, &a, &parsed);
+    if (rc != CLI_OK)
+        return rc == CLI_HELP ? 0 : rc;
+    uint64_t state = 0;
+    if (ebb_parse_size(a.state, &state) != EBB_OK) {
+        fprintf(stderr, "ebb demo: --state-size: %s\n", ebb_last_error());
+        return 2;
+    }
+    ebb_config cfg;
+    if (ebb_config_init_default(&cfg) != EBB_OK ||
+        (a.config && ebb_config_load_file(a.config, &cfg) != EBB_OK) ||
+        ebb_config_check(&cfg, state) != EBB_OK) {
+        fprintf(stderr, "ebb demo: %s\n", ebb_last_error());
+        ebb_config_dispose(&cfg);
+        return 1;
+    }
+    int32_t host = 0, disk = 0;
+    rc = size_tiers(&a, &cfg, state, &host, &disk);
+    if (rc == 0)
+        plan_rows(a.steps, host, disk);
     ebb_config_dispose(&cfg);
-    return 0;
+    return rc;
 }

@@ -1,6 +1,4 @@
 /* The `ebb` command-line program: dispatches to one file per subcommand. */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,35 +27,6 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'ebb <command> --help' describes a command's options.\n");
-}
-
-int cli_parse_int(const char *cmd, const char *option, const char *text, int64_t min, int64_t max,
-                  int64_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (errno || end == text || *end != '\0' || v < min || v > max) {
-        fprintf(stderr, "ebb %s: %s must be an integer in [%lld, %lld], got '%s'\n", cmd, option,
-                (long long)min, (long long)max, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-int cli_parse_double(const char *cmd, const char *option, const char *text, double min,
-                     double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno || end == text || *end != '\0' || !isfinite(v) || v < min) {
-        fprintf(stderr, "ebb %s: %s must be a number >= %g, got '%s'\n", cmd, option, min, text);
-        return -1;
-    }
-    *out = v;
-    return 0;
 }
 
 double cli_now(void)

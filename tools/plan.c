@@ -1,14 +1,13 @@
 /* `ebb plan`: generate a schedule, validate it, print what it costs. */
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ebb/ebb.h"
-#include "revolve/replay.h"
-#include "revolve/stream_cost.h"
 #include "tools/cli.h"
 #include "tools/json.h"
+#include "tools/options.h"
 #include "tools/plan_predict.h"
 
 static const char plan_help[] =
@@ -57,86 +56,52 @@ static ebb_status print_actions(void *user, const ebb_action *a, size_t n)
     return EBB_OK;
 }
 
-/* Parses the options into o; returns 0, or 2 after printing why not. */
-static int parse(int argc, char **argv, ebb_schedule_options *o, int *json, int *actions)
+typedef struct plan_args {
+    ebb_schedule_options o;
+    int json, actions;
+} plan_args;
+
+/* ebb_strategy_from_name, whose message names the strategies. */
+static int strategy_check(const cli_ctx *ctx, void *field)
 {
-    enum { O_STEPS = 256, O_SLOTS, O_DISK, O_STRATEGY, O_PERIOD, O_RATIO, O_JSON, O_ACTIONS, O_HELP,
-           O_WRITE, O_READ, O_REVERSE };
-    static const struct option longopts[] = {
-        {"steps", required_argument, 0, O_STEPS},       {"slots", required_argument, 0, O_SLOTS},
-        {"disk-slots", required_argument, 0, O_DISK},   {"strategy", required_argument, 0, O_STRATEGY},
-        {"period", required_argument, 0, O_PERIOD},     {"io-ratio", required_argument, 0, O_RATIO},
-        {"json", no_argument, 0, O_JSON},               {"actions", no_argument, 0, O_ACTIONS},
-        {"help", no_argument, 0, O_HELP},               {"write-cost", required_argument, 0, O_WRITE},
-        {"read-cost", required_argument, 0, O_READ},    {"reverse-cost", required_argument, 0, O_REVERSE},
-        {0, 0, 0, 0}};
-    int have_steps = 0, have_slots = 0, have_io_cost = 0, c;
-    int64_t v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_STEPS:
-            if (cli_parse_int("plan", "--steps", optarg, 1, INT64_MAX / 4, &v))
-                return 2;
-            o->steps = v;
-            have_steps = 1;
-            break;
-        case O_SLOTS:
-            if (cli_parse_int("plan", "--slots", optarg, 1, INT32_MAX, &v))
-                return 2;
-            o->slots = (int32_t)v;
-            have_slots = 1;
-            break;
-        case O_DISK:
-            if (cli_parse_int("plan", "--disk-slots", optarg, 0, INT32_MAX, &v))
-                return 2;
-            o->disk_slots = (int32_t)v;
-            break;
-        case O_STRATEGY:
-            if (ebb_strategy_from_name(optarg, &o->strategy) != EBB_OK) {
-                fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
-                return 2;
-            }
-            break;
-        case O_PERIOD:
-            if (cli_parse_int("plan", "--period", optarg, 1, INT64_MAX / 4, &v))
-                return 2;
-            o->period = v;
-            break;
-        case O_RATIO:
-            if (cli_parse_double("plan", "--io-ratio", optarg, 0.0, &o->io_ratio))
-                return 2;
-            break;
-        case O_WRITE:
-        case O_READ:
-        case O_REVERSE: {
-            const char *name = c == O_WRITE ? "--write-cost" : c == O_READ ? "--read-cost"
-                                                                            : "--reverse-cost";
-            double *field = c == O_WRITE ? &o->write_cost : c == O_READ ? &o->read_cost
-                                                                         : &o->reverse_cost;
-            if (cli_parse_double("plan", name, optarg, 0.0, field))
-                return 2;
-            have_io_cost |= c != O_REVERSE;
-            break;
-        }
-        case O_JSON: *json = 1; break;
-        case O_ACTIONS: *actions = 1; break;
-        case O_HELP: fputs(plan_help, stdout); return 1;
-        default:
-            fprintf(stderr, "ebb plan: unknown or incomplete option '%s' (see 'ebb plan --help')\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "ebb plan: unexpected argument '%s' (see 'ebb plan --help')\n", argv[optind]);
-        return 2;
-    }
-    if (!have_steps || !have_slots) {
+    if (ebb_strategy_from_name(ctx->text, field) == EBB_OK)
+        return 0;
+    cli_error(ctx, "%s", ebb_last_error());
+    return -1;
+}
+
+#define OPT(n, k, f) CLI_OPT(plan_args, n, k, f)
+static const cli_option plan_options[] = {
+    {OPT("steps", CLI_INT64, o.steps), .min = 1, .max = INT64_MAX / 4},
+    {OPT("slots", CLI_INT32, o.slots), .min = 1, .max = INT32_MAX},
+    {OPT("disk-slots", CLI_INT32, o.disk_slots), .min = 0, .max = INT32_MAX},
+    {OPT("strategy", CLI_CUSTOM, o.strategy), .check = strategy_check},
+    {OPT("period", CLI_INT64, o.period), .min = 1, .max = INT64_MAX / 4},
+    {OPT("io-ratio", CLI_DOUBLE, o.io_ratio)},
+    {OPT("json", CLI_FLAG, json)},
+    {OPT("actions", CLI_FLAG, actions)},
+    {OPT("write-cost", CLI_DOUBLE, o.write_cost)},
+    {OPT("read-cost", CLI_DOUBLE, o.read_cost)},
+    {OPT("reverse-cost", CLI_DOUBLE, o.reverse_cost)},
+};
+#undef OPT
+static const cli_command plan_command = {"plan", plan_help, plan_options,
+                                         sizeof plan_options / sizeof *plan_options, 0, NULL};
+
+/* Parses the options into a; returns 0, 1 after --help, or 2 after printing why not. */
+static int parse(int argc, char **argv, plan_args *a)
+{
+    cli_parsed parsed;
+    int rc = cli_parse(&plan_command, argc, argv, a, &parsed);
+    if (rc != CLI_OK)
+        return rc;
+    ebb_schedule_options *o = &a->o;
+    if (!cli_given(&plan_command, &parsed, "steps") || !cli_given(&plan_command, &parsed, "slots")) {
         fprintf(stderr, "ebb plan: --steps N and --slots C are required (see 'ebb plan --help')\n");
         return 2;
     }
+    int have_io_cost = cli_given(&plan_command, &parsed, "write-cost") ||
+                       cli_given(&plan_command, &parsed, "read-cost");
     if (o->strategy == EBB_STRATEGY_MULTISTAGE && o->disk_slots < 0)
         o->disk_slots = 0;
     /* Disk-Revolve's period follows from the disk costs when they are given. */
@@ -255,12 +220,14 @@ int ebb_cmd_plan(int argc, char **argv)
 {
     if (wants_prediction(argc, argv))
         return ebb_cmd_plan_predict(argc, argv);
-    ebb_schedule_options o;
-    ebb_schedule_options_init(&o);
-    int json = 0, actions = 0;
-    int rc = parse(argc, argv, &o, &json, &actions);
+    plan_args a;
+    memset(&a, 0, sizeof a);
+    ebb_schedule_options_init(&a.o);
+    int rc = parse(argc, argv, &a);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
+    const ebb_schedule_options o = a.o;
+    int json = a.json, actions = a.actions;
 
     /* Option errors (C too small for the strategy...) come from create; the
      * schedule made here is the one replayed, so its setup (h-revolve's

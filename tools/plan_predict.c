@@ -5,8 +5,8 @@
  * budgets (or --slots, --disk-slots); channel figures from --disk-bandwidth,
  * a bench file, or a short measurement of the configured disk.
  */
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,7 @@
 #include "tools/bench_file.h"
 #include "tools/cli.h"
 #include "tools/json.h"
+#include "tools/options.h"
 #include "tools/plan_predict.h"
 
 static const char predict_help[] =
@@ -53,187 +54,110 @@ static const char predict_help[] =
     "                        through the disk pace (tier.disk.max_bandwidth)\n"
     "  --json                one JSON object ({\"plans\": [...]} with all)\n";
 
+typedef struct ratio_list {
+    double v[64];
+    int count;
+} ratio_list;
+
 typedef struct predict_args {
     const char *config, *bench;
     int64_t steps;
     uint64_t size;
     double forward_ms, reverse_ms;
     int32_t slots, disk_slots, gpu_slots; /* -1: the budget's */
-    ebb_tier state_tier;
-    double disk_bw, disk_lat_ms, pcie_bw; /* 0: not given */
+    int state_tier;                       /* an ebb_tier */
+    uint64_t disk_bw, pcie_bw;            /* bytes per second, 0: not given */
+    double disk_lat_ms;
     int32_t staging;
     int64_t period;
     double io_ratio;
-    int all, strategy;
+    cli_strategy pick;
     double target;
-    double ratios[64];
-    int ratio_count;
+    ratio_list ratios;
     int json;
 } predict_args;
 
-static int rate_opt(const char *opt, const char *text, double *out)
+/* --state-size 0 */
+static int size_check(const cli_ctx *ctx, void *field)
 {
-    uint64_t v = 0;
-    if (ebb_parse_rate(text, &v) != EBB_OK) {
-        fprintf(stderr, "ebb plan: %s: %s\n", opt, ebb_last_error());
-        return 2;
-    }
-    if (v == 0) {
-        fprintf(stderr, "ebb plan: %s: a rate > 0 is needed (\"1 GB/s\"), got '%s'\n", opt, text);
-        return 2;
-    }
-    *out = (double)v;
-    return 0;
+    if (*(uint64_t *)field > 0)
+        return 0;
+    cli_error(ctx, "--%s: must be at least 1 byte", ctx->option->name);
+    return -1;
 }
 
-/* "0.25,0.5,1": up to 64 numbers > 0. */
-static int parse_ratios(const char *text, predict_args *a)
+/* --disk-bandwidth none */
+static int rate_check(const cli_ctx *ctx, void *field)
 {
-    a->ratio_count = 0;
-    const char *p = text;
+    if (*(uint64_t *)field > 0)
+        return 0;
+    cli_error(ctx, "--%s: a rate > 0 is needed (\"1 GB/s\"), got '%s'", ctx->option->name,
+              ctx->text);
+    return -1;
+}
+
+/* --ratios "0.25,0.5,1": up to 64 numbers > 0. */
+static int ratios_check(const cli_ctx *ctx, void *field)
+{
+    ratio_list *r = field;
+    r->count = 0;
+    const char *p = ctx->text;
     while (*p) {
         char *end = NULL;
         double v = strtod(p, &end);
-        if (end == p || !(v > 0) || !isfinite(v) || (*end && *end != ',') ||
-            a->ratio_count == 64) {
-            fprintf(stderr, "ebb plan: --ratios must be up to 64 numbers > 0 separated by commas, "
-                            "got '%s'\n", text);
-            return 2;
+        if (end == p || !(v > 0) || !isfinite(v) || (*end && *end != ',') || r->count == 64) {
+            cli_error(ctx, "--ratios must be up to 64 numbers > 0 separated by commas, got '%s'",
+                      ctx->text);
+            return -1;
         }
-        a->ratios[a->ratio_count++] = v;
+        r->v[r->count++] = v;
         p = *end ? end + 1 : end;
     }
-    if (a->ratio_count == 0) {
-        fprintf(stderr, "ebb plan: --ratios needs at least one number\n");
-        return 2;
+    if (r->count == 0) {
+        cli_error(ctx, "--ratios needs at least one number");
+        return -1;
     }
     return 0;
 }
 
+static const cli_name state_tiers[] = {{"host", EBB_TIER_HOST}, {"gpu", EBB_TIER_GPU}, {NULL, 0}};
+
+#define OPT(n, k, f) CLI_OPT(predict_args, n, k, f)
+static const cli_option predict_options[] = {
+    {OPT("steps", CLI_INT64, steps), .min = 1, .max = INT64_MAX / 4},
+    {OPT("state-size", CLI_SIZE, size), .check = size_check},
+    {OPT("forward-ms", CLI_DOUBLE, forward_ms)},
+    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms)},
+    {OPT("config", CLI_STRING, config)},
+    {OPT("slots", CLI_INT32, slots), .min = 1, .max = INT32_MAX},
+    {OPT("disk-slots", CLI_INT32, disk_slots), .min = 0, .max = INT32_MAX},
+    {OPT("state-tier", CLI_ENUM, state_tier), .names = state_tiers},
+    {OPT("gpu-slots", CLI_INT32, gpu_slots), .min = 0, .max = INT32_MAX},
+    {OPT("disk-bandwidth", CLI_RATE, disk_bw), .check = rate_check},
+    {OPT("disk-latency-ms", CLI_DOUBLE, disk_lat_ms)},
+    {OPT("pcie-bandwidth", CLI_RATE, pcie_bw), .check = rate_check},
+    {OPT("bench", CLI_STRING, bench)},
+    {OPT("staging", CLI_INT32, staging), .min = 1, .max = 1024},
+    {OPT("period", CLI_INT64, period), .min = 1, .max = INT64_MAX / 4},
+    {OPT("io-ratio", CLI_DOUBLE, io_ratio)},
+    {OPT("strategy", CLI_STRATEGY, pick), .hint = " (or \"all\")"},
+    {OPT("target-overhead", CLI_DOUBLE, target), .least = 1.0},
+    {OPT("ratios", CLI_CUSTOM, ratios), .check = ratios_check},
+    {OPT("json", CLI_FLAG, json)},
+};
+#undef OPT
+static const cli_command predict_command = {
+    "plan", predict_help, predict_options, sizeof predict_options / sizeof *predict_options, 0,
+    NULL};
+
 static int parse(int argc, char **argv, predict_args *a)
 {
-    enum { O_STEPS = 256, O_SIZE, O_FWD, O_REV, O_CONFIG, O_SLOTS, O_DISK, O_TIER, O_GPU,
-           O_DBW, O_DLAT, O_PCIE, O_BENCH, O_STAGING, O_PERIOD, O_RATIO, O_STRATEGY, O_TARGET,
-           O_RATIOS, O_JSON, O_HELP };
-    static const struct option longopts[] = {
-        {"steps", required_argument, 0, O_STEPS},         {"state-size", required_argument, 0, O_SIZE},
-        {"forward-ms", required_argument, 0, O_FWD},      {"reverse-ms", required_argument, 0, O_REV},
-        {"config", required_argument, 0, O_CONFIG},       {"slots", required_argument, 0, O_SLOTS},
-        {"disk-slots", required_argument, 0, O_DISK},     {"state-tier", required_argument, 0, O_TIER},
-        {"gpu-slots", required_argument, 0, O_GPU},       {"disk-bandwidth", required_argument, 0, O_DBW},
-        {"disk-latency-ms", required_argument, 0, O_DLAT}, {"pcie-bandwidth", required_argument, 0, O_PCIE},
-        {"bench", required_argument, 0, O_BENCH},         {"staging", required_argument, 0, O_STAGING},
-        {"period", required_argument, 0, O_PERIOD},       {"io-ratio", required_argument, 0, O_RATIO},
-        {"strategy", required_argument, 0, O_STRATEGY},   {"target-overhead", required_argument, 0, O_TARGET},
-        {"ratios", required_argument, 0, O_RATIOS},      {"json", no_argument, 0, O_JSON},
-        {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
-    int c, have_f = 0, have_b = 0;
-    int64_t v;
-    ebb_config_strategy cs;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_STEPS:
-            if (cli_parse_int("plan", "--steps", optarg, 1, INT64_MAX / 4, &v))
-                return 2;
-            a->steps = v;
-            break;
-        case O_SIZE:
-            if (ebb_parse_size(optarg, &a->size) != EBB_OK || a->size == 0) {
-                fprintf(stderr, "ebb plan: --state-size: %s\n",
-                        a->size == 0 ? "must be at least 1 byte" : ebb_last_error());
-                return 2;
-            }
-            break;
-        case O_FWD:
-            if (cli_parse_double("plan", "--forward-ms", optarg, 0.0, &a->forward_ms))
-                return 2;
-            have_f = 1;
-            break;
-        case O_REV:
-            if (cli_parse_double("plan", "--reverse-ms", optarg, 0.0, &a->reverse_ms))
-                return 2;
-            have_b = 1;
-            break;
-        case O_CONFIG: a->config = optarg; break;
-        case O_BENCH: a->bench = optarg; break;
-        case O_SLOTS:
-        case O_DISK:
-        case O_GPU: {
-            const char *name = c == O_SLOTS ? "--slots" : c == O_DISK ? "--disk-slots" : "--gpu-slots";
-            if (cli_parse_int("plan", name, optarg, c == O_SLOTS ? 1 : 0, INT32_MAX, &v))
-                return 2;
-            *(c == O_SLOTS ? &a->slots : c == O_DISK ? &a->disk_slots : &a->gpu_slots) = (int32_t)v;
-            break;
-        }
-        case O_TIER:
-            if (strcmp(optarg, "host") && strcmp(optarg, "gpu")) {
-                fprintf(stderr, "ebb plan: --state-tier must be host or gpu, got '%s'\n", optarg);
-                return 2;
-            }
-            a->state_tier = optarg[0] == 'g' ? EBB_TIER_GPU : EBB_TIER_HOST;
-            break;
-        case O_DBW:
-            if (rate_opt("--disk-bandwidth", optarg, &a->disk_bw))
-                return 2;
-            break;
-        case O_PCIE:
-            if (rate_opt("--pcie-bandwidth", optarg, &a->pcie_bw))
-                return 2;
-            break;
-        case O_DLAT:
-            if (cli_parse_double("plan", "--disk-latency-ms", optarg, 0.0, &a->disk_lat_ms))
-                return 2;
-            break;
-        case O_STAGING:
-            if (cli_parse_int("plan", "--staging", optarg, 1, 1024, &v))
-                return 2;
-            a->staging = (int32_t)v;
-            break;
-        case O_PERIOD:
-            if (cli_parse_int("plan", "--period", optarg, 1, INT64_MAX / 4, &v))
-                return 2;
-            a->period = v;
-            break;
-        case O_RATIO:
-            if (cli_parse_double("plan", "--io-ratio", optarg, 0.0, &a->io_ratio))
-                return 2;
-            break;
-        case O_STRATEGY:
-            if (strcmp(optarg, "all") == 0) {
-                a->all = 1;
-                break;
-            }
-            if (ebb_config_strategy_from_name(optarg, &cs) != EBB_OK) {
-                fprintf(stderr, "ebb plan: --strategy: %s (or \"all\")\n", ebb_last_error());
-                return 2;
-            }
-            a->all = 0;
-            a->strategy = (int)cs;
-            break;
-        case O_TARGET:
-            if (cli_parse_double("plan", "--target-overhead", optarg, 1.0, &a->target))
-                return 2;
-            break;
-        case O_RATIOS:
-            if (parse_ratios(optarg, a))
-                return 2;
-            break;
-        case O_JSON: a->json = 1; break;
-        case O_HELP: fputs(predict_help, stdout); return 1;
-        default:
-            fprintf(stderr, "ebb plan: unknown or incomplete option '%s' (see 'ebb plan --help')\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "ebb plan: unexpected argument '%s' (see 'ebb plan --help')\n", argv[optind]);
-        return 2;
-    }
-    if (!a->steps || !a->size || !have_f || !have_b) {
+    cli_parsed parsed;
+    int rc = cli_parse(&predict_command, argc, argv, a, &parsed);
+    if (rc != CLI_OK)
+        return rc;
+    if (!a->steps || !a->size || !cli_given(&predict_command, &parsed, "forward-ms") ||
+        !cli_given(&predict_command, &parsed, "reverse-ms")) {
         fprintf(stderr, "ebb plan: predicting needs --steps N, --state-size BYTES, --forward-ms F "
                         "and --reverse-ms B (see 'ebb plan --help')\n");
         return 2;
@@ -254,7 +178,7 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
     ebb_plan_problem_init(p);
     p->steps = a->steps;
     p->state_size = (size_t)a->size;
-    p->state_tier = a->state_tier;
+    p->state_tier = (ebb_tier)a->state_tier;
     p->forward_s = a->forward_ms * 1e-3;
     p->reverse_s = a->reverse_ms * 1e-3;
     p->staging = a->staging;
@@ -283,8 +207,8 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
         *source = "bench";
     }
     if (a->disk_bw > 0) {
-        p->channel[EBB_PLAN_HOST_TO_DISK].bandwidth = a->disk_bw;
-        p->channel[EBB_PLAN_DISK_TO_HOST].bandwidth = a->disk_bw;
+        p->channel[EBB_PLAN_HOST_TO_DISK].bandwidth = (double)a->disk_bw;
+        p->channel[EBB_PLAN_DISK_TO_HOST].bandwidth = (double)a->disk_bw;
         *source = "options";
     } else if (!a->bench && p->slots[EBB_TIER_DISK] > 0) {
         if (ebb_plan_channels_measure(p, &cfg) != EBB_OK) {
@@ -298,8 +222,8 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
     p->channel[EBB_PLAN_HOST_TO_DISK].latency = a->disk_lat_ms * 1e-3;
     p->channel[EBB_PLAN_DISK_TO_HOST].latency = a->disk_lat_ms * 1e-3;
     if (a->pcie_bw > 0) {
-        p->channel[EBB_PLAN_GPU_TO_HOST].bandwidth = a->pcie_bw;
-        p->channel[EBB_PLAN_HOST_TO_GPU].bandwidth = a->pcie_bw;
+        p->channel[EBB_PLAN_GPU_TO_HOST].bandwidth = (double)a->pcie_bw;
+        p->channel[EBB_PLAN_HOST_TO_GPU].bandwidth = (double)a->pcie_bw;
     }
 out:
     ebb_config_dispose(&cfg);
@@ -478,7 +402,7 @@ int ebb_cmd_plan_predict(int argc, char **argv)
     a.slots = -1;
     a.disk_slots = a.gpu_slots = -1;
     a.state_tier = EBB_TIER_HOST;
-    a.all = 1;
+    a.pick.all = 1;
     int rc = parse(argc, argv, &a);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -486,18 +410,18 @@ int ebb_cmd_plan_predict(int argc, char **argv)
     const char *source = "none";
     if (build_problem(&a, &p, &source))
         return 1;
-    if (a.ratio_count > 0)
-        return plan_sweep_print(&p, a.ratios, a.ratio_count, a.json);
+    if (a.ratios.count > 0)
+        return plan_sweep_print(&p, a.ratios.v, a.ratios.count, a.json);
     ebb_plan_prediction r[EBB_PLAN_MAX];
     size_t count = 1;
     int best = -1;
-    ebb_status st = a.all ? ebb_plan_all(&p, r, &count, &best)
-                          : ebb_plan_predict(&p, (ebb_config_strategy)a.strategy, &r[0]);
+    ebb_status st = a.pick.all ? ebb_plan_all(&p, r, &count, &best)
+                          : ebb_plan_predict(&p, (ebb_config_strategy)a.pick.strategy, &r[0]);
     if (st != EBB_OK) {
         fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
         return 1;
     }
-    int strategy = a.all ? EBB_CONFIG_STRATEGY_AUTO : a.strategy;
+    int strategy = a.pick.all ? EBB_CONFIG_STRATEGY_AUTO : a.pick.strategy;
     sizing z;
     size_it(&a, &p, strategy, &z);
     if (!a.json) {
@@ -505,7 +429,7 @@ int ebb_cmd_plan_predict(int argc, char **argv)
         return 0;
     }
     json_writer w;
-    if (!a.all) {
+    if (!a.pick.all) {
         json_begin(&w, stdout);
         json_plan(&w, &p, &r[0]);
     } else {

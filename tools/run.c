@@ -5,8 +5,8 @@
  * once, nothing stored), time stalled on transfers, slots used. The gradient
  * (the final adjoint) must be the same under every strategy.
  */
-#include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +15,7 @@
 #include "ebb/ebb.h"
 #include "tools/cli.h"
 #include "tools/json.h"
+#include "tools/options.h"
 #include "tools/workload.h"
 #ifdef EBB_HAVE_MPI
 #include "tools/run_mpi.h"
@@ -66,8 +67,7 @@ static const char run_help[] =
 
 typedef struct run_args {
     const char *config;
-    int strategy; /* -1: the configuration's */
-    int all;
+    cli_strategy pick; /* strategy -1: the configuration's */
     int64_t steps;
     int32_t slots, disk_slots;
     int64_t period;
@@ -76,125 +76,45 @@ typedef struct run_args {
     double forward_ms, reverse_ms;
     int audit, inplace, json;
     const char *trace;
-    uint64_t seed;
-    int mpi, fail, fail_rank;
+    int64_t seed;
+    int mpi;
+    int32_t fail_rank;
     int64_t fail_step;
 } run_args;
 
-static int parse(int argc, char **argv, run_args *a)
+/* --state-size: the workload's buffers hold a few states */
+static int size_check(const cli_ctx *ctx, void *field)
 {
-    enum { O_CONFIG = 256, O_STRATEGY, O_STEPS, O_SLOTS, O_DISK, O_PERIOD, O_RATIO, O_SIZE,
-           O_FORWARD, O_REVERSE, O_AUDIT, O_INPLACE, O_JSON, O_TRACE, O_HELP, O_SEED, O_MPI,
-           O_FAIL_STEP, O_FAIL_RANK };
-    static const struct option longopts[] = {
-        {"config", required_argument, 0, O_CONFIG},       {"strategy", required_argument, 0, O_STRATEGY},
-        {"steps", required_argument, 0, O_STEPS},         {"slots", required_argument, 0, O_SLOTS},
-        {"disk-slots", required_argument, 0, O_DISK},     {"period", required_argument, 0, O_PERIOD},
-        {"io-ratio", required_argument, 0, O_RATIO},      {"state-size", required_argument, 0, O_SIZE},
-        {"forward-ms", required_argument, 0, O_FORWARD},  {"reverse-ms", required_argument, 0, O_REVERSE},
-        {"audit", no_argument, 0, O_AUDIT},               {"inplace", no_argument, 0, O_INPLACE},
-        {"json", no_argument, 0, O_JSON},                 {"help", no_argument, 0, O_HELP},
-        {"trace", required_argument, 0, O_TRACE},         {"seed", required_argument, 0, O_SEED},
-        {"mpi", no_argument, 0, O_MPI},                   {"fail-at-step", required_argument, 0, O_FAIL_STEP},
-        {"fail-rank", required_argument, 0, O_FAIL_RANK},
-        {0, 0, 0, 0}};
-    int c;
-    int64_t v;
-    ebb_config_strategy s;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_CONFIG: a->config = optarg; break;
-        case O_STRATEGY:
-            if (strcmp(optarg, "all") == 0) {
-                a->all = 1;
-                break;
-            }
-            if (ebb_config_strategy_from_name(optarg, &s) != EBB_OK) {
-                fprintf(stderr, "ebb run: --strategy: %s (or \"all\" for every one)\n", ebb_last_error());
-                return 2;
-            }
-            a->strategy = (int)s;
-            a->all = 0;
-            break;
-        case O_STEPS:
-            if (cli_parse_int("run", "--steps", optarg, 1, INT64_MAX / 4, &v))
-                return 2;
-            a->steps = v;
-            break;
-        case O_SLOTS:
-            if (cli_parse_int("run", "--slots", optarg, 1, INT32_MAX, &v))
-                return 2;
-            a->slots = (int32_t)v;
-            break;
-        case O_DISK:
-            if (cli_parse_int("run", "--disk-slots", optarg, 1, INT32_MAX, &v))
-                return 2;
-            a->disk_slots = (int32_t)v;
-            break;
-        case O_PERIOD:
-            if (cli_parse_int("run", "--period", optarg, 1, INT64_MAX / 4, &v))
-                return 2;
-            a->period = v;
-            break;
-        case O_RATIO:
-            if (cli_parse_double("run", "--io-ratio", optarg, 0.0, &a->io_ratio))
-                return 2;
-            break;
-        case O_SIZE:
-            if (ebb_parse_size(optarg, &a->state_size) != EBB_OK) {
-                fprintf(stderr, "ebb run: --state-size: %s\n", ebb_last_error());
-                return 2;
-            }
-            if (a->state_size == 0 || a->state_size > SIZE_MAX / 2) {
-                fprintf(stderr, "ebb run: --state-size must be at least 1 byte, got '%s'\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_FORWARD:
-            if (cli_parse_double("run", "--forward-ms", optarg, 0.0, &a->forward_ms))
-                return 2;
-            break;
-        case O_REVERSE:
-            if (cli_parse_double("run", "--reverse-ms", optarg, 0.0, &a->reverse_ms))
-                return 2;
-            break;
-        case O_AUDIT: a->audit = EBB_AUDIT_HASH; break;
-        case O_INPLACE: a->inplace = 1; break;
-        case O_JSON: a->json = 1; break;
-        case O_TRACE: a->trace = optarg; break;
-        case O_SEED:
-            if (cli_parse_int("run", "--seed", optarg, 0, INT64_MAX / 2, &v))
-                return 2;
-            a->seed = (uint64_t)v;
-            break;
-        case O_MPI: a->mpi = 1; break;
-        case O_FAIL_STEP:
-            if (cli_parse_int("run", "--fail-at-step", optarg, 0, INT64_MAX / 4, &v))
-                return 2;
-            a->fail = 1;
-            a->fail_step = v;
-            break;
-        case O_FAIL_RANK:
-            if (cli_parse_int("run", "--fail-rank", optarg, 0, INT32_MAX, &v))
-                return 2;
-            a->fail_rank = (int)v;
-            break;
-        case O_HELP: fputs(run_help, stdout); return 1;
-        default:
-            fprintf(stderr, "ebb run: unknown or incomplete option '%s' (see 'ebb run --help')\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "ebb run: unexpected argument '%s' (see 'ebb run --help')\n", argv[optind]);
-        return 2;
-    }
-    return 0;
+    if (*(uint64_t *)field <= SIZE_MAX / 2)
+        return 0;
+    cli_error(ctx, "--state-size must be at least 1 byte, got '%s'", ctx->text);
+    return -1;
 }
+
+#define OPT(n, k, f) CLI_OPT(run_args, n, k, f)
+static const cli_option run_options[] = {
+    {OPT("config", CLI_STRING, config)},
+    {OPT("strategy", CLI_STRATEGY, pick), .hint = " (or \"all\" for every one)"},
+    {OPT("steps", CLI_INT64, steps), .min = 1, .max = INT64_MAX / 4},
+    {OPT("slots", CLI_INT32, slots), .min = 1, .max = INT32_MAX},
+    {OPT("disk-slots", CLI_INT32, disk_slots), .min = 1, .max = INT32_MAX},
+    {OPT("period", CLI_INT64, period), .min = 1, .max = INT64_MAX / 4},
+    {OPT("io-ratio", CLI_DOUBLE, io_ratio)},
+    {OPT("state-size", CLI_SIZE, state_size), .min = 1, .check = size_check},
+    {OPT("forward-ms", CLI_DOUBLE, forward_ms)},
+    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms)},
+    {OPT("audit", CLI_FLAG, audit), .value = EBB_AUDIT_HASH},
+    {OPT("inplace", CLI_FLAG, inplace)},
+    {OPT("json", CLI_FLAG, json)},
+    {OPT("trace", CLI_STRING, trace)},
+    {OPT("seed", CLI_INT64, seed), .min = 0, .max = INT64_MAX / 2},
+    {OPT("mpi", CLI_FLAG, mpi)},
+    {OPT("fail-at-step", CLI_INT64, fail_step), .min = 0, .max = INT64_MAX / 4},
+    {OPT("fail-rank", CLI_INT32, fail_rank), .min = 0, .max = INT32_MAX},
+};
+#undef OPT
+static const cli_command run_command = {"run", run_help, run_options,
+                                        sizeof run_options / sizeof *run_options, 0, NULL};
 
 /* ---- figures ------------------------------------------------------------------- */
 
@@ -302,7 +222,7 @@ static void print_json(const run_args *a, const workload_plan *p, const workload
                        int count, int equal)
 {
     json_writer w;
-    if (!a->all) {
+    if (!a->pick.all) {
         json_begin(&w, stdout);
         json_run(&w, p, &res[0]);
         json_end(&w);
@@ -383,7 +303,7 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
                 printf("%s%s", k++ ? ", " : "", res[j].strategy);
         printf("): %s\n", res[i].warnings);
     }
-    if (a->all && ran > 1)
+    if (a->pick.all && ran > 1)
         printf("gradients: %s\n", equal ? "all equal" : "DIFFER");
 }
 
@@ -395,41 +315,154 @@ static const int every_strategy[] = {
     EBB_CONFIG_STRATEGY_H_REVOLVE,  EBB_CONFIG_STRATEGY_ASYNC,        EBB_CONFIG_STRATEGY_AUTO};
 enum { MAX_RUNS = sizeof every_strategy / sizeof *every_strategy };
 
-int ebb_cmd_run(int argc, char **argv)
+/* Parses the options into a; returns 0, 1 after --help, or 2 after printing why not. */
+static int parse(int argc, char **argv, run_args *a, int *fail)
 {
-    run_args a;
-    memset(&a, 0, sizeof a);
-    a.strategy = -1;
-    a.steps = 100;
-    a.state_size = UINT64_C(16) << 20;
-    a.audit = -1;
-    int rc = parse(argc, argv, &a);
-    if (rc)
-        return rc == 1 ? 0 : rc;
+    cli_parsed parsed;
+    int rc = cli_parse(&run_command, argc, argv, a, &parsed);
+    if (rc != CLI_OK)
+        return rc;
+    *fail = cli_given(&run_command, &parsed, "fail-at-step");
 #ifndef EBB_HAVE_MPI
-    if (a.mpi) {
+    if (a->mpi) {
         fprintf(stderr, "ebb run: --mpi: this ebb was built without MPI; install Open MPI "
                         "(Debian: libopenmpi-dev) and rebuild, or set EBB_WITH_MPI=ON to make "
                         "its absence an error\n");
         return 2;
     }
 #else
-    if (a.mpi && a.all) {
+    if (a->mpi && a->pick.all) {
         fprintf(stderr, "ebb run: --mpi runs one strategy, not all\n");
         return 2;
     }
 #endif
+    return 0;
+}
 
+/* The configuration (a->config or the embedded default); 0, or 1 after printing why not. */
+static int load_config(const run_args *a, ebb_config *cfg)
+{
+    if (ebb_config_init_default(cfg) != EBB_OK) {
+        fprintf(stderr, "ebb run: %s\n", ebb_last_error());
+        return 1;
+    }
+    if (a->config && ebb_config_load_file(a->config, cfg) != EBB_OK) {
+        fprintf(stderr, "ebb run: %s\n", ebb_last_error());
+        ebb_config_dispose(cfg);
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs each strategy asked for into res; the exit status (0: at least one ran). */
+static int run_each(const run_args *a, const workload_plan *plan, workload_request *req,
+                    workload_result *res, int count, int *ran)
+{
+    for (int i = 0; i < count; i++) {
+        char trace[4096];
+        if (a->pick.all)
+            req->strategy = every_strategy[i];
+        if (a->trace && a->pick.all) {
+            snprintf(trace, sizeof trace, "%s.%s", a->trace,
+                     ebb_config_strategy_name((ebb_config_strategy)req->strategy));
+            req->trace = trace;
+        } else {
+            req->trace = a->trace;
+        }
+        int out = workload_run(plan, req, &res[i]);
+        req->trace = NULL;
+        if (out == WORKLOAD_OK) {
+            (*ran)++;
+            continue;
+        }
+        fprintf(stderr, "ebb run: %s: %s%s\n", res[i].strategy,
+                out == WORKLOAD_SKIPPED && a->pick.all ? "skipped: " : "", res[i].error);
+        if (out == WORKLOAD_FAILED || !a->pick.all)
+            return 1;
+    }
+    if (*ran == 0) {
+        fprintf(stderr, "ebb run: no strategy fits: give more slots (--slots, --disk-slots) or "
+                        "larger budgets in the configuration\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether every run that ran reached the same gradient. */
+static int gradients_equal(const workload_result *res, int count)
+{
+    const workload_result *first = NULL;
+    for (int i = 0; i < count; i++) {
+        if (!res[i].ran)
+            continue;
+        if (first && res[i].gradient != first->gradient)
+            return 0;
+        if (!first)
+            first = &res[i];
+    }
+    return 1;
+}
+
+/* Runs, compares and prints; the exit status. */
+static int run_and_report(const run_args *a, const workload_plan *plan, workload_request *req)
+{
+    workload_result res[MAX_RUNS];
+    int count = a->pick.all ? MAX_RUNS : 1, ran = 0;
+    if (run_each(a, plan, req, res, count, &ran) != 0)
+        return 1;
+    int equal = gradients_equal(res, count);
+    if (a->json)
+        print_json(a, plan, res, count, equal);
+    else
+        print_table(a, plan, res, count, ran, equal);
+    if (!equal) {
+        fprintf(stderr, "ebb run: the gradients differ between strategies: some reverse step was "
+                        "given a wrong state (an engine bug; rerun with --audit to find it)\n");
+        return 1;
+    }
+    return 0;
+}
+
+#ifdef EBB_HAVE_MPI
+/* `--mpi`: one strategy on every rank, rank 0 reporting; the exit status. MPI
+ * starts once this rank's own arguments are known good. */
+static int run_on_ranks(const run_args *a, const workload_plan *plan, workload_request *req)
+{
+    char rank_trace[4096];
+    int rank = 0, ranks = 1;
+    run_mpi *mpi = run_mpi_begin(&rank, &ranks);
+    if (!mpi)
+        return 1;
+    req->seed = (uint64_t)a->seed + (uint64_t)rank;
+    req->fail = req->fail && a->fail_rank == rank;
+    req->progress = 0;
+    run_mpi_request(mpi, req);
+    req->trace = NULL;
+    if (a->trace) { /* one timeline per rank */
+        snprintf(rank_trace, sizeof rank_trace, "%s.%d", a->trace, rank);
+        req->trace = rank_trace;
+    }
+    workload_result res;
+    int out = workload_run(plan, req, &res);
+    return run_mpi_end(mpi, plan, req, &res, out, a->json);
+}
+#endif
+
+int ebb_cmd_run(int argc, char **argv)
+{
+    run_args a;
+    memset(&a, 0, sizeof a);
+    a.pick.strategy = -1;
+    a.steps = 100;
+    a.state_size = UINT64_C(16) << 20;
+    a.audit = -1;
+    int fail = 0;
+    int rc = parse(argc, argv, &a, &fail);
+    if (rc)
+        return rc == 1 ? 0 : rc;
     ebb_config cfg;
-    if (ebb_config_init_default(&cfg) != EBB_OK) {
-        fprintf(stderr, "ebb run: %s\n", ebb_last_error());
+    if (load_config(&a, &cfg) != 0)
         return 1;
-    }
-    if (a.config && ebb_config_load_file(a.config, &cfg) != EBB_OK) {
-        fprintf(stderr, "ebb run: %s\n", ebb_last_error());
-        ebb_config_dispose(&cfg);
-        return 1;
-    }
     workload_plan plan;
     char err[256];
     if (workload_calibrate((size_t)a.state_size, a.steps, a.forward_ms, a.reverse_ms, &plan, err,
@@ -439,88 +472,16 @@ int ebb_cmd_run(int argc, char **argv)
         return 1;
     }
     workload_request req = {
-        .config = &cfg, .strategy = a.strategy, .slots = a.slots, .slow_slots = a.disk_slots,
-        .period = a.period, .io_ratio = a.io_ratio, .audit = a.audit, .inplace = a.inplace,
-        .progress = isatty(STDERR_FILENO) ? 1 : 2, .seed = a.seed, .fail = a.fail,
-        .fail_step = a.fail_step};
+        .config = &cfg, .strategy = a.pick.strategy, .slots = a.slots,
+        .slow_slots = a.disk_slots, .period = a.period, .io_ratio = a.io_ratio,
+        .audit = a.audit, .inplace = a.inplace, .progress = isatty(STDERR_FILENO) ? 1 : 2,
+        .seed = (uint64_t)a.seed, .fail = fail, .fail_step = a.fail_step};
 #ifdef EBB_HAVE_MPI
-    /* MPI starts once this rank's own arguments are known good */
-    char rank_trace[4096];
-    run_mpi *mpi = NULL;
-    int rank = 0, ranks = 1;
-    if (a.mpi && !(mpi = run_mpi_begin(&rank, &ranks))) {
-        ebb_config_dispose(&cfg);
-        return 1;
-    }
-    if (mpi) {
-        req.seed = a.seed + (uint64_t)rank;
-        req.fail = a.fail && a.fail_rank == rank;
-        req.progress = 0;
-        run_mpi_request(mpi, &req);
-        if (a.trace) { /* one timeline per rank */
-            snprintf(rank_trace, sizeof rank_trace, "%s.%d", a.trace, rank);
-            a.trace = rank_trace;
-        }
-    }
-#endif
-
-    workload_result res[MAX_RUNS];
-    int count = a.all ? MAX_RUNS : 1, ran = 0, failed = 0;
-    for (int i = 0; i < count; i++) {
-        char trace[4096];
-        if (a.all)
-            req.strategy = every_strategy[i];
-        if (a.trace && a.all) {
-            snprintf(trace, sizeof trace, "%s.%s", a.trace,
-                     ebb_config_strategy_name((ebb_config_strategy)req.strategy));
-            req.trace = trace;
-        } else {
-            req.trace = a.trace;
-        }
-        int out = workload_run(&plan, &req, &res[i]);
-#ifdef EBB_HAVE_MPI
-        if (mpi) {
-            ebb_config_dispose(&cfg);
-            return run_mpi_end(mpi, &plan, &req, &res[i], out, a.json);
-        }
-#endif
-        if (out == WORKLOAD_OK) {
-            ran++;
-            continue;
-        }
-        fprintf(stderr, "ebb run: %s: %s%s\n", res[i].strategy,
-                out == WORKLOAD_SKIPPED && a.all ? "skipped: " : "", res[i].error);
-        if (out == WORKLOAD_FAILED || !a.all) {
-            failed = 1;
-            break;
-        }
-    }
-    ebb_config_dispose(&cfg);
-    if (failed)
-        return 1;
-    if (ran == 0) {
-        fprintf(stderr, "ebb run: no strategy fits: give more slots (--slots, --disk-slots) or "
-                        "larger budgets in the configuration\n");
-        return 1;
-    }
-    int equal = 1;
-    const workload_result *first = NULL;
-    for (int i = 0; i < count; i++) {
-        if (!res[i].ran)
-            continue;
-        if (first && res[i].gradient != first->gradient)
-            equal = 0;
-        if (!first)
-            first = &res[i];
-    }
-    if (a.json)
-        print_json(&a, &plan, res, count, equal);
+    if (a.mpi)
+        rc = run_on_ranks(&a, &plan, &req);
     else
-        print_table(&a, &plan, res, count, ran, equal);
-    if (!equal) {
-        fprintf(stderr, "ebb run: the gradients differ between strategies: some reverse step was "
-                        "given a wrong state (an engine bug; rerun with --audit to find it)\n");
-        return 1;
-    }
-    return 0;
+#endif
+        rc = run_and_report(&a, &plan, &req);
+    ebb_config_dispose(&cfg);
+    return rc;
 }

@@ -2,7 +2,7 @@
  * --actions` prints, through the replay validator and says whether it is a
  * valid schedule or which line breaks which rule. */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "ebb/ebb.h"
 #include "tools/cli.h"
 #include "tools/json.h"
+#include "tools/options.h"
 
 static const char validate_help[] =
     "usage: ebb validate --steps N --slots C [options] [FILE]\n"
@@ -39,62 +40,30 @@ typedef struct {
     const char *path; /* NULL or "-": stdin */
 } validate_args;
 
+#define OPT(n, k, f) CLI_OPT(validate_args, n, k, f)
+static const cli_option validate_options[] = {
+    {OPT("steps", CLI_INT64, steps), .min = 0, .max = INT64_MAX},
+    {OPT("slots", CLI_INT32, slots[EBB_TIER_HOST]), .min = 0, .max = INT32_MAX},
+    {OPT("disk-slots", CLI_INT32, slots[EBB_TIER_DISK]), .min = 0, .max = INT32_MAX},
+    {OPT("gpu-slots", CLI_INT32, slots[EBB_TIER_GPU]), .min = 0, .max = INT32_MAX},
+    {OPT("json", CLI_FLAG, json)},
+};
+#undef OPT
+static const cli_command validate_command = {
+    "validate", validate_help, validate_options, sizeof validate_options / sizeof *validate_options,
+    1, ": give at most one FILE"};
+
 /* Parses the options into a; returns 0, 1 after --help, or 2 after printing why not. */
 static int parse(int argc, char **argv, validate_args *a)
 {
-    enum { O_STEPS = 256, O_SLOTS, O_DISK, O_GPU, O_JSON, O_HELP };
-    static const struct option longopts[] = {
-        {"steps", required_argument, 0, O_STEPS},     {"slots", required_argument, 0, O_SLOTS},
-        {"disk-slots", required_argument, 0, O_DISK}, {"gpu-slots", required_argument, 0, O_GPU},
-        {"json", no_argument, 0, O_JSON},             {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
-    int have_steps = 0, have_slots = 0, c;
-    int64_t v;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_STEPS:
-            if (cli_parse_int("validate", "--steps", optarg, 0, INT64_MAX, &v))
-                return 2;
-            a->steps = v;
-            have_steps = 1;
-            break;
-        case O_SLOTS:
-            if (cli_parse_int("validate", "--slots", optarg, 0, INT32_MAX, &v))
-                return 2;
-            a->slots[EBB_TIER_HOST] = (int32_t)v;
-            have_slots = 1;
-            break;
-        case O_DISK:
-            if (cli_parse_int("validate", "--disk-slots", optarg, 0, INT32_MAX, &v))
-                return 2;
-            a->slots[EBB_TIER_DISK] = (int32_t)v;
-            break;
-        case O_GPU:
-            if (cli_parse_int("validate", "--gpu-slots", optarg, 0, INT32_MAX, &v))
-                return 2;
-            a->slots[EBB_TIER_GPU] = (int32_t)v;
-            break;
-        case O_JSON: a->json = 1; break;
-        case O_HELP: fputs(validate_help, stdout); return 1;
-        default:
-            fprintf(stderr,
-                    "ebb validate: unknown or incomplete option '%s' (see 'ebb validate --help')\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind < argc)
-        a->path = argv[optind++];
-    if (optind < argc) {
-        fprintf(stderr,
-                "ebb validate: unexpected argument '%s': give at most one FILE (see 'ebb validate "
-                "--help')\n",
-                argv[optind]);
-        return 2;
-    }
-    if (!have_steps || !have_slots) {
+    cli_parsed parsed;
+    int rc = cli_parse(&validate_command, argc, argv, a, &parsed);
+    if (rc != CLI_OK)
+        return rc;
+    if (parsed.first_operand < argc)
+        a->path = argv[parsed.first_operand];
+    if (!cli_given(&validate_command, &parsed, "steps") ||
+        !cli_given(&validate_command, &parsed, "slots")) {
         fprintf(stderr, "ebb validate: --steps N and --slots C are required (0 steps: unknown; "
                         "see 'ebb validate --help')\n");
         return 2;

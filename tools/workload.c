@@ -272,6 +272,95 @@ static ebb_status create(ebb_run_options *o, const workload_request *req, worklo
     return s;
 }
 
+/* The run's options: the workload's callbacks over the request's choices. */
+static void run_options(const workload_plan *plan, const workload_request *req, workload_ctx *c,
+                        ebb_run_options *o)
+{
+    ebb_run_options_init(o);
+    o->state_size = plan->size;
+    o->state_tier = EBB_TIER_HOST;
+    if (req->inplace)
+        o->forward_inplace = forward_inplace_step;
+    else
+        o->forward = forward_step;
+    o->reverse = reverse_step;
+    o->user = c;
+    o->steps = c->unknown_n ? 0 : plan->steps;
+    o->config = req->config;
+    o->strategy = req->strategy;
+    o->slots = req->slots;
+    o->slow_slots = req->slow_slots;
+    o->period = req->period;
+    o->io_ratio = req->io_ratio;
+    o->audit = req->audit;
+    o->trace = req->trace;
+    /* auto: the planner predicts from the calibrated step times */
+    o->forward_seconds = (double)plan->forward_passes * plan->pass_s;
+    o->reverse_seconds = (double)(plan->reverse_passes + 1) * plan->pass_s;
+}
+
+/* Both sweeps from x_0 (the adjoint: a hash of x_n, then of every state a
+ * reverse step saw). 0, or -1 with r->error set. */
+static int sweep(const workload_plan *plan, const workload_request *req, ebb_run *run,
+                 workload_ctx *c, workload_result *r)
+{
+    unsigned char *x0 = malloc(plan->size);
+    if (!x0) {
+        snprintf(r->error, sizeof r->error, "cannot allocate %zu bytes for x_0 and a scratch state",
+                 plan->size);
+        return -1;
+    }
+    fill_x0(x0, plan->size, req->seed);
+    void *xn = NULL;
+    c->first_sweep = 1;
+    ebb_status s = ebb_run_forward(run, x0, &xn);
+    c->first_sweep = 0;
+    free(x0);
+    if (s != EBB_OK) {
+        progress_end(c);
+        snprintf(r->error, sizeof r->error, "forward sweep: %s", ebb_last_error());
+        return -1;
+    }
+    c->adjoint = XXH3_64bits_withSeed(xn, plan->size, LOSS_SEED); /* the "loss" */
+    s = ebb_run_reverse(run);
+    progress_end(c);
+    if (s != EBB_OK) {
+        snprintf(r->error, sizeof r->error, "reverse sweep: %s", ebb_last_error());
+        return -1;
+    }
+    if (c->next_reverse != -1) {
+        snprintf(r->error, sizeof r->error,
+                 "the reverse sweep returned without calling reverse steps %lld .. 0",
+                 (long long)c->next_reverse);
+        return -1;
+    }
+    return 0;
+}
+
+/* The run's statistics and the workload's own figures into r; 0, or -1
+ * with r->error set. */
+static int collect(ebb_run *run, const workload_ctx *c, workload_result *r)
+{
+    if (ebb_run_stats_get(run, &r->stats) != EBB_OK || ebb_run_info_get(run, &r->info) != EBB_OK) {
+        snprintf(r->error, sizeof r->error, "statistics: %s", ebb_last_error());
+        return -1;
+    }
+    if (r->info.strategy_name)
+        snprintf(r->strategy, sizeof r->strategy, "%s", r->info.strategy_name);
+    snprintf(r->warnings, sizeof r->warnings, "%s", r->info.warnings ? r->info.warnings : "");
+    snprintf(r->reason, sizeof r->reason, "%s", r->info.reason ? r->info.reason : "");
+    r->info.strategy_name = r->strategy;
+    r->info.warnings = r->warnings;
+    r->info.reason = r->reason;
+    r->gradient = c->adjoint;
+    r->first_sweep_callback_s = c->first_s;
+    r->first_sweep_steps = c->first_steps;
+    r->forward_callback_own_s = c->forward_s;
+    r->reverse_callback_own_s = c->reverse_s;
+    r->ran = 1;
+    return 0;
+}
+
 int workload_run(const workload_plan *plan, const workload_request *req, workload_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -288,30 +377,8 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
     c.name = r->strategy;
     c.fail = req->fail;
     c.fail_step = req->fail_step;
-
     ebb_run_options o;
-    ebb_run_options_init(&o);
-    o.state_size = plan->size;
-    o.state_tier = EBB_TIER_HOST;
-    if (req->inplace)
-        o.forward_inplace = forward_inplace_step;
-    else
-        o.forward = forward_step;
-    o.reverse = reverse_step;
-    o.user = &c;
-    o.steps = c.unknown_n ? 0 : plan->steps;
-    o.config = req->config;
-    o.strategy = req->strategy;
-    o.slots = req->slots;
-    o.slow_slots = req->slow_slots;
-    o.period = req->period;
-    o.io_ratio = req->io_ratio;
-    o.audit = req->audit;
-    o.trace = req->trace;
-    /* auto: the planner predicts from the calibrated step times */
-    o.forward_seconds = (double)plan->forward_passes * plan->pass_s;
-    o.reverse_seconds = (double)(plan->reverse_passes + 1) * plan->pass_s;
-
+    run_options(plan, req, &c, &o);
     ebb_run *run = NULL;
     if (create(&o, req, r, &run) != EBB_OK)
         return WORKLOAD_SKIPPED;
@@ -320,58 +387,12 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
         snprintf(r->strategy, sizeof r->strategy, "%s", resolved.strategy_name);
 
     int rc = WORKLOAD_FAILED;
-    unsigned char *x0 = malloc(plan->size);
     c.scratch = plan->reverse_passes > 0 ? malloc(plan->size) : NULL;
-    if (!x0 || (plan->reverse_passes > 0 && !c.scratch)) {
+    if (plan->reverse_passes > 0 && !c.scratch)
         snprintf(r->error, sizeof r->error, "cannot allocate %zu bytes for x_0 and a scratch state",
                  plan->size);
-        goto out;
-    }
-    fill_x0(x0, plan->size, req->seed);
-    void *xn = NULL;
-    c.first_sweep = 1;
-    ebb_status s = ebb_run_forward(run, x0, &xn);
-    c.first_sweep = 0;
-    free(x0);
-    x0 = NULL;
-    if (s != EBB_OK) {
-        progress_end(&c);
-        snprintf(r->error, sizeof r->error, "forward sweep: %s", ebb_last_error());
-        goto out;
-    }
-    c.adjoint = XXH3_64bits_withSeed(xn, plan->size, LOSS_SEED); /* the "loss" */
-    s = ebb_run_reverse(run);
-    progress_end(&c);
-    if (s != EBB_OK) {
-        snprintf(r->error, sizeof r->error, "reverse sweep: %s", ebb_last_error());
-        goto out;
-    }
-    if (c.next_reverse != -1) {
-        snprintf(r->error, sizeof r->error,
-                 "the reverse sweep returned without calling reverse steps %lld .. 0",
-                 (long long)c.next_reverse);
-        goto out;
-    }
-    if (ebb_run_stats_get(run, &r->stats) != EBB_OK || ebb_run_info_get(run, &r->info) != EBB_OK) {
-        snprintf(r->error, sizeof r->error, "statistics: %s", ebb_last_error());
-        goto out;
-    }
-    if (r->info.strategy_name)
-        snprintf(r->strategy, sizeof r->strategy, "%s", r->info.strategy_name);
-    snprintf(r->warnings, sizeof r->warnings, "%s", r->info.warnings ? r->info.warnings : "");
-    snprintf(r->reason, sizeof r->reason, "%s", r->info.reason ? r->info.reason : "");
-    r->info.strategy_name = r->strategy;
-    r->info.warnings = r->warnings;
-    r->info.reason = r->reason;
-    r->gradient = c.adjoint;
-    r->first_sweep_callback_s = c.first_s;
-    r->first_sweep_steps = c.first_steps;
-    r->forward_callback_own_s = c.forward_s;
-    r->reverse_callback_own_s = c.reverse_s;
-    r->ran = 1;
-    rc = WORKLOAD_OK;
-out:
-    free(x0);
+    else if (sweep(plan, req, run, &c, r) == 0 && collect(run, &c, r) == 0)
+        rc = WORKLOAD_OK;
     free(c.scratch);
     if (req->before_destroy)
         req->before_destroy(req->ctx, run, rc == WORKLOAD_OK);

@@ -240,6 +240,31 @@ EBB_API ebb_status ebb_schedule_replay(const ebb_schedule_options *options,
                                        ebb_schedule_stats *stats, ebb_action_visitor visit,
                                        void *user);
 
+/* As ebb_schedule_replay, on a schedule the caller created (and still
+ * owns: it is not destroyed), which must be fresh, no action taken yet;
+ * e.g. to read its ebb_schedule_tier_slots and resolved options first
+ * without building it twice. `steps` is where an online schedule's forward
+ * stops (>= 1; ignored for the others). EBB_ERR_SCHEDULE when the stream
+ * breaks a rule; *stats then holds the counts up to it. */
+EBB_API ebb_status ebb_schedule_replay_own(ebb_schedule *schedule, int64_t steps,
+                                           ebb_schedule_stats *stats, ebb_action_visitor visit,
+                                           void *user);
+
+/* The price of each kind of action, to compare streams on one scale: a
+ * forward step costs 1. */
+typedef struct ebb_stream_costs {
+    double write[EBB_TIER_COUNT]; /* one store into the tier (or transfer into it) */
+    double read[EBB_TIER_COUNT];  /* one restore out of the tier (or transfer out of it) */
+    double reverse;               /* one reverse step */
+} ebb_stream_costs;
+
+/* The cost of a validated stream's counts: forward steps + reverse steps x
+ * reverse + per tier (stores + transfers in) x write + (restores +
+ * transfers out) x read (the cost H-Revolve minimises). EBB_OK;
+ * EBB_ERR_INVALID_ARG on NULL. */
+EBB_API ebb_status ebb_stream_cost(const ebb_schedule_stats *stats, const ebb_stream_costs *costs,
+                                   double *cost);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 /* `ebb bench --tier gpu --baseline` built against the fake CUDA runtime: the
  * gpu tier's measurement (device copies, ebb_move gpu <-> pinned host, both
  * directions at once) and the plain cudaMemcpyAsync loop
- * (benchmarks/cuda_loop.c) run to the end and report every figure, in JSON
+ * (benchmarks/loops/cuda_loop.c) run to the end and report every figure, in JSON
  * and in the table. The figures are the mock's (host memcpy speed), not a
  * GPU's: what is checked is that these paths, which otherwise run only on a
  * GPU machine, work and print complete output. */

@@ -1,4 +1,4 @@
-/* The plain io_uring loop of `ebb bench --baseline` (benchmarks/uring_loop.c)
+/* The plain io_uring loop of `ebb bench --baseline` (benchmarks/loops/uring_loop.c)
  * finishes a request that completes short and counts all of its bytes, not
  * only its last piece: with short completions it still ends, and reports
  * the retries.
@@ -53,7 +53,7 @@ static inline void cut_prep_read_fixed(struct io_uring_sqe *sqe, int fd, void *b
 #define io_uring_prep_write_fixed cut_prep_write_fixed
 #define io_uring_prep_read_fixed cut_prep_read_fixed
 
-#include "benchmarks/uring_loop.c"
+#include "benchmarks/loops/uring_loop.c"
 
 static void run(int registered)
 {
