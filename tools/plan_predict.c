@@ -41,6 +41,8 @@ static const char predict_help[] =
     "  --disk-latency-ms L   added to every disk transfer (default 0)\n"
     "  --pcie-bandwidth R    both gpu <-> host directions (default: --bench, else infinite)\n"
     "  --bench FILE          channel figures from 'ebb bench --json > FILE'\n"
+    "  --step-slowdown K     a step overlapping a disk transfer takes 1 + K times as long\n"
+    "                        for the overlap (default: measured with the disk, else 0)\n"
     "  --staging K           host buffers for disk transfers (default 2, as the runtime)\n"
     "  --period K            periodic: k; disk-revolve: m (default: as the runtime derives)\n"
     "  --io-ratio R          disk-revolve's ratio (default 1, as the runtime)\n"
@@ -68,6 +70,7 @@ typedef struct predict_args {
     int state_tier;                       /* an ebb_tier */
     uint64_t disk_bw, pcie_bw;            /* bytes per second, 0: not given */
     double disk_lat_ms;
+    double slowdown;                      /* -1: measured with the disk, else 0 */
     int32_t staging;
     int64_t period;
     double io_ratio;
@@ -137,6 +140,7 @@ static const cli_option predict_options[] = {
     {OPT("disk-latency-ms", CLI_DOUBLE, disk_lat_ms)},
     {OPT("pcie-bandwidth", CLI_RATE, pcie_bw), .check = rate_check},
     {OPT("bench", CLI_STRING, bench)},
+    {OPT("step-slowdown", CLI_DOUBLE, slowdown), .least = 0.0},
     {OPT("staging", CLI_INT32, staging), .min = 1, .max = 1024},
     {OPT("period", CLI_INT64, period), .min = 1, .max = INT64_MAX / 4},
     {OPT("io-ratio", CLI_DOUBLE, io_ratio)},
@@ -225,6 +229,8 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
         p->channel[EBB_PLAN_GPU_TO_HOST].bandwidth = (double)a->pcie_bw;
         p->channel[EBB_PLAN_HOST_TO_GPU].bandwidth = (double)a->pcie_bw;
     }
+    if (a->slowdown >= 0)
+        p->step_slowdown = a->slowdown;
 out:
     ebb_config_dispose(&cfg);
     return rc;
@@ -291,6 +297,7 @@ static void json_context(json_writer *w, const ebb_plan_problem *p, const char *
     }
     json_close(w);
     json_string(w, "disk_figures", source);
+    json_double(w, "step_slowdown", p->step_slowdown);
     json_tiers(w, "tier_slots", p->slots, NULL);
 }
 
@@ -372,7 +379,7 @@ static void print_text(const predict_args *a, const ebb_plan_problem *p, const c
         else
             printf(" %s inf", ebb_plan_channel_name((ebb_plan_channel_id)c));
     }
-    printf(" (disk: %s)\n\n", source);
+    printf(" (disk: %s); step slowdown beside the disk %.3g\n\n", source, p->step_slowdown);
     printf("  %-12s %-9s %9s %10s %9s %9s %8s %8s %5s %5s %5s\n", "strategy", "tiers", "forward",
            "predicted", "fwd s", "rev s", "stall s", "overhead", "gpu", "host", "disk");
     for (size_t i = 0; i < count; i++)
@@ -402,6 +409,7 @@ int ebb_cmd_plan_predict(int argc, char **argv)
     a.slots = -1;
     a.disk_slots = a.gpu_slots = -1;
     a.state_tier = EBB_TIER_HOST;
+    a.slowdown = -1;
     a.pick.all = 1;
     int rc = parse(argc, argv, &a);
     if (rc)

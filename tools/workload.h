@@ -18,6 +18,8 @@ typedef struct workload_plan {
     double pass_s;         /* measured time of one pass over a state */
     int64_t forward_passes; /* passes per forward step, >= 1 */
     int64_t reverse_passes; /* passes per reverse step (on a scratch buffer), >= 0 */
+    double forward_s, reverse_s; /* the step times asked (0: as the passes take): a step
+                                    that ends early waits for its time */
 } workload_plan;
 
 /* Times passes over a state-sized buffer and derives the passes per step
