@@ -123,6 +123,27 @@ static ebb_status choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer *ans)
     return EBB_OK;
 }
 
+/* h-revolve asked with the step times: its write and read costs come from
+ * the disk measured on the spot, as auto's would, so that it runs the
+ * schedule the planner predicts for it (a paced disk is its pace). */
+static ebb_status measure_for_h_revolve(const ebb_config *cfg, rt_create_args *a)
+{
+    if (a->options.strategy != EBB_STRATEGY_H_REVOLVE || !(a->options.forward_seconds > 0) ||
+        !cfg->disk.enabled || cfg->disk.max_bandwidth > 0)
+        return EBB_OK;
+    ebb_plan_problem p = a->costs;
+    ebb_status st = ebb_plan_channels_measure(&p, cfg);
+    if (st != EBB_OK)
+        return st;
+    if (a->agree) { /* the processes on this node share its disk */
+        p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth /= a->agree->ranks_per_node;
+        p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth /= a->agree->ranks_per_node;
+    }
+    memcpy(a->costs.channel, p.channel, sizeof p.channel);
+    a->disk_measured = 1;
+    return EBB_OK;
+}
+
 /* A real run: the configuration (or the embedded default) resolved into the
  * engine's arguments, with this file's auto. */
 static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *fault,
@@ -145,7 +166,8 @@ static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *faul
         a.choose_ctx = (void *)cfg;
         a.fault = fault;
         a.agree = agree;
-        st = rt_run_create(&a, out);
+        if ((st = measure_for_h_revolve(cfg, &a)) == EBB_OK)
+            st = rt_run_create(&a, out);
     }
     if (!o->config)
         ebb_config_dispose(&own);

@@ -50,8 +50,10 @@ typedef struct rt_create_args {
     rt_io *io;                 /* time and transfers */
     rt_tiers tiers;
     ebb_plan_problem costs;    /* h-revolve's costs: step times, channels, disk pace */
-    int costs_known;           /* 1: costs.channel holds figures; 0: only a disk pace
-                                  or auto's measurement gives the disk's */
+    int costs_known;           /* 1: costs.channel holds figures; 0: only a disk pace,
+                                  a measured disk or auto's measurement gives the disk's */
+    int disk_measured;         /* 1: costs.channel's disk channels were measured on the
+                                  spot (h-revolve's costs when the slow tier is the disk) */
     rt_auto_fn choose;         /* "auto"; NULL: refused */
     void *choose_ctx;
     int planning;              /* the planner: h-revolve programmes beyond

@@ -97,6 +97,10 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
     run->info.warnings = run->warnings;
     run->info.audit = (ebb_audit)o->audit;
     run->agree = a->agree;
+    if (a->disk_measured) { /* as auto's planner measures it */
+        memcpy(run->plan_channel, a->costs.channel, sizeof run->plan_channel);
+        run->planned_channels = 1;
+    }
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         run->slot_cap[t] = INT32_MAX;
     ebb_status st;
