@@ -18,6 +18,7 @@ ebb_status ebb_disk_engine_start(struct ebb_pool *pool, const ebb_pool_options *
                             "backend",
                             why);
         ebb_pool_warn(pool, "io_uring unavailable (%s); using the thread-pool backend", why);
+        ebb_disk_pace_resume(&d->pace); /* the failed start's stop lifted it */
     }
     d->engine.nthreads = o->threads > 0 ? o->threads : o->queue_depth;
     if (ebb_disk_threads_ops.start(pool, why, sizeof why) != 0)

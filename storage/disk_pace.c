@@ -84,6 +84,11 @@ void ebb_disk_pace_sleep(ebb_disk_pacer *p, pthread_mutex_t *lock, uint64_t ns)
     (void)pthread_cond_timedwait(&p->cv, lock, &ts);
 }
 
+void ebb_disk_pace_resume(ebb_disk_pacer *p)
+{
+    atomic_store_explicit(&p->off, 0, memory_order_release);
+}
+
 void ebb_disk_pace_lift(ebb_disk_pacer *p)
 {
     atomic_store_explicit(&p->off, 1, memory_order_release);

@@ -39,5 +39,8 @@ uint64_t ebb_disk_pace(struct ebb_pool *pool, const struct ebb_op *op, uint32_t 
 void ebb_disk_pace_sleep(ebb_disk_pacer *p, pthread_mutex_t *lock, uint64_t ns);
 /* The pool is being destroyed (core lock held): no more pacing, sleepers wake. */
 void ebb_disk_pace_lift(ebb_disk_pacer *p);
+/* The limit again, after an engine that failed to start lifted it on its
+ * way out (the engine that takes over paces as asked). */
+void ebb_disk_pace_resume(ebb_disk_pacer *p);
 
 #endif
