@@ -27,22 +27,8 @@ import subprocess
 import sys
 import tempfile
 
-STATE = 16 << 20
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
-    return p.stdout
-
-
-def config(path, disk_dir, pace):
-    with open(path, "w") as f:
-        f.write('[tier.host]\nbudget = "64 MiB"\n[tier.disk]\n')
-        f.write(f'path = "{disk_dir}"\nbudget = "24 GiB"\n')
-        if pace:
-            f.write(f'max_bandwidth = "{pace}"\n')
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from async_scenarios import STATE, config, run  # noqa: E402  (the same machine and helpers)
 
 
 def write_time(ebb, cfg):
