@@ -22,7 +22,8 @@ find "$build" -name '*.gcda' -delete
 
 args=(--root "$root" --object-directory "$build"
       --exclude "$root/tests/" --exclude "$root/benchmarks/" --exclude "$root/examples/"
-      --exclude "$root/build/" --gcov-ignore-parse-errors --print-summary)
+      --exclude "$root/build/" --exclude '.*CompilerId.*' --gcov-ignore-parse-errors
+      --print-summary)
 if [ -n "$html" ]; then
   mkdir -p "$html"
   gcovr "${args[@]}" --html-details "$html/index.html"
