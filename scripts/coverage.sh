@@ -28,5 +28,5 @@ if [ -n "$html" ]; then
   mkdir -p "$html"
   gcovr "${args[@]}" --html-details "$html/index.html"
 else
-  gcovr "${args[@]}" -o /dev/null
+  gcovr "${args[@]}" -o "$build/coverage.txt" # (never -o /dev/null: gcovr replaced it with a file)
 fi
