@@ -41,8 +41,14 @@ ebb_status ebb_disk_revolve_period(int32_t memory_slots, double io_ratio, int64_
                         "got %d and %g",
                         memory_slots, io_ratio);
     int64_t t = 0;
-    while ((double)ebb_beta(memory_slots + 1, t) <= io_ratio)
+    while ((double)ebb_beta(memory_slots + 1, t) <= io_ratio) {
+        if (ebb_beta(memory_slots + 1, t) == INT64_MAX) /* saturated: no t is enough */
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "disk-revolve: io ratio %g needs a period beyond 2^63 steps with %d "
+                            "memory slots; give a ratio below %.3g (or the period itself)",
+                            io_ratio, memory_slots, (double)INT64_MAX);
         t++;
+    }
     *period = ebb_beta(memory_slots, t);
     return EBB_OK;
 }
