@@ -30,7 +30,6 @@
 #include "runtime/io.h"
 #include "runtime/trace.h"
 #include "runtime/window.h"
-#include "storage/fault.h"
 
 /* One physical buffer: a slot of the host or gpu pool. The schedule's slots
  * of that tier map onto buffers, so that storing the live state is a change
