@@ -33,7 +33,7 @@ cd "$root"
 say() { echo "gpu-check: $*" | tee -a "$out/summary.txt" >&2; }
 : > "$out/summary.txt"
 
-deps=(liburing hwloc libxxhash tomlplusplus criterion)
+deps=(liburing hwloc libxxhash tomlplusplus jansson criterion)
 if ! "${PKG_CONFIG:-pkg-config}" --exists "${deps[@]}" 2>/dev/null; then
   if [ ! -d .deps/debs ]; then
     say "missing build dependencies (${deps[*]}) and no .deps/debs to unpack:"
@@ -49,7 +49,15 @@ fi
 { uname -a; nproc; free -g; df -h "$root"; } > "$out/machine.txt" 2>&1
 
 say "configure + build (Release, CUDA required) in $build"
-if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEBB_WITH_CUDA=ON > "$out/configure.log" 2>&1 ||
+# The Python tests run with the python3 that has torch (on the GPU machine, a
+# venv's, not /usr/bin's), so test_cuda_gradients meets a CUDA device.
+pyargs=()
+py=$(command -v python3 || true)
+if [ -n "$py" ] && "$py" -c 'import torch, pytest' 2>/dev/null; then
+  pyargs=(-DEBB_PYTHON3="$py")
+  say "python tests with $py (torch $("$py" -c 'import torch; print(torch.__version__, "cuda", torch.cuda.is_available())'))"
+fi
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEBB_WITH_CUDA=ON "${pyargs[@]}" > "$out/configure.log" 2>&1 ||
    ! cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1; then
   say "build FAILED (configure.log, build.log):"
   tail -20 "$out/build.log" "$out/configure.log" >&2
@@ -57,8 +65,8 @@ if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEBB_WITH_CUDA=ON > "$ou
 fi
 
 status=0
-say "tests (ctest -LE slow)"
-if ctest --test-dir "$build" -LE slow --output-on-failure > "$out/ctest.log" 2>&1; then
+say "tests (ctest -LE slow -j$(nproc))"
+if ctest --test-dir "$build" -LE slow -j"$(nproc)" --timeout 300 --output-on-failure > "$out/ctest.log" 2>&1; then
   say "tests: $(grep -E 'tests passed' "$out/ctest.log")"
 else
   say "tests FAILED: $(grep -E 'tests passed|tests failed' "$out/ctest.log")"

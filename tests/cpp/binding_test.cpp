@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cpp/adjoint.hpp"
+#include "support/settle.h"
 
 extern "C" {
 #include "reaction_diffusion/adjoint.h"
@@ -193,6 +194,7 @@ struct step_failed {
 Test(cpp, exception_in_a_lambda_propagates_and_leaves_nothing)
 {
     std::mt19937_64 rng(7);
+    test_settle_process();
     const int fds = entries("/proc/self/fd", 1), threads = entries("/proc/self/task");
     int caught[4] = {0, 0, 0, 0};
     for (int trial = 0; trial < 40; trial++) {

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 
 #include "storage/fault.h"
+#include "support/settle.h"
 #include "workload.h"
 
 static int open_fds(void)
@@ -48,6 +49,7 @@ static void expect_failure(ctx *c, ebb_config_strategy s, int checksum,
     ebb_config cfg;
     wl_config(&cfg, dir, sizeof dir);
     cfg.disk.checksum = checksum;
+    test_settle_process();
     int fds = open_fds();
     ebb_run_options o;
     ebb_run_options_init(&o);
