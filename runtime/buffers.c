@@ -7,12 +7,90 @@
  * free again once no slot holds it, it is neither the live state nor x_{n-1}
  * kept for the turn, and no transfer reads or fills it. Every wait is timed
  * and charged to the tier at the transfer's other end ("stall").
+ *
+ * Each buffer sits in one of four lists by what it is free for (RT_HELD,
+ * RT_BUSY, RT_CACHED, RT_IDLE), moved whenever one of its fields changes, so
+ * taking a buffer costs the same whatever the slot count: an idle one, else
+ * the oldest busy ones whose transfers ended, else a cached one, else the
+ * oldest busy one, waited for. Transfers end in about the order they start
+ * on a channel, so the oldest is the one to wait for.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error_internal.h"
 #include "runtime/run_internal.h"
+
+static void unlink_buf(rt_mem *m, int32_t b)
+{
+    rt_buf *x = &m->buf[b];
+    int c = x->cls;
+    if (x->prev >= 0)
+        m->buf[x->prev].next = x->next;
+    else
+        m->head[c] = x->next;
+    if (x->next >= 0)
+        m->buf[x->next].prev = x->prev;
+    else
+        m->tail[c] = x->prev;
+    x->next = x->prev = -1;
+    m->size[c]--;
+}
+
+static void append_buf(rt_mem *m, int32_t b, int c)
+{
+    rt_buf *x = &m->buf[b];
+    x->cls = (int8_t)c;
+    x->next = -1;
+    x->prev = m->tail[c];
+    if (m->tail[c] >= 0)
+        m->buf[m->tail[c]].next = b;
+    else
+        m->head[c] = b;
+    m->tail[c] = b;
+    m->size[c]++;
+}
+
+static int class_of(const rt_buf *x)
+{
+    if (x->holders > 0 || x->pins > 0)
+        return RT_HELD;
+    if (x->pending.pool)
+        return RT_BUSY;
+    return x->cached ? RT_CACHED : RT_IDLE;
+}
+
+void rt_buf_update(rt_mem *m, int32_t b)
+{
+    int c = class_of(&m->buf[b]);
+    if (c == m->buf[b].cls)
+        return;
+    unlink_buf(m, b);
+    append_buf(m, b, c);
+}
+
+/* A new transfer on b: a busy buffer goes to the end (the newest). */
+static void requeue(rt_mem *m, int32_t b)
+{
+    unlink_buf(m, b);
+    append_buf(m, b, class_of(&m->buf[b]));
+}
+
+void rt_set_ref(rt_mem *m, int32_t *ref, int32_t b)
+{
+    if (*ref == b)
+        return;
+    int32_t old = *ref;
+    *ref = b;
+    if (b >= 0) {
+        m->buf[b].pins++;
+        rt_buf_update(m, b);
+    }
+    if (old >= 0) {
+        m->buf[old].pins--;
+        rt_buf_update(m, old);
+    }
+}
 
 ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, int32_t slots)
 {
@@ -27,6 +105,12 @@ ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, i
                         ebb_tier_name(tier));
     for (int32_t s = 0; s < slots; s++)
         m->map[s] = -1;
+    for (int c = 0; c < RT_CLASSES; c++) {
+        m->head[c] = m->tail[c] = -1;
+        m->size[c] = 0;
+    }
+    for (int32_t b = 0; b < count; b++)
+        append_buf(m, b, RT_IDLE);
     return EBB_OK;
 }
 
@@ -81,6 +165,7 @@ ebb_status rt_settle(ebb_run *run, rt_mem *m, int32_t b)
     ebb_status st = rt_wait(run, &x->pending, x->pending_tier);
     x->pending.pool = NULL;
     x->fills = 0;
+    rt_buf_update(m, b);
     return st;
 }
 
@@ -96,17 +181,18 @@ ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, rt_ticket t, int other_ti
     x->pending = t;
     x->pending_tier = other_tier;
     x->fills = fills;
+    requeue(m, b);
     return EBB_OK;
 }
 
-int rt_reserved(const ebb_run *run, const rt_mem *m, int32_t b)
+int rt_reserved(const rt_mem *m, int32_t b)
 {
-    const rt_buf *x = &m->buf[b];
-    if (x->holders > 0)
-        return 1;
-    if (m == run->state && (b == run->live || b == run->prev || b == run->xn))
-        return 1;
-    return m->tier == EBB_TIER_HOST && b == run->scratch;
+    return m->buf[b].cls == RT_HELD;
+}
+
+int32_t rt_unheld(const rt_mem *m)
+{
+    return m->count - m->size[RT_HELD];
 }
 
 void rt_forget(ebb_run *run, rt_mem *m, int32_t b)
@@ -115,20 +201,26 @@ void rt_forget(ebb_run *run, rt_mem *m, int32_t b)
     if (x->cached) {
         run->disk_cache[x->cached - 1] = -1;
         x->cached = 0;
+        rt_buf_update(m, b);
     }
 }
 
 void rt_remember(ebb_run *run, int32_t b, int32_t slot)
 {
-    if (run->disk_cache[slot] >= 0)
-        run->host.buf[run->disk_cache[slot]].cached = 0;
+    int32_t old = run->disk_cache[slot];
+    if (old >= 0) {
+        run->host.buf[old].cached = 0;
+        rt_buf_update(&run->host, old);
+    }
     rt_forget(run, &run->host, b);
     run->disk_cache[slot] = b;
     run->host.buf[b].cached = slot + 1;
+    rt_buf_update(&run->host, b);
 }
 
-int rt_idle(ebb_run *run, rt_buf *x, ebb_status *st)
+int rt_idle(ebb_run *run, rt_mem *m, int32_t b, ebb_status *st)
 {
+    rt_buf *x = &m->buf[b];
     *st = EBB_OK;
     if (!x->pending.pool)
         return 1;
@@ -138,52 +230,49 @@ int rt_idle(ebb_run *run, rt_buf *x, ebb_status *st)
         return 0;
     x->pending.pool = NULL;
     x->fills = 0;
+    rt_buf_update(m, b);
     return 1;
 }
 
-/* Picks a free buffer: an idle one that caches no disk slot first (so the
- * cached copies live as long as possible), then an idle cached one, then a
- * busy one (waited for). */
-static ebb_status pick(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
+/* Moves the oldest busy buffers whose transfers ended to the idle or cached
+ * list (stops at the first still running: amortised constant time). */
+static ebb_status reap(ebb_run *run, rt_mem *m)
 {
-    int32_t busy = -1, cached = -1;
-    for (int32_t b = 0; b < m->count; b++) {
-        if (rt_reserved(run, m, b))
-            continue;
+    while (m->head[RT_BUSY] >= 0) {
         ebb_status st;
-        if (!rt_idle(run, &m->buf[b], &st)) {
-            if (busy < 0)
-                busy = b;
-            continue;
-        }
+        if (!rt_idle(run, m, m->head[RT_BUSY], &st))
+            return EBB_OK;
         if (st != EBB_OK)
             return st;
-        if (!m->buf[b].cached) {
-            *out = b;
-            return EBB_OK;
-        }
-        if (cached < 0)
-            cached = b;
     }
-    if (cached >= 0) {
-        *out = cached;
-        return EBB_OK;
-    }
-    if (busy < 0) {
-        *out = -1;
-        return EBB_OK;
-    }
-    *out = busy;
-    if (for_user && m->tier == EBB_TIER_GPU) /* the stream waits; the ticket stays */
-        return rt_stream_wait(run, &m->buf[busy].pending, m->buf[busy].pending_tier);
-    return rt_settle(run, m, busy);
+    return EBB_OK;
+}
+
+/* A free buffer, without waiting: idle, else cached; -1 if none. */
+static ebb_status pick_now(ebb_run *run, rt_mem *m, int32_t *out)
+{
+    ebb_status st = EBB_OK;
+    if (m->head[RT_IDLE] < 0)
+        st = reap(run, m);
+    *out = m->head[RT_IDLE] >= 0 ? m->head[RT_IDLE] : m->head[RT_CACHED];
+    return st;
 }
 
 ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
 {
-    ebb_status st = pick(run, m, for_user, out);
+    ebb_status st = pick_now(run, m, out);
     if (st != EBB_OK)
         return st;
+    if (*out < 0 && m->head[RT_BUSY] >= 0) {
+        int32_t b = *out = m->head[RT_BUSY];
+        rt_buf *x = &m->buf[b];
+        if (for_user && m->tier == EBB_TIER_GPU) /* the stream waits; the ticket stays */
+            st = rt_stream_wait(run, &x->pending, x->pending_tier);
+        else
+            st = rt_settle(run, m, b);
+        if (st != EBB_OK)
+            return st;
+    }
     if (*out < 0)
         return ebb_fail(EBB_ERR_INTERNAL,
                         "the runtime ran out of %s buffers (%d); please report this with the "
@@ -192,6 +281,17 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
     if (m->tier == EBB_TIER_HOST && run->disk_cache)
         rt_forget(run, m, *out); /* the taker writes it */
     return EBB_OK;
+}
+
+ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out)
+{
+    *out = -1;
+    if (m->count - m->size[RT_HELD] <= keep)
+        return EBB_OK;
+    ebb_status st = pick_now(run, m, out);
+    if (st == EBB_OK && *out >= 0 && m->tier == EBB_TIER_HOST && run->disk_cache)
+        rt_forget(run, m, *out);
+    return st;
 }
 
 ebb_status rt_disk_settle(ebb_run *run, int32_t slot)
@@ -221,4 +321,55 @@ ebb_status rt_drain(ebb_run *run)
                 first = st;
         }
     return first;
+}
+
+int ebb_run_debug_check_buffers(ebb_run *run)
+{
+    rt_mem *mems[2] = {&run->host, &run->gpu};
+    for (int k = 0; k < 2; k++) {
+        rt_mem *m = mems[k];
+        if (!m->buf)
+            continue;
+        int32_t seen = 0;
+        for (int c = 0; c < RT_CLASSES; c++) {
+            int32_t n = 0, prev = -1;
+            for (int32_t b = m->head[c]; b >= 0; prev = b, b = m->buf[b].next, n++) {
+                if (n > m->count || m->buf[b].cls != c || m->buf[b].prev != prev) {
+                    ebb_fail(EBB_ERR_INTERNAL, "%s buffer %d: list %d broken",
+                             ebb_tier_name(m->tier), b, c);
+                    return -1;
+                }
+                if (class_of(&m->buf[b]) != c) {
+                    ebb_fail(EBB_ERR_INTERNAL, "%s buffer %d is in list %d, its fields say %d",
+                             ebb_tier_name(m->tier), b, c, class_of(&m->buf[b]));
+                    return -1;
+                }
+            }
+            if (n != m->size[c] || m->tail[c] != prev) {
+                ebb_fail(EBB_ERR_INTERNAL, "%s list %d: %d buffers, size says %d",
+                         ebb_tier_name(m->tier), c, n, m->size[c]);
+                return -1;
+            }
+            seen += n;
+        }
+        if (seen != m->count) {
+            ebb_fail(EBB_ERR_INTERNAL, "%s: %d buffers in the lists of %d",
+                     ebb_tier_name(m->tier), seen, m->count);
+            return -1;
+        }
+        int32_t pins = 0;
+        for (int32_t b = 0; b < m->count; b++)
+            pins += m->buf[b].pins;
+        int32_t want = 0;
+        if (m == run->state)
+            want += (run->live >= 0) + (run->prev >= 0) + (run->xn >= 0);
+        if (m->tier == EBB_TIER_HOST)
+            want += (run->scratch >= 0) + (run->ahead_buf >= 0);
+        if (pins != want) {
+            ebb_fail(EBB_ERR_INTERNAL, "%s: %d pins, the run's references make %d",
+                     ebb_tier_name(m->tier), pins, want);
+            return -1;
+        }
+    }
+    return 0;
 }

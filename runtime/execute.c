@@ -244,6 +244,7 @@ static void hold(ebb_run *run, rt_mem *m, int32_t slot, int32_t b)
 {
     m->map[slot] = b;
     m->buf[b].holders++;
+    rt_buf_update(m, b);
     (void)run;
 }
 
@@ -257,8 +258,10 @@ static void release(ebb_run *run, int tier, int32_t slot)
 {
     rt_mem *m = mem_of(run, tier);
     if (m && m->map[slot] >= 0) {
-        m->buf[m->map[slot]].holders--;
+        int32_t b = m->map[slot];
+        m->buf[b].holders--;
         m->map[slot] = -1;
+        rt_buf_update(m, b);
     }
     run->in_use[tier]--;
 }
@@ -308,7 +311,7 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
         st = stream_ready(run, m, b);
     if (st != EBB_OK)
         return st;
-    run->live = b;
+    rt_set_ref(m, &run->live, b);
     run->live_step = a->step;
     run->stats.restores[a->tier]++;
     if (a->tier != (int)m->tier)
@@ -373,7 +376,7 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
     /* the reverse step may have changed the buffer; a disk slot it caches
      * holds x_i too, which no later action reads (until rewritten) */
     run->stats.reverse_steps++;
-    run->live = -1;
+    rt_set_ref(run->state, &run->live, -1);
     return EBB_OK;
 }
 
@@ -401,10 +404,10 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
     case EBB_ACT_TURN:
         /* the user's own work on x_n, queued before the reverse sweep */
         st = slot_used(run, run->state, run->xn);
-        run->live = run->prev;
+        rt_set_ref(run->state, &run->live, run->prev);
         run->live_step = a->step - 1;
-        run->prev = -1;
-        run->xn = -1;
+        rt_set_ref(run->state, &run->prev, -1);
+        rt_set_ref(run->state, &run->xn, -1);
         return st;
     case EBB_ACT_REVERSE:
         return do_reverse(run, a);
@@ -434,7 +437,7 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
     ebb_status st;
     int rc;
     *last = 0;
-    run->prev = -1; /* x_{k-1} is not needed once step k starts */
+    rt_set_ref(m, &run->prev, -1); /* x_{k-1} is not needed once step k starts */
     if (run->opt.forward) {
         st = rt_take(run, m, 1, &out);
         if (st != EBB_OK)
@@ -480,8 +483,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
     else if (rc != EBB_STEP_OK)
         return callback_failed("forward", k, rc, recomputed);
     run->stats.forward_steps++;
-    run->prev = keep_prev ? in : -1;
-    run->live = out;
+    rt_set_ref(m, &run->prev, keep_prev ? in : -1);
+    rt_set_ref(m, &run->live, out);
     run->live_step = k + 1;
     st = rt_audit_computed(run, k + 1, out);
     if (!recomputed)

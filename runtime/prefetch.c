@@ -15,28 +15,6 @@
 #include "common/error_internal.h"
 #include "runtime/run_internal.h"
 
-/* A host buffer free now, without waiting, if another one stays free (*q:
- * -1 if none). */
-static ebb_status spare_host_buffer(ebb_run *run, int32_t *q)
-{
-    rt_mem *m = &run->host;
-    int32_t free_count = 0;
-    *q = -1;
-    for (int32_t b = 0; b < m->count && free_count < 2; b++) {
-        ebb_status st;
-        if (rt_reserved(run, m, b) || !rt_idle(run, &m->buf[b], &st))
-            continue;
-        if (st != EBB_OK)
-            return st;
-        free_count++;
-        if (*q < 0)
-            *q = b;
-    }
-    if (free_count < 2)
-        *q = -1;
-    return EBB_OK;
-}
-
 ebb_status rt_lookahead(ebb_run *run)
 {
     if (!run->disk || run->ahead_buf >= 0)
@@ -62,7 +40,7 @@ ebb_status rt_lookahead(ebb_run *run)
             return st;
     }
     int32_t q;
-    if ((st = spare_host_buffer(run, &q)) != EBB_OK || q < 0)
+    if ((st = rt_take_spare(run, &run->host, 1, &q)) != EBB_OK || q < 0)
         return st;
     rt_ticket t;
     if ((st = rt_move(run, run->host.pool, q, run->disk, s, &t)) != EBB_OK)
@@ -71,11 +49,9 @@ ebb_status rt_lookahead(ebb_run *run)
     if (run->trace.f)
         rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, a->step, rt_clock(run));
     rt_remember(run, q, s);
-    run->host.buf[q].pending = t;
-    run->host.buf[q].pending_tier = EBB_TIER_DISK;
-    run->host.buf[q].fills = 1;
-    run->host.buf[q].holders++;
-    run->ahead_buf = q;
+    rt_set_ref(&run->host, &run->ahead_buf, q);
+    if ((st = rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1)) != EBB_OK)
+        return st;
     run->ahead_slot = s;
     run->ahead_step = a->step;
     run->stats.prefetches++;
@@ -87,7 +63,6 @@ int32_t rt_take_prefetched(ebb_run *run, int32_t slot, int64_t step)
     if (run->ahead_buf < 0 || run->ahead_slot != slot || run->ahead_step != step)
         return -1;
     int32_t q = run->ahead_buf;
-    run->host.buf[q].holders--;
-    run->ahead_buf = -1;
+    rt_set_ref(&run->host, &run->ahead_buf, -1);
     return q;
 }

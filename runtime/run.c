@@ -196,7 +196,7 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
             (st = rt_stream_wait(run, &t, EBB_TIER_GPU)) != EBB_OK)
             return stop(run, ebb_fail_context(st, "copying x_0"));
     }
-    run->live = b;
+    rt_set_ref(m, &run->live, b);
     run->live_step = 0;
     if ((st = rt_audit_computed(run, 0, b)) != EBB_OK)
         return stop(run, st);
@@ -300,7 +300,7 @@ ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
         return stop(run, ebb_fail(EBB_ERR_INTERNAL, "the forward ended but the schedule did not "
                                                     "turn (next action: %s)",
                                   ebb_action_kind_name(a->kind)));
-    run->xn = run->live;
+    rt_set_ref(run->state, &run->xn, run->live);
     run->phase = RT_TURNED;
     run->stats.forward_sweep_s = rt_clock(run) - run->t_forward_begin;
     if (xn)

@@ -31,15 +31,26 @@
 #include "runtime/trace.h"
 #include "runtime/window.h"
 
+/* What a buffer is free for (buffers.c keeps one list of each, so a free
+ * buffer is found without scanning): RT_HELD holds something (a schedule
+ * slot, the live state, x_{n-1}, x_n, the audit scratch, a read ahead);
+ * RT_BUSY is free once its transfer ends (listed in the order they were
+ * started); RT_CACHED free but still holding a disk slot's data (handed out
+ * last, so the copy lives long); RT_IDLE free. */
+enum { RT_HELD = 0, RT_BUSY, RT_CACHED, RT_IDLE, RT_CLASSES };
+
 /* One physical buffer: a slot of the host or gpu pool. The schedule's slots
  * of that tier map onto buffers, so that storing the live state is a change
  * of map, not a copy. */
 typedef struct rt_buf {
     int32_t holders;    /* schedule slots mapped to this buffer (0 or 1) */
+    int32_t pins;       /* the run's own references: live, prev, xn, scratch, read ahead */
     rt_ticket pending; /* the last transfer that reads or fills it (pool NULL: none) */
     int pending_tier;   /* the other end of that transfer, for stall accounting */
     int fills;          /* 1: the pending transfer writes this buffer */
     int32_t cached;     /* host: disk slot + 1 whose data this buffer still holds, 0: none */
+    int8_t cls;         /* its list (RT_HELD ...) */
+    int32_t next, prev; /* neighbours in that list, -1 at the ends */
 } rt_buf;
 
 /* A memory tier (host or gpu): its pool, its buffers, the schedule's map. */
@@ -50,6 +61,7 @@ typedef struct rt_mem {
     rt_buf *buf;
     int32_t slots;   /* schedule slots */
     int32_t *map;    /* schedule slot -> buffer, -1 when empty */
+    int32_t head[RT_CLASSES], tail[RT_CLASSES], size[RT_CLASSES]; /* the lists */
 } rt_mem;
 
 typedef enum rt_phase {
@@ -154,15 +166,26 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
 ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, int32_t slots);
 void rt_mem_free(rt_mem *m);
 void *rt_buf_ptr(const ebb_run *run, const rt_mem *m, int32_t b);
-/* A buffer free for new data: no schedule slot, not live, not prev, no
- * transfer in flight (waited for; `for_user` on a gpu: the stream waits
- * instead). -1 and an error if none can be had. */
+/* A buffer free for new data: held by nothing, no transfer in flight
+ * (waited for; `for_user` on a gpu: the stream waits instead). An error if
+ * none can be had. Constant time: the lists, not a scan. */
 ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out);
-/* Whether buffer b holds something (a slot's state, the live state, x_{n-1},
- * x_n, the audit scratch): never handed out. */
-int rt_reserved(const ebb_run *run, const rt_mem *m, int32_t b);
+/* A buffer free now without waiting, if `keep` others stay free or busy
+ * (read ahead: never the last ones the steps need); -1 if none. */
+ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out);
+/* Buffers free or freeing (not held), for sizing the read ahead. */
+int32_t rt_unheld(const rt_mem *m);
+/* Whether buffer b holds something: never handed out. */
+int rt_reserved(const rt_mem *m, int32_t b);
+/* Puts buffer b in the list its fields say; after every change of holders,
+ * pins, pending or cached (rt_mark, rt_settle, rt_remember, rt_forget and
+ * the ref setters call it themselves). */
+void rt_buf_update(rt_mem *m, int32_t b);
+/* *ref (run->live, prev, xn, scratch: buffers of m) := b, pinning b and
+ * unpinning the old one. */
+void rt_set_ref(rt_mem *m, int32_t *ref, int32_t b);
 /* Whether x's transfer is over, without waiting (its failure in *st). */
-int rt_idle(ebb_run *run, rt_buf *x, ebb_status *st);
+int rt_idle(ebb_run *run, rt_mem *m, int32_t b, ebb_status *st);
 /* Waits for buffer b's transfer, if any. */
 ebb_status rt_settle(ebb_run *run, rt_mem *m, int32_t b);
 ebb_status rt_wait(ebb_run *run, const rt_ticket *t, int tier);
@@ -178,6 +201,10 @@ ebb_status rt_disk_settle(ebb_run *run, int32_t slot);
 void rt_remember(ebb_run *run, int32_t b, int32_t slot);
 void rt_forget(ebb_run *run, rt_mem *m, int32_t b);
 ebb_status rt_drain(ebb_run *run);
+/* tests: 0 when every buffer of every tier sits in the list its fields say
+ * and the lists are well formed; else -1 with the first fault in ebb's
+ * message. */
+int ebb_run_debug_check_buffers(ebb_run *run);
 
 /* prefetch.c: starts the next RESTORE's disk read early (reverse sweep) */
 ebb_status rt_lookahead(ebb_run *run);

@@ -415,7 +415,7 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
         EBB_OK)
         return st;
     if (hash_gpu)
-        run->scratch = host_count - 1;
+        rt_set_ref(&run->host, &run->scratch, host_count - 1);
     run->state = gpu_state ? &run->gpu : &run->host;
     if (disk) {
         run->disk_slots = used[EBB_TIER_DISK];

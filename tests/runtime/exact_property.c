@@ -1,7 +1,8 @@
 /* Exactness: over many random (n, strategy, slots, tiers, forward form)
  * cases, the adjoint is bitwise the one the plain store-everything loop
  * gives, with random delays injected into the disk tier's completions so
- * that a missing wait shows up as a wrong adjoint. */
+ * that a missing wait shows up as a wrong adjoint. At every step the run's
+ * free-buffer lists are checked against its buffers (buffers.c). */
 #include "workload.h"
 
 typedef struct {
@@ -93,6 +94,7 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         wl w;
         wl_init(&w, size);
         w.steps_known = n;
+        w.check_buffers = 1;
         if ((s == EBB_CONFIG_STRATEGY_ONLINE || s == EBB_CONFIG_STRATEGY_ASYNC) && (c & 1)) {
             o.steps = 0; /* n unknown: the forward says which step is the last */
             w.steps_known = 0;
@@ -125,6 +127,9 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
                      disk_only ? "disk only" : "host+disk", inplace ? "in place" : "out of place",
                      (unsigned long long)w.adjoint, (unsigned long long)want);
         cr_assert(w.order_ok, "case %d: reverse steps out of order", c);
+        cr_assert_eq(w.buffer_faults, 0, "case %d: %s: %lld steps found the buffer lists wrong, "
+                     "first: %s", c, ebb_config_strategy_name(s), (long long)w.buffer_faults,
+                     w.buffer_fault);
         cr_assert_eq(w.reverse_calls, n);
         cr_assert_eq(rs.reverse_steps, n);
         cr_assert_eq(rs.forward_steps, w.forward_calls);

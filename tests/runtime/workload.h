@@ -33,6 +33,11 @@ typedef struct wl {
     int64_t fail_reverse_at;
     int64_t nondet_at;       /* -1 none; the recomputation of this step gives another result */
     int64_t nondet_seen;
+    /* check_buffers: every callback checks the run's buffer lists */
+    int check_buffers;
+    ebb_run *run;
+    int64_t buffer_faults;
+    char buffer_fault[256];
 } wl;
 
 static inline void wl_init(wl *w, size_t size)
@@ -74,10 +79,22 @@ static inline void wl_step(const wl *w, int64_t k, const unsigned char *in, unsi
     }
 }
 
+/* With check_buffers: the run's buffer lists agree with its buffers' fields
+ * (buffers.c), checked at every step; the first fault is kept. */
+static inline void wl_check_buffers(wl *w)
+{
+    if (!w->check_buffers || !w->run || ebb_run_debug_check_buffers(w->run) == 0)
+        return;
+    if (w->buffer_faults++ == 0)
+        snprintf(w->buffer_fault, sizeof w->buffer_fault, "%s", ebb_last_error());
+    ebb_clear_error();
+}
+
 static inline int wl_forward_cb(void *user, int64_t k, const void *in, void *out)
 {
     wl *w = user;
     w->forward_calls++;
+    wl_check_buffers(w);
     if (k == w->fail_forward_at && ++w->fail_forward_seen == w->fail_forward_call)
         return ebb_callback_fail("synthetic failure in forward step %lld", (long long)k);
     wl_step(w, k, in, out);
@@ -97,6 +114,7 @@ static inline int wl_reverse_cb(void *user, int64_t k, void *state)
 {
     wl *w = user;
     w->reverse_calls++;
+    wl_check_buffers(w);
     if (w->expect_reverse >= 0 && k != w->expect_reverse)
         w->order_ok = 0;
     w->expect_reverse = k - 1;
@@ -174,6 +192,7 @@ static inline ebb_status wl_run(const ebb_run_options *o, const ebb_storage_faul
     wl_x0(w, x0, seed);
     ebb_run *run = NULL;
     ebb_status st = ebb_run_create_with_faults(o, fault, &run);
+    w->run = run;
     if (st == EBB_OK) {
         void *xn = NULL;
         st = ebb_run_forward(run, x0, &xn);
@@ -187,6 +206,7 @@ static inline ebb_status wl_run(const ebb_run_options *o, const ebb_storage_faul
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", ebb_last_error());
     ebb_run_destroy(run);
+    w->run = NULL;
     free(x0);
     if (st != EBB_OK)
         ebb_callback_fail("%s", msg); /* keep the message for the caller */
