@@ -286,11 +286,47 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
 ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out)
 {
     *out = -1;
-    if (m->count - m->size[RT_HELD] <= keep)
+    /* the reads ahead hold spare buffers only; a host state's leave one
+     * spare to the disk writes of recomputations (a gpu state's go through
+     * a host buffer) */
+    int32_t most = m->tier == EBB_TIER_HOST ? m->spare - 1 : m->spare;
+    if (m->count - m->size[RT_HELD] <= keep || m->ahead >= most)
         return EBB_OK;
     ebb_status st = pick_now(run, m, out);
     if (st == EBB_OK && *out >= 0 && m->tier == EBB_TIER_HOST && run->disk_cache)
         rt_forget(run, m, *out);
+    return st;
+}
+
+ebb_status rt_copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb)
+{
+    ebb_status st = rt_settle(run, dst, db);
+    if (st != EBB_OK)
+        return st;
+    if (dst->tier == EBB_TIER_HOST && src->tier == EBB_TIER_HOST) {
+        /* a transfer that only reads the source (its disk write) may go on */
+        if (src->buf[sb].fills && (st = rt_settle(run, src, sb)) != EBB_OK)
+            return st;
+        run->io->ops->copy_now(run->io, dst->pool, db, src->pool, sb, run->opt.state_size);
+        return EBB_OK;
+    }
+    if ((st = rt_settle(run, src, sb)) != EBB_OK)
+        return st;
+    /* the copy must not start before the user's stream produced (or stopped
+     * reading) what it touches */
+    st = rt_order_after(run, run->gpu.pool);
+    rt_ticket t;
+    if (st == EBB_OK)
+        st = rt_move(run, dst->pool, db, src->pool, sb, &t);
+    if (st != EBB_OK)
+        return st;
+    run->last_in[dst->tier] = t;
+    if (run->trace.f)
+        rt_trace_transfer(&run->trace, rt_trace_track(src->tier, dst->tier), t, run->cur_step,
+                          rt_clock(run));
+    st = rt_mark(run, dst, db, t, src->tier, 1);
+    if (st == EBB_OK && (src != dst || sb != db))
+        st = rt_mark(run, src, sb, t, dst->tier, 0);
     return st;
 }
 
@@ -364,7 +400,8 @@ int ebb_run_debug_check_buffers(ebb_run *run)
         if (m == run->state)
             want += (run->live >= 0) + (run->prev >= 0) + (run->xn >= 0);
         if (m->tier == EBB_TIER_HOST)
-            want += (run->scratch >= 0) + (run->ahead_buf >= 0);
+            want += run->scratch >= 0;
+        want += m->ahead;
         if (pins != want) {
             ebb_fail(EBB_ERR_INTERNAL, "%s: %d pins, the run's references make %d",
                      ebb_tier_name(m->tier), pins, want);

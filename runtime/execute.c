@@ -40,40 +40,6 @@ static ebb_status callback_failed(const char *what, int64_t step, int rc, int re
                     (long long)step, again, rc);
 }
 
-/* Copies buffer sb of `src` into buffer db of `dst` (host <-> gpu, gpu <->
- * gpu; host -> host is a memcpy). */
-static ebb_status copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb)
-{
-    ebb_status st = rt_settle(run, dst, db);
-    if (st != EBB_OK)
-        return st;
-    if (dst->tier == EBB_TIER_HOST && src->tier == EBB_TIER_HOST) {
-        /* a transfer that only reads the source (its disk write) may go on */
-        if (src->buf[sb].fills && (st = rt_settle(run, src, sb)) != EBB_OK)
-            return st;
-        run->io->ops->copy_now(run->io, dst->pool, db, src->pool, sb, run->opt.state_size);
-        return EBB_OK;
-    }
-    if ((st = rt_settle(run, src, sb)) != EBB_OK)
-        return st;
-    /* the copy must not start before the user's stream produced (or stopped
-     * reading) what it touches */
-    st = rt_order_after(run, run->gpu.pool);
-    rt_ticket t;
-    if (st == EBB_OK)
-        st = rt_move(run, dst->pool, db, src->pool, sb, &t);
-    if (st != EBB_OK)
-        return st;
-    run->last_in[dst->tier] = t;
-    if (run->trace.f)
-        rt_trace_transfer(&run->trace, rt_trace_track(src->tier, dst->tier), t, run->cur_step,
-                          rt_clock(run));
-    st = rt_mark(run, dst, db, t, src->tier, 1);
-    if (st == EBB_OK && (src != dst || sb != db))
-        st = rt_mark(run, src, sb, t, dst->tier, 0);
-    return st;
-}
-
 /* Makes the user's stream wait for whatever fills buffer b of a gpu state. */
 static ebb_status stream_ready(ebb_run *run, rt_mem *m, int32_t b)
 {
@@ -198,7 +164,7 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
                             int32_t *out)
 {
     ebb_status st = EBB_OK;
-    int32_t q = rt_take_prefetched(run, slot, step);
+    int32_t q = rt_take_ahead(run, EBB_TIER_DISK, slot, step);
     if (q < 0 && run->disk_cache[slot] >= 0) {
         q = run->disk_cache[slot]; /* still in the buffer it was written from or read into */
         run->stats.cache_hits++;
@@ -235,7 +201,7 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
     int32_t r;
     st = rt_take(run, dst, 0, &r);
     if (st == EBB_OK)
-        st = copy_buf(run, dst, r, &run->host, q);
+        st = rt_copy_buf(run, dst, r, &run->host, q);
     *out = r;
     return st;
 }
@@ -279,7 +245,7 @@ static ebb_status do_store(ebb_run *run, const ebb_action *a)
         int32_t q;
         st = rt_take(run, dst, 0, &q);
         if (st == EBB_OK)
-            st = copy_buf(run, dst, q, m, run->live);
+            st = rt_copy_buf(run, dst, q, m, run->live);
         if (st == EBB_OK)
             hold(run, dst, a->slot, q);
     }
@@ -301,11 +267,11 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
         b = m->map[a->slot];
     } else if (a->tier == EBB_TIER_DISK) {
         st = read_disk(run, a->slot, a->step, m, 1, &b);
-    } else {
+    } else if ((b = rt_take_ahead(run, a->tier, a->slot, a->step)) < 0) {
         rt_mem *src = mem_of(run, a->tier);
         st = rt_take(run, m, 0, &b);
         if (st == EBB_OK)
-            st = copy_buf(run, m, b, src, src->map[a->slot]);
+            st = rt_copy_buf(run, m, b, src, src->map[a->slot]);
     }
     if (st == EBB_OK)
         st = stream_ready(run, m, b);
@@ -333,7 +299,7 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
         } else {
             st = rt_take(run, dst, 0, &b);
             if (st == EBB_OK)
-                st = copy_buf(run, dst, b, src, sb);
+                st = rt_copy_buf(run, dst, b, src, sb);
         }
         if (st == EBB_OK)
             hold(run, dst, a->slot_to, b);
@@ -456,7 +422,7 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
             double t0 = rt_clock(run);
             st = rt_take(run, m, 1, &out);
             if (st == EBB_OK)
-                st = copy_buf(run, m, out, m, in);
+                st = rt_copy_buf(run, m, out, m, in);
             if (st == EBB_OK)
                 st = stream_ready(run, m, out);
             if (st != EBB_OK)
@@ -501,12 +467,16 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
     int64_t n = run->opt.steps;
     while (run->advance_at < to && *done < max_steps) {
         int64_t k = run->advance_at;
+        ebb_status st;
+        /* a long recomputation keeps the reads ahead going */
+        if (run->phase == RT_TURNED && *done > 0 && (st = rt_lookahead(run)) != EBB_OK)
+            return st;
         /* x_{n-1} must survive the step that makes x_n (the turn follows) */
         int keep = k + 1 == to && run->phase == RT_FORWARD && (n == 0 || to == n);
         int last = 0;
         if (run->trace.f)
             rt_trace_poll(&run->trace, rt_clock(run), 0);
-        ebb_status st = forward_step(run, k, keep, &last);
+        st = forward_step(run, k, keep, &last);
         if (st != EBB_OK)
             return st;
         run->advance_at++;

@@ -89,7 +89,7 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
     run->opt = *o;
     run->io = a->io;
     run->tiers = a->tiers;
-    run->live = run->prev = run->xn = run->scratch = run->ahead_buf = -1;
+    run->live = run->prev = run->xn = run->scratch = -1;
     run->computed = -1;
     run->last_step_at = -1;
     run->info.steps = o->steps;
@@ -146,6 +146,7 @@ void ebb_run_destroy(ebb_run *run)
     release_all(run);
     rt_mem_free(&run->host);
     rt_mem_free(&run->gpu);
+    rt_ahead_free(run);
     free(run->disk_pending);
     free(run->disk_cache);
     rt_audit_free(run);

@@ -62,7 +62,18 @@ typedef struct rt_mem {
     int32_t slots;   /* schedule slots */
     int32_t *map;    /* schedule slot -> buffer, -1 when empty */
     int32_t head[RT_CLASSES], tail[RT_CLASSES], size[RT_CLASSES]; /* the lists */
+    int32_t spare;   /* buffers beyond the schedule's slots and the working ones */
+    int32_t ahead;   /* buffers the reads ahead hold (prefetch.c), at most spare (host: - 1) */
 } rt_mem;
+
+/* A read started ahead of its action (prefetch.c): disk slot -> host buffer
+ * (from EBB_TIER_DISK), or host slot -> gpu buffer (from EBB_TIER_HOST). */
+typedef struct rt_ahead {
+    int8_t from;
+    int32_t slot;
+    int64_t step; /* the state it holds */
+    int32_t buf;  /* the buffer it fills (pinned until taken) */
+} rt_ahead;
 
 typedef enum rt_phase {
     RT_CREATED = 0, /* before ebb_run_begin */
@@ -89,9 +100,8 @@ struct ebb_run {
     rt_trace trace;         /* the timeline; trace.f NULL when off */
     int64_t cur_step;       /* the state the current action concerns (trace labels) */
     rt_window win;         /* the actions being worked through (window.h) */
-    int32_t ahead_buf;     /* host buffer a disk read ahead fills, -1 if none */
-    int32_t ahead_slot;    /* ... from this disk slot */
-    int64_t ahead_step;    /* ... for the RESTORE of this state */
+    rt_ahead *ahead;       /* the reads ahead in flight, a ring in action order (prefetch.c) */
+    int32_t ahead_cap, ahead_first, ahead_len;
     int64_t advance_at;    /* within the current ADVANCE: the next step to run */
     int64_t last_step_at;  /* n unknown: the forward said x_{this} is the last, else -1 */
     int steps_told;        /* online with n known: ebb_schedule_set_steps called */
@@ -194,6 +204,9 @@ ebb_status rt_wait(ebb_run *run, const rt_ticket *t, int tier);
 ebb_status rt_stream_wait(ebb_run *run, const rt_ticket *t, int tier);
 /* Records a transfer that touches buffer b. */
 ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, rt_ticket t, int other_tier, int fills);
+/* Copies buffer sb of `src` into buffer db of `dst` (host <-> gpu, gpu <->
+ * gpu; host -> host is a memcpy). */
+ebb_status rt_copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb);
 ebb_status rt_disk_settle(ebb_run *run, int32_t slot);
 /* The host buffer b holds what disk slot `slot` holds (it was written from
  * it or read into it); rt_forget: b is about to change. A RESTORE from the
@@ -206,10 +219,13 @@ ebb_status rt_drain(ebb_run *run);
  * message. */
 int ebb_run_debug_check_buffers(ebb_run *run);
 
-/* prefetch.c: starts the next RESTORE's disk read early (reverse sweep) */
+/* prefetch.c: starts the coming actions' reads early (reverse sweep) */
+ebb_status rt_ahead_init(ebb_run *run);
+void rt_ahead_free(ebb_run *run);
 ebb_status rt_lookahead(ebb_run *run);
-/* The host buffer a read ahead fills for (slot, step), or -1. */
-int32_t rt_take_prefetched(ebb_run *run, int32_t slot, int64_t step);
+/* The buffer a read ahead fills with `step` from slot `slot` of tier `from`
+ * (disk: a host buffer; host: a gpu buffer), unpinned; -1 if none. */
+int32_t rt_take_ahead(ebb_run *run, int from, int32_t slot, int64_t step);
 
 /* audit.c */
 ebb_status rt_audit_init(ebb_run *run);

@@ -388,23 +388,56 @@ static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int
     return EBB_OK;
 }
 
+#ifndef EBB_STAGING_AUTO_MAX
+#define EBB_STAGING_AUTO_MAX (256ull << 20)
+#endif
+
+/* Buffers of `tier` beyond the schedule's `used` slots and the `working`
+ * ones, for the transfers from and to the tier below (written behind the
+ * forward sweep, read ahead of the reverse sweep): what the tier's budget
+ * leaves free, at most EBB_STAGING_AUTO_MAX bytes' worth and no more than
+ * `useful` (the slots below: more transfers cannot be in flight). */
+static int32_t spare_buffers(const ebb_run *run, int tier, int32_t used, int32_t working,
+                             int64_t useful)
+{
+    int64_t n = (int64_t)run->tiers.slots[tier] - used - working;
+    int64_t cap = (int64_t)(EBB_STAGING_AUTO_MAX / run->opt.state_size);
+    if (n > cap)
+        n = cap;
+    if (n > useful)
+        n = useful;
+    return n > 0 ? (int32_t)n : 0;
+}
+
 ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
 {
     const int32_t *used = run->info.slots;
     int gpu_state = run->opt.state_tier == EBB_TIER_GPU;
     int disk = used[EBB_TIER_DISK] > 0;
-    int32_t staging = disk ? (run->opt.staging > 0 ? run->opt.staging : 2) : 0;
-    int32_t host_count = used[EBB_TIER_HOST] + (gpu_state ? 0 : 2) + staging;
+    int32_t working = gpu_state ? 0 : 2;
+    int32_t staging = 0;
+    if (disk && run->opt.staging > 0)
+        staging = run->opt.staging;
+    else if (disk)
+        staging = spare_buffers(run, EBB_TIER_HOST, used[EBB_TIER_HOST], working,
+                                used[EBB_TIER_DISK]);
+    if (disk && staging < 2)
+        staging = 2;
+    int32_t host_count = used[EBB_TIER_HOST] + working + staging;
     int hash_gpu = gpu_state && run->info.audit == EBB_AUDIT_HASH;
     host_count += hash_gpu;
     ebb_status st;
     rt_pool *pool = NULL;
     run->scratch = -1;
     if (gpu_state) {
-        int32_t count = used[EBB_TIER_GPU] + 2;
+        /* restores from host slots are copied up ahead into the spare ones */
+        int32_t spare = spare_buffers(run, EBB_TIER_GPU, used[EBB_TIER_GPU], 2,
+                                      used[EBB_TIER_HOST]);
+        int32_t count = used[EBB_TIER_GPU] + 2 + spare;
         if ((st = make_pool(run, a, EBB_TIER_GPU, count, &pool)) != EBB_OK ||
             (st = rt_mem_init(&run->gpu, pool, EBB_TIER_GPU, count, used[EBB_TIER_GPU])) != EBB_OK)
             return st;
+        run->gpu.spare = spare;
     }
     pool = NULL;
     if (host_count > 0) {
@@ -414,6 +447,8 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
     if ((st = rt_mem_init(&run->host, pool, EBB_TIER_HOST, host_count, used[EBB_TIER_HOST])) !=
         EBB_OK)
         return st;
+    run->host.spare = staging;
+    run->info.staging = staging;
     if (hash_gpu)
         rt_set_ref(&run->host, &run->scratch, host_count - 1);
     run->state = gpu_state ? &run->gpu : &run->host;
@@ -430,5 +465,5 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
     }
     run->warnings[sizeof run->warnings - 1] = '\0';
     run->info.warnings = run->warnings;
-    return EBB_OK;
+    return rt_ahead_init(run);
 }

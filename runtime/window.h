@@ -14,9 +14,10 @@
 typedef ebb_status (*rt_source_fn)(void *ctx, ebb_action *out, size_t cap, size_t *count);
 
 typedef struct rt_window {
-    ebb_action batch[256];
+    ebb_action batch[1024];
     size_t len, pos; /* actions fetched; the current one */
     size_t scan;     /* the read ahead looked up to here */
+    size_t wait_past; /* the read at scan waits until pos passes this writer (+1; 0: none) */
     int ended;       /* the batch holds END */
 } rt_window;
 
@@ -28,9 +29,11 @@ ebb_status rt_window_peek(rt_window *w, rt_source_fn next, void *ctx, const ebb_
 ebb_status rt_window_refill(rt_window *w, size_t keep, rt_source_fn next, void *ctx);
 
 /* The next action from w->scan on that reads a disk slot into memory (a
- * RESTORE from disk, a PREFETCH or EVICT out of it), w->scan left on it;
- * NULL if none in the window. *blocked = 1 when an action before it (from
- * the current one) writes that disk slot first. */
-const ebb_action *rt_window_next_disk_read(rt_window *w, int *blocked);
+ * RESTORE from disk, a PREFETCH or EVICT out of it) or, with `host_restores`,
+ * restores a host slot (to a gpu state), w->scan left on it; NULL if none in
+ * the window. *blocked = 1 when an action before it (from the current one)
+ * writes that slot first. The caller moves w->scan past it once it is dealt
+ * with. */
+const ebb_action *rt_window_next_read(rt_window *w, int host_restores, int *blocked);
 
 #endif

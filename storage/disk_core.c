@@ -167,6 +167,16 @@ int ebb_disk_progress_step(struct ebb_pool *pool, ebb_op *op, uint32_t block,
     return atomic_load(&op->failed) ? EBB_DISK_BLOCK_FAILED : EBB_DISK_BLOCK_AGAIN;
 }
 
+uint64_t ebb_disk_next_seq(struct ebb_pool *pool, int write)
+{
+    ebb_disk_core *c = &pool->disk->core;
+    if (pool->fault.io_reads_only) {
+        atomic_fetch_add(&c->io_seq, 1);
+        return write ? 0 : atomic_fetch_add(&c->io_read_seq, 1) + 1;
+    }
+    return atomic_fetch_add(&c->io_seq, 1) + 1;
+}
+
 long ebb_disk_fault(struct ebb_pool *pool, uint64_t seq, long res, size_t len)
 {
     const ebb_storage_fault *f = &pool->fault;

@@ -31,6 +31,7 @@ typedef struct ebb_disk_core {
     int sync_init;           /* the mutexes and condition variables exist */
     _Atomic unsigned char *valid; /* per slot: holds a completed write */
     _Atomic uint64_t io_seq; /* requests issued (fault injection numbering) */
+    _Atomic uint64_t io_read_seq; /* reads issued (numbering with fault.io_reads_only) */
 } ebb_disk_core;
 
 /* The checksum thread's queue (io_uring engine with checksums): writes to
@@ -90,6 +91,9 @@ uint64_t ebb_disk_now_ns(void);
 /* Fault injection: the result a request with sequence `seq` reports instead of
  * `res` (a byte count or -errno). */
 long ebb_disk_fault(struct ebb_pool *pool, uint64_t seq, long res, size_t len);
+/* The number of the request being issued, as ebb_disk_fault counts them
+ * (with fault.io_reads_only, reads alone are numbered; a write gets 0). */
+uint64_t ebb_disk_next_seq(struct ebb_pool *pool, int write);
 
 /* Records that `n` more (or, negative, fewer) requests are in flight. */
 void ebb_disk_inflight(struct ebb_pool *pool, int n);

@@ -88,7 +88,7 @@ static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
         size_t n = p.len - p.done;
         if (n > EBB_DISK_MAX_IO)
             n = EBB_DISK_MAX_IO;
-        uint64_t seq = atomic_fetch_add(&d->core.io_seq, 1) + 1;
+        uint64_t seq = ebb_disk_next_seq(pool, op->write);
         atomic_fetch_add(&pool->st_requests, 1);
         atomic_fetch_add(&d->probe.plain_reqs, 1);
         ssize_t r = op->write ? pwrite(fd, buf + p.done, n, (off_t)(loc.offset + p.done))

@@ -84,7 +84,7 @@ static void issue(ebb_uring *u, ur_req *r)
     io_uring_sqe_set_data(sqe, r);
     atomic_fetch_add(buf_index >= 0 ? &d->probe.fixed_reqs : &d->probe.plain_reqs, 1);
     r->sub_len = n;
-    r->seq = atomic_fetch_add(&d->core.io_seq, 1) + 1;
+    r->seq = ebb_disk_next_seq(pool, r->op->write);
     atomic_fetch_add(&pool->st_requests, 1);
 }
 

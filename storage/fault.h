@@ -16,6 +16,7 @@ typedef struct ebb_storage_fault {
     int io_errno;           /* e.g. EIO; EAGAIN exercises the retry path */
     uint64_t io_count;      /* requests io_nth .. io_nth + io_count - 1 fail so (0 or 1: one;
                                resubmissions count as requests) */
+    int io_reads_only;      /* 1: io_nth and short_nth count reads alone */
     uint64_t short_nth;     /* the short_nth-th request completes short (half, aligned) */
     int fallocate_errno;    /* fallocate fails with this errno (e.g. ENOSPC) */
     int odirect_open;       /* 1: open(O_DIRECT) fails with EINVAL, as some file systems do */

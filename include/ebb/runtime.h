@@ -120,7 +120,8 @@ typedef struct ebb_run_options {
     double io_ratio;         /* disk-revolve: (write + read) / step time; 0 = 1 */
     int audit;               /* an ebb_audit, or -1 (default): EBB_AUDIT, else run.audit */
     int32_t staging;         /* host buffers for transfers to and from the disk tier
-                                beyond the schedule's slots; 0 (default) = 2 */
+                                beyond the schedule's slots (write-behind and
+                                read-ahead depth); 0 (default): tier.host.staging */
     const char *trace;       /* timeline file (Chrome trace-event JSON) or NULL; the
                                 environment variable EBB_TRACE wins */
     double forward_seconds;  /* strategy "auto": the time of one forward step and one */
@@ -189,6 +190,7 @@ typedef struct ebb_run_info {
     int32_t slots[EBB_TIER_COUNT];   /* schedule slots per tier */
     int32_t buffers[EBB_TIER_COUNT]; /* pool slots allocated per tier (slots,
                                         working and staging buffers) */
+    int32_t staging;              /* of buffers[host]: those for the disk's transfers */
     uint64_t bytes[EBB_TIER_COUNT];  /* memory or file space reserved per tier */
     int64_t steps;                /* n, 0 while unknown */
     ebb_audit audit;

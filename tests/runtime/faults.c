@@ -59,6 +59,10 @@ static void expect_failure(ctx *c, ebb_config_strategy s, int checksum,
     o.strategy = (int)s;
     o.slots = s == EBB_CONFIG_STRATEGY_MULTISTAGE ? 2 : 3;
     o.slow_slots = 6;
+    /* two host buffers for the disk (the default is what the budget leaves,
+     * up to the disk slots: every state would stay cached in host memory and
+     * no read would reach the disk) */
+    o.staging = 2;
     o.forward = wl_forward_cb;
     o.reverse = c->corrupt_at >= 0 ? corrupting_reverse : wl_reverse_cb;
     o.user = c->corrupt_at >= 0 ? (void *)c : (void *)&c->w;
@@ -130,12 +134,12 @@ Test(faults, disk_write_error)
 
 Test(faults, disk_read_error)
 {
-    /* multistage with 2 + 6 slots over 60 steps writes 6 states to disk in
-     * the first sweep, one request each: request 8 is a read */
+    /* the second read of the run fails, wherever the writes fall */
     ctx c;
     init(&c);
     ebb_storage_fault f = {0};
-    f.io_nth = 8;
+    f.io_nth = 2;
+    f.io_reads_only = 1;
     f.io_errno = EIO;
     expect_failure(&c, EBB_CONFIG_STRATEGY_MULTISTAGE, 0, &f, EBB_ERR_IO, "reading disk slot");
 }

@@ -53,6 +53,7 @@ class RunInfo(Structure):
         ("slow_tier", c_int),
         ("slots", c_int32 * TIER_COUNT),
         ("buffers", c_int32 * TIER_COUNT),
+        ("staging", c_int32),
         ("bytes", c_uint64 * TIER_COUNT),
         ("steps", c_int64),
         ("audit", c_int),

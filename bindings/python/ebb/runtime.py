@@ -47,6 +47,7 @@ class RunInfo:
     inplace: bool
     warnings: str
     reason: str          # why this strategy ("auto: ...")
+    staging: int = 0     # of buffers["host"]: those for the disk's transfers
 
 
 @dataclass
@@ -296,7 +297,8 @@ class Run:
             slow_tier=_tier_name(i.slow_tier), slots=_capi.per_tier(i.slots),
             buffers=_capi.per_tier(i.buffers), bytes=_capi.per_tier(i.bytes), steps=i.steps,
             audit=_capi.lib().ebb_audit_name(i.audit).decode(), inplace=bool(i.inplace),
-            warnings=(i.warnings or b"").decode(), reason=(i.reason or b"").decode())
+            warnings=(i.warnings or b"").decode(), reason=(i.reason or b"").decode(),
+            staging=i.staging)
 
     def stats(self):
         s = _capi.out(_capi.RunStats)
