@@ -3,14 +3,25 @@
  *
  * Stored states are kept in a list ordered by step, all in the slower tiers
  * (level 1, then 2), x_0 first: the fast slots stay free for the reverse
- * sweep, where each interval between two entries is reversed by a Revolve
- * schedule over all of them, created when the interval starts and shifted
- * onto its steps.
+ * sweep, where each interval between two entries is reversed by Revolve over
+ * all of them (one binomial engine, revolve_core.h, begun again for each
+ * interval and shifted onto its steps).
+ *
+ * Cost per action, whatever the slot count and n: a free slot is popped from
+ * a stack per level; the middle tier's oldest state is the first entry after
+ * those already moved down (they are a prefix of the list); a thinning is
+ * one pass over the list that frees half of it, one FREE per entry passed
+ * over. Memory: 20 bytes per slow slot (the list and the free stacks),
+ * allocated at creation, and the engine's stack, grown (doubled) when an
+ * interval needs more fast slots than any before: no allocation per
+ * interval.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "revolve/revolve_core.h"
+#include "revolve/schedule_base.h"
 #include "runtime/async.h"
 
 typedef struct entry {
@@ -21,6 +32,9 @@ typedef struct entry {
 
 typedef enum phase { P_FORWARD, P_TURN, P_REVERSE, P_END } phase;
 
+/* Actions of the interval's Revolve made but not yet handed out. */
+enum { SUB_BUF = 64 };
+
 struct rt_async {
     rt_async_options o;
     int64_t n;          /* 0 while unknown */
@@ -28,18 +42,23 @@ struct rt_async {
     int64_t live;       /* forward: the step of the live state */
     int started;        /* forward: x_0 stored and the first step emitted */
     int64_t gap;        /* least spacing of stored states */
-    entry *list;        /* stored states, by step */
-    int32_t count, cap;
-    entry *drops;       /* thinned out, their FREE not emitted yet */
-    int32_t ndrops;
-    uint8_t *used[3];   /* per level: slot in use */
-    int32_t used_count[3];
+    entry *list;        /* stored states, by step; after a thinning the
+                           dropped ones follow them (list[count .. count+ndrops-1]) */
+    int64_t count, cap;
+    int64_t ndrops;     /* thinned out, their FREE not emitted yet */
+    int64_t nlow;       /* list[0 .. nlow-1] are at level 2, the rest at level 1 */
+    int32_t *free[3];   /* per slower level: a stack of its free slots */
+    int64_t nfree[3];
 
     /* reverse */
     int64_t top;        /* steps top .. n-1 are reversed */
-    int32_t j;          /* the interval being reversed starts at list[j] */
-    ebb_schedule *sub;  /* its Revolve schedule, NULL between intervals */
+    int64_t j;          /* the interval being reversed starts at list[j] */
+    int sub_on;         /* an interval is being reversed */
     int64_t sub_len;
+    ebb_revolve_core core; /* its Revolve, over the fast slots */
+    int32_t core_levels;   /* levels the core's arrays hold */
+    ebb_action sub_buf[SUB_BUF];
+    int32_t sub_head, sub_count;
 };
 
 static void put(ebb_action *out, size_t *k, ebb_action a)
@@ -76,12 +95,15 @@ void rt_async_options_init(rt_async_options *o, int64_t steps, ebb_tier fast, in
 
 int rt_async_add_tier(rt_async_options *o, ebb_tier tier, int32_t slots)
 {
-    int64_t room = o->steps > 0 ? o->steps : 4096;
-    if (o->steps > 0)
+    if (o->steps > 0) {
+        /* n known: x_0 .. x_{n-1} at most are stored; n unknown: every slot
+         * given, thinning keeps any n within them */
+        int64_t room = o->steps;
         for (int l = 1; l < o->tiers; l++)
             room -= o->slots[l];
-    if (slots > room)
-        slots = (int32_t)room;
+        if (slots > room)
+            slots = (int32_t)room;
+    }
     if (slots <= 0 || o->tiers >= 3)
         return 0;
     o->tier[o->tiers] = tier;
@@ -104,19 +126,31 @@ ebb_status rt_async_create(const rt_async_options *o, rt_async **out)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the async strategy");
     a->o = *o;
     a->n = o->steps;
-    a->cap = 0;
+    int64_t slow = 0;
     for (int l = 1; l < o->tiers; l++)
-        a->cap += o->slots[l];
+        slow += o->slots[l];
+    a->cap = slow;
+    size_t bytes = (size_t)slow * (sizeof *a->list + sizeof(int32_t));
     a->list = malloc((size_t)a->cap * sizeof *a->list);
-    a->drops = malloc((size_t)a->cap * sizeof *a->drops);
-    for (int l = 0; l < o->tiers; l++)
-        a->used[l] = calloc((size_t)o->slots[l], 1);
-    if (!a->list || !a->drops || !a->used[0] || !a->used[1] || (o->tiers == 3 && !a->used[2])) {
+    int ok = a->list != NULL;
+    for (int l = 1; l < o->tiers; l++) {
+        a->free[l] = malloc((size_t)o->slots[l] * sizeof *a->free[l]);
+        ok = ok && a->free[l];
+    }
+    if (!ok) {
         rt_async_destroy(a);
-        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the async strategy's tables");
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "cannot allocate the async strategy's tables for %lld slow slots "
+                        "(%zu bytes)",
+                        (long long)slow, bytes);
+    }
+    /* popped in order: slot 0 first */
+    for (int l = 1; l < o->tiers; l++) {
+        for (int32_t s = 0; s < o->slots[l]; s++)
+            a->free[l][s] = o->slots[l] - 1 - s;
+        a->nfree[l] = o->slots[l];
     }
     /* n known: space the states so that the slow slots reach the end */
-    int64_t slow = a->cap;
     a->gap = a->n > 1 ? (a->n + slow - 1) / slow : 1;
     if (a->gap < 1)
         a->gap = 1;
@@ -128,11 +162,10 @@ void rt_async_destroy(rt_async *a)
 {
     if (!a)
         return;
-    ebb_schedule_destroy(a->sub);
+    ebb_revolve_core_free(&a->core);
     free(a->list);
-    free(a->drops);
     for (int l = 0; l < 3; l++)
-        free(a->used[l]);
+        free(a->free[l]);
     free(a);
 }
 
@@ -155,49 +188,51 @@ ebb_status rt_async_set_steps(rt_async *a, int64_t steps)
     return EBB_OK;
 }
 
+/* The slot the next store to `level` takes (not taken yet), or -1. */
 static int32_t free_slot(const rt_async *a, int level)
 {
-    for (int32_t s = 0; s < a->o.slots[level]; s++)
-        if (!a->used[level][s])
-            return s;
-    return -1;
+    return a->nfree[level] > 0 ? a->free[level][a->nfree[level] - 1] : -1;
 }
 
+/* Takes free_slot(a, level). */
 static void take_slot(rt_async *a, int level, int32_t s)
 {
-    a->used[level][s] = 1;
-    a->used_count[level]++;
+    (void)s;
+    a->nfree[level]--;
 }
 
 static void drop_slot(rt_async *a, int level, int32_t s)
 {
-    a->used[level][s] = 0;
-    a->used_count[level]--;
+    if (level > 0)
+        a->free[level][a->nfree[level]++] = s;
 }
 
 /* Every slow slot is full: every other stored state (x_0 stays) is dropped
- * and the spacing doubles. The FREEs go out in the next batches, before any
- * store reuses a slot. */
+ * and the spacing doubles. The kept ones move to the front in order, the
+ * dropped ones after them, whose FREEs go out in the next batches, before
+ * any store reuses a slot or a list entry. */
 static void thin(rt_async *a)
 {
-    int32_t w = 1;
-    for (int32_t i = 1; i < a->count; i++) {
+    int64_t w = 1, low = a->list[0].level == 2;
+    for (int64_t i = 1; i < a->count; i++) {
         if (i % 2)
-            a->drops[a->ndrops++] = a->list[i];
-        else
-            a->list[w++] = a->list[i];
+            continue;
+        entry keep = a->list[i];
+        a->list[i] = a->list[w];
+        a->list[w++] = keep;
+        low += keep.level == 2;
     }
+    a->ndrops = a->count - w;
     a->count = w;
+    a->nlow = low;
     a->gap *= 2;
 }
 
-/* The oldest stored state of the middle tier (level 1), or -1. */
-static int32_t oldest_middle(const rt_async *a)
+/* The oldest stored state of the middle tier (level 1): states move down
+ * oldest first and are dropped in order, so those at level 2 come first. */
+static int64_t oldest_middle(const rt_async *a)
 {
-    for (int32_t i = 0; i < a->count; i++)
-        if (a->list[i].level == 1)
-            return i;
-    return -1;
+    return a->nlow;
 }
 
 /* The store decision at x_i (1 <= i < n): emits what it decides (at most
@@ -222,7 +257,7 @@ static ebb_status decide(rt_async *a, int64_t i, ebb_action *out, size_t *k,
     }
     if (s < 0) {
         /* the middle tier is full: its oldest state moves down */
-        int32_t e = oldest_middle(a);
+        int64_t e = oldest_middle(a);
         ebb_action ev = act(EBB_ACT_EVICT, a->o.tier[1], a->list[e].slot, a->list[e].step);
         ev.tier_to = (int16_t)a->o.tier[2];
         ev.slot_to = d;
@@ -232,6 +267,7 @@ static ebb_status decide(rt_async *a, int64_t i, ebb_action *out, size_t *k,
         take_slot(a, 2, d);
         a->list[e].level = 2;
         a->list[e].slot = d;
+        a->nlow++;
     }
     put(out, k, act(EBB_ACT_STORE, a->o.tier[1], s, i));
     take_slot(a, 1, s);
@@ -245,7 +281,7 @@ static ebb_status forward(rt_async *a, ebb_action *out, size_t cap, size_t *k,
     if (a->ndrops > 0) {
         /* thinned states first: one batch of FREEs at a time */
         while (a->ndrops > 0 && *k < cap) {
-            entry e = a->drops[--a->ndrops];
+            entry e = a->list[a->count + --a->ndrops];
             put(out, k, act(EBB_ACT_FREE, a->o.tier[e.level], e.slot, e.step));
             drop_slot(a, e.level, e.slot);
         }
@@ -256,9 +292,10 @@ static ebb_status forward(rt_async *a, ebb_action *out, size_t cap, size_t *k,
     if (!a->started) {
         /* x_0 goes down first, whatever the channel: it is always needed */
         a->started = 1;
-        put(out, k, act(EBB_ACT_STORE, a->o.tier[1], 0, 0));
-        take_slot(a, 1, 0);
-        a->list[a->count++] = (entry){.step = 0, .level = 1, .slot = 0};
+        int32_t s = free_slot(a, 1);
+        put(out, k, act(EBB_ACT_STORE, a->o.tier[1], s, 0));
+        take_slot(a, 1, s);
+        a->list[a->count++] = (entry){.step = 0, .level = 1, .slot = s};
     } else if (a->n > 0 && a->live == a->n) {
         put(out, k, act(EBB_ACT_TURN, 0, 0, a->n));
         a->ph = P_TURN;
@@ -284,6 +321,35 @@ static ebb_status forward(rt_async *a, ebb_action *out, size_t cap, size_t *k,
     return EBB_OK;
 }
 
+/* The interval's Revolve over `levels` fast slots (slot k for level k): the
+ * engine's arrays grow when an interval needs more levels than any before. */
+static ebb_status begin_core(rt_async *a, int64_t len)
+{
+    int32_t levels = ebb_useful_levels(len, a->o.slots[0]);
+    if (levels > a->core_levels) {
+        int32_t grow = a->core_levels > 0 ? a->core_levels : 8;
+        while (grow < levels)
+            grow = grow > INT32_MAX / 2 ? levels : grow * 2;
+        if (grow > a->o.slots[0])
+            grow = a->o.slots[0];
+        ebb_revolve_core_free(&a->core);
+        a->core_levels = 0;
+        ebb_status st = ebb_revolve_core_alloc(&a->core, grow);
+        if (st != EBB_OK)
+            return st;
+        for (int32_t l = 0; l < grow; l++) {
+            a->core.tier_of[l] = (int16_t)a->o.tier[0];
+            a->core.slot_of[l] = l;
+        }
+        a->core_levels = grow;
+    }
+    ebb_revolve_core_begin(&a->core, 0, len, levels, 0, 0, 1);
+    a->sub_len = len;
+    a->sub_head = a->sub_count = 0;
+    a->sub_on = 1;
+    return EBB_OK;
+}
+
 /* Starts reversing the interval that begins at list[j]. */
 static ebb_status begin_interval(rt_async *a, ebb_action *out, size_t *k)
 {
@@ -298,33 +364,29 @@ static ebb_status begin_interval(rt_async *a, ebb_action *out, size_t *k)
     put(out, k, act(EBB_ACT_RESTORE, t, e.slot, e.step));
     put(out, k, act(EBB_ACT_FREE, t, e.slot, e.step));
     drop_slot(a, e.level, e.slot);
-    int32_t c = a->o.slots[0];
-    ebb_schedule_options so;
-    ebb_schedule_options_init(&so);
-    so.strategy = EBB_STRATEGY_REVOLVE;
-    so.steps = len;
-    so.slots = (int64_t)c > len ? (int32_t)len : c;
-    so.fast_tier = a->o.tier[0];
-    so.slow_tier = a->o.tier[a->o.tiers - 1];
-    a->sub_len = len;
-    return ebb_schedule_create(&so, &a->sub);
+    return begin_core(a, len);
 }
 
 /* The next action of the interval's Revolve, shifted onto its steps and
- * slots; *done at its END. Its forward sweep stops at x_{len-1}, the last
- * step it reverses (x_len is the next interval's, already reversed). */
+ * slots; *done once it has reversed every step. Its forward sweep stops at
+ * x_{len-1}, the last step it reverses (x_len is the next interval's,
+ * already reversed). */
 static ebb_status sub_next(rt_async *a, ebb_action *out, size_t *k, int *done)
 {
-    ebb_action s;
-    ebb_status st = ebb_schedule_next(a->sub, &s);
-    if (st != EBB_OK)
-        return st;
-    int64_t off = a->list[a->j].step;
     *done = 0;
+    if (a->sub_head == a->sub_count) {
+        if (ebb_revolve_core_done(&a->core)) {
+            *done = 1;
+            return EBB_OK;
+        }
+        ebb_action *end =
+            ebb_revolve_core_fill(&a->core, a->sub_buf, a->sub_buf + SUB_BUF - EBB_GROUP_MAX);
+        a->sub_head = 0;
+        a->sub_count = (int32_t)(end - a->sub_buf);
+    }
+    ebb_action s = a->sub_buf[a->sub_head++];
+    int64_t off = a->list[a->j].step;
     switch (s.kind) {
-    case EBB_ACT_END:
-        *done = 1;
-        return EBB_OK;
     case EBB_ACT_TURN:
         return EBB_OK;
     case EBB_ACT_ADVANCE:
@@ -355,7 +417,7 @@ static ebb_status reverse(rt_async *a, ebb_action *out, size_t cap, size_t *k)
         a->ph = P_REVERSE;
     }
     while (*k + 3 <= cap && a->ph == P_REVERSE) {
-        if (!a->sub) {
+        if (!a->sub_on) {
             if (a->j < 0) {
                 put(out, k, act(EBB_ACT_END, 0, 0, 0));
                 a->ph = P_END;
@@ -364,7 +426,7 @@ static ebb_status reverse(rt_async *a, ebb_action *out, size_t cap, size_t *k)
             ebb_status st = begin_interval(a, out, k);
             if (st != EBB_OK)
                 return st;
-            if (!a->sub) {
+            if (!a->sub_on) {
                 a->top = a->list[a->j--].step;
                 continue;
             }
@@ -374,8 +436,7 @@ static ebb_status reverse(rt_async *a, ebb_action *out, size_t cap, size_t *k)
         if (st != EBB_OK)
             return st;
         if (done) {
-            ebb_schedule_destroy(a->sub);
-            a->sub = NULL;
+            a->sub_on = 0;
             a->top = a->list[a->j--].step;
         }
     }

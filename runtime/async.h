@@ -44,9 +44,10 @@ typedef struct rt_async_options {
 /* The fast tier with its slots (no more than n are of use). */
 void rt_async_options_init(rt_async_options *o, int64_t steps, ebb_tier fast, int32_t slots);
 /* Adds a slower tier with `slots` slots, fewer where the run cannot use them
- * (n known: x_0 .. x_{n-1} in all; n unknown: 4096, thinning keeps any n
- * within them). 0 when nothing is left to add (the tier is not added) or
- * three tiers are there. The runtime and the planner both set up with it. */
+ * (n known: x_0 .. x_{n-1} in all; n unknown: every slot given, thinning
+ * keeps any n within them). 0 when nothing is left to add (the tier is not
+ * added) or three tiers are there. The runtime and the planner both set up
+ * with it. */
 int rt_async_add_tier(rt_async_options *o, ebb_tier tier, int32_t slots);
 
 ebb_status rt_async_create(const rt_async_options *o, rt_async **out);

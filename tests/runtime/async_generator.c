@@ -251,3 +251,57 @@ Test(async_generator, refuses_misuse)
     cr_assert_eq(rt_async_set_steps(a, 1), EBB_OK, "%s", ebb_last_error());
     rt_async_destroy(a);
 }
+
+Test(async_generator, unknown_n_is_given_every_slot)
+{
+    /* n unknown: every slot given, in each slower tier (thinning keeps any n
+     * within them); n known: no more than x_0 .. x_{n-1} */
+    rt_async_options o;
+    rt_async_options_init(&o, 0, EBB_TIER_GPU, 4);
+    cr_assert_eq(rt_async_add_tier(&o, EBB_TIER_HOST, 2000000), 1);
+    cr_assert_eq(rt_async_add_tier(&o, EBB_TIER_DISK, INT32_MAX), 1);
+    cr_assert_eq(o.slots[1], 2000000);
+    cr_assert_eq(o.slots[2], INT32_MAX);
+    rt_async_options_init(&o, 1000, EBB_TIER_GPU, 4);
+    cr_assert_eq(rt_async_add_tier(&o, EBB_TIER_HOST, 600), 1);
+    cr_assert_eq(rt_async_add_tier(&o, EBB_TIER_DISK, 2000000), 1);
+    cr_assert_eq(o.slots[1], 600);
+    cr_assert_eq(o.slots[2], 400);
+}
+
+Test(async_generator, unknown_n_fills_a_large_budget)
+{
+    /* 100,000 slow slots (20,000 host, 80,000 disk) for n = 150,000, the
+     * channels always free: n unknown fills them all, thins once, and ends
+     * with every second state stored, as n known spaces them from the start */
+    int32_t slots[3] = {4, 20000, 80000};
+    int busy[2] = {0, 0};
+    outcome unknown, known;
+    run_case(150000, 0, 3, slots, busy, &unknown);
+    run_case(150000, 1, 3, slots, busy, &known);
+    cr_assert_eq(unknown.stats.peak_slots[EBB_TIER_HOST], 20000);
+    cr_assert_eq(unknown.stats.peak_slots[EBB_TIER_DISK], 80000);
+    cr_assert_eq(unknown.stores, 125000, "%lld stores", (long long)unknown.stores);
+    cr_assert_eq(known.stores, 75000, "%lld stores", (long long)known.stores);
+    cr_assert_eq(unknown.stats.forward_steps, known.stats.forward_steps,
+                 "forward steps: %lld with n unknown, %lld with n known",
+                 (long long)unknown.stats.forward_steps, (long long)known.stats.forward_steps);
+}
+
+Test(async_generator, cost_per_action_does_not_grow_with_the_slots, .timeout = 60)
+{
+    /* a million slow slots, n = 2,000,000 known and not: a store decision
+     * used to scan the slots for a free one (an hour's work here), an
+     * eviction the list for the middle tier's oldest state, and each
+     * interval of the reverse sweep allocated a schedule; now each action
+     * costs the same whatever the slot count (docs/async.md) */
+    int32_t slots[3] = {4, 200000, 800000};
+    int busy[2] = {0, 0};
+    for (int known = 0; known < 2; known++) {
+        outcome out;
+        run_case(2000000, known, 3, slots, busy, &out);
+        cr_assert_eq(out.stats.forward_steps, 2999999, "known %d: %lld forward steps", known,
+                     (long long)out.stats.forward_steps);
+        cr_assert_eq(out.stats.reverse_steps, 2000000);
+    }
+}
