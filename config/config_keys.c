@@ -23,6 +23,9 @@
 #define INT(m) .type = EBB_KEY_TYPE_INT, AT(m, int32_t)
 #define RATE(m) .type = EBB_KEY_TYPE_RATE, AT(m, uint64_t), .unit = "bytes per second"
 
+/* What a budget of 0 means to say. */
+#define TIER_OFF " (to turn the tier off, write enabled = false)"
+
 #define MiB(n) ((int64_t)(n) << 20)
 #define GiB(n) ((int64_t)(n) << 30)
 
@@ -55,6 +58,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_GPU_BUDGET] = {
         .name = "tier.gpu.budget", SIZE(gpu.budget), .has_auto = 1, .dflt = 0,
+        .zero_note = TIER_OFF,
         .doc = "Bytes of device memory for states; \"auto\" is half of the device's free "
                "memory when the budget is asked for, rounded down to 4 KiB.",
     },
@@ -76,6 +80,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_HOST_BUDGET] = {
         .name = "tier.host.budget", SIZE(host.budget), .has_auto = 1, .dflt = 0,
+        .zero_note = TIER_OFF,
         .doc = "Bytes of page-locked host memory; \"auto\" is half of MemAvailable, capped by "
                "the memory cgroup, rounded down to 4 KiB. More than the machine's memory is "
                "refused.",
@@ -97,6 +102,19 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
         .doc = "Fault every page of the tier in when it is created, so that a shortage of "
                "memory shows then, not in the middle of the forward sweep.",
     },
+    [EBB_KEY_HOST_STAGING] = {
+        .name = "tier.host.staging", SIZE(host.staging), .has_auto = 1, .dflt = 0,
+        .zero_note = " (write \"auto\" for the default)",
+        .doc = "Host memory for the transfers to and from the disk tier (states written "
+               "behind the forward sweep, and read ahead of the reverse sweep), beyond the "
+               "schedule's slots. \"auto\" is what the host budget leaves free after the "
+               "schedule's slots and the two working buffers, at most 256 MiB "
+               "(EBB_STAGING_AUTO_MAX), and at least two states. A size is that many bytes' "
+               "worth of states, rounded down, at least two; it may exceed what the budget "
+               "leaves free (it is working memory, reported in ebb_run_info.buffers and "
+               ".bytes). ebb_run_options.staging, a count of buffers, wins when above 0. Used "
+               "only when the run uses the disk tier.",
+    },
     [EBB_KEY_DISK_ENABLED] = {
         .name = "tier.disk.enabled", BOOL(disk.enabled), .dflt = 1,
         .doc = "Use the disk tier.",
@@ -111,6 +129,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_DISK_BUDGET] = {
         .name = "tier.disk.budget", SIZE(disk.budget), .has_auto = 1, .dflt = 0,
+        .zero_note = TIER_OFF,
         .doc = "Bytes over all the paths, shared equally among them; \"auto\" is half of the "
                "free space. A budget the file systems cannot hold is an error at load.",
     },

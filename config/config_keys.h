@@ -50,10 +50,12 @@ typedef struct ebb_key_def {
     int has_auto;
     int32_t auto_value;
     /* Messages: INT says "expected <what> from <min> to <max><note>", or
-     * `expected` when set; SIZE appends `note` to its range when loading. */
+     * `expected` when set; SIZE appends `note` to its range when loading,
+     * and `zero_note` to "expected a positive size, got 0". */
     const char *what;
     const char *note;
     const char *expected;
+    const char *zero_note;
 
     const char *unit;   /* of the value, for the docs ("bytes", "requests") */
     int64_t dflt;       /* the embedded default, in the field's type */

@@ -108,10 +108,11 @@ static ebb_status get_int(const load_ctx *c, const ebb_toml_entry *e, const ebb_
 }
 
 /* A size: a positive integer (bytes) or a string with a unit; "auto" where
- * allow_auto. */
+ * allow_auto. zero_note (may be NULL) follows the message for a size of 0. */
 static ebb_status get_size(const load_ctx *c, const ebb_toml_entry *e, int allow_auto,
-                           uint64_t *out)
+                           const char *zero_note, uint64_t *out)
 {
+    const char *after_zero = zero_note ? zero_note : "";
     const char *expected = allow_auto
         ? "a size: an integer number of bytes or a string such as \"64 GiB\", or \"auto\""
         : "a size: an integer number of bytes or a string such as \"8 MiB\"";
@@ -120,9 +121,7 @@ static ebb_status get_size(const load_ctx *c, const ebb_toml_entry *e, int allow
         if (e->integer <= 0) {
             describe(e, got, sizeof got);
             return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected a positive size, got %s%s",
-                            e->integer == 0 ? "0" : got,
-                            e->integer == 0 && allow_auto
-                                ? " (to turn the tier off, write enabled = false)" : "");
+                            e->integer == 0 ? "0" : got, e->integer == 0 ? after_zero : "");
         }
         *out = (uint64_t)e->integer;
         return EBB_OK;
@@ -143,7 +142,7 @@ static ebb_status get_size(const load_ctx *c, const ebb_toml_entry *e, int allow
         return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected %s, got %s: %s", expected, got, why);
     if (v == 0)
         return key_fail(c, e, e->key, EBB_ERR_CONFIG, "expected a positive size, got %s%s", got,
-                        allow_auto ? " (to turn the tier off, write enabled = false)" : "");
+                        after_zero);
     *out = v;
     return EBB_OK;
 }
@@ -259,7 +258,7 @@ static ebb_status get_ranged_size(const load_ctx *c, const ebb_toml_entry *e, co
                                   uint64_t *out)
 {
     uint64_t b = 0;
-    ebb_status s = get_size(c, e, d->has_auto, &b);
+    ebb_status s = get_size(c, e, d->has_auto, d->zero_note, &b);
     if (s != EBB_OK)
         return s;
     if (d->max != 0 && !(d->has_auto && b == EBB_BUDGET_AUTO) &&

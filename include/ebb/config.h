@@ -37,6 +37,10 @@ extern "C" {
  * machine when it is used; ebb_config_budget says how. */
 #define EBB_BUDGET_AUTO UINT64_C(0)
 
+/* The most tier.host.staging = "auto" gives the transfers to and from the
+ * disk tier: 256 MiB of host memory (but always at least two states). */
+#define EBB_STAGING_AUTO_MAX (256ull << 20)
+
 /* The largest rate (ebb_parse_rate, tier.disk.max_bandwidth): 1 EB/s. */
 #define EBB_RATE_MAX UINT64_C(1000000000000000000)
 
@@ -72,6 +76,7 @@ typedef enum ebb_config_key {
     EBB_KEY_HOST_NUMA,
     EBB_KEY_HOST_PIN,
     EBB_KEY_HOST_PREFAULT,
+    EBB_KEY_HOST_STAGING,
     EBB_KEY_DISK_ENABLED,
     EBB_KEY_DISK_PATH,
     EBB_KEY_DISK_BUDGET,
@@ -98,6 +103,9 @@ typedef struct ebb_config_host {
     int32_t numa;    /* tier.host.numa: NUMA node, or EBB_NUMA_AUTO */
     int pin;         /* tier.host.pin: 1 = cudaHostRegister the slots when a GPU exists */
     int prefault;    /* tier.host.prefault: 1 = touch every page when the pool is created */
+    uint64_t staging; /* tier.host.staging: bytes of host memory for the transfers to and
+                         from the disk tier, beyond the schedule's slots, or
+                         EBB_BUDGET_AUTO (the free budget, at most EBB_STAGING_AUTO_MAX) */
 } ebb_config_host;
 
 typedef struct ebb_config_disk {
@@ -140,8 +148,8 @@ typedef struct ebb_config {
 
 /* The embedded default (docs/configuration.md): strategy "auto"; audit
  * "off"; the GPU tier enabled when this build has CUDA and a device is found;
- * host and disk tiers enabled with budget "auto"; the disk tier in $TMPDIR
- * (if set and absolute) or /tmp. Overwrites *cfg without freeing it: call
+ * host and disk tiers enabled with budget "auto" (and host staging "auto");
+ * the disk tier in $TMPDIR (if set and absolute) or /tmp. Overwrites *cfg without freeing it: call
  * ebb_config_dispose first on a configuration in use. EBB_ERR_NO_MEMORY if
  * the path cannot be copied. */
 EBB_API ebb_status ebb_config_init_default(ebb_config *cfg);

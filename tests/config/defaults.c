@@ -18,6 +18,7 @@ Test(defaults, values)
     cr_expect_eq(cfg.host.numa, EBB_NUMA_AUTO);
     cr_expect_eq(cfg.host.pin, 1);
     cr_expect_eq(cfg.host.prefault, 1);
+    cr_expect_eq(cfg.host.staging, EBB_BUDGET_AUTO);
     cr_expect_eq(cfg.disk.enabled, 1);
     cr_expect_eq(cfg.disk.budget, EBB_BUDGET_AUTO);
     cr_expect_eq(cfg.disk.block_size, UINT64_C(8) << 20);
@@ -50,6 +51,7 @@ Test(defaults, every_key_has_a_name)
     cr_expect_str_eq(ebb_config_key_name(EBB_KEY_GPU_CHUNK_SIZE), "tier.gpu.chunk_size");
     cr_expect_str_eq(ebb_config_key_name(EBB_KEY_HOST_PIN), "tier.host.pin");
     cr_expect_str_eq(ebb_config_key_name(EBB_KEY_HOST_PREFAULT), "tier.host.prefault");
+    cr_expect_str_eq(ebb_config_key_name(EBB_KEY_HOST_STAGING), "tier.host.staging");
     cr_expect_str_eq(ebb_config_key_name(EBB_KEY_DISK_THREADS), "tier.disk.threads");
     cr_expect_str_eq(ebb_config_key_name(EBB_CONFIG_KEY_COUNT), "?");
 }

@@ -23,15 +23,16 @@ Test(load_ok, every_key)
              "numa = 0\n"                                /* 12 */
              "pin = false\n"                             /* 13 */
              "prefault = false\n"                        /* 14 */
-             "[tier.disk]\n"                             /* 15 */
-             "path = [\"%s/nvme0\", \"%s/nvme1\"]\n"     /* 16 */
-             "budget = 1048576\n"                        /* 17 */
-             "block_size = \"4 MiB\"\n"                  /* 18 */
-             "queue_depth = 16\n"                        /* 19 */
-             "threads = 4\n"                             /* 20 */
-             "backend = \"threads\"\n"                   /* 21 */
-             "checksum = true\n"                         /* 22 */
-             "direct = false\n",                         /* 23 */
+             "staging = \"32 MiB\"\n"                  /* 15 */
+             "[tier.disk]\n"                             /* 16 */
+             "path = [\"%s/nvme0\", \"%s/nvme1\"]\n"     /* 17 */
+             "budget = 1048576\n"                        /* 18 */
+             "block_size = \"4 MiB\"\n"                  /* 19 */
+             "queue_depth = 16\n"                        /* 20 */
+             "threads = 4\n"                             /* 21 */
+             "backend = \"threads\"\n"                   /* 22 */
+             "checksum = true\n"                         /* 23 */
+             "direct = false\n",                         /* 24 */
              test_dir, test_dir);
     const char *file = make_in_dir("ebb.toml", text);
     ebb_config cfg;
@@ -47,6 +48,7 @@ Test(load_ok, every_key)
     cr_expect_eq(cfg.host.numa, 0);
     cr_expect_eq(cfg.host.pin, 0);
     cr_expect_eq(cfg.host.prefault, 0);
+    cr_expect_eq(cfg.host.staging, UINT64_C(32) << 20);
     cr_expect_eq(cfg.disk.enabled, 1);
     cr_assert_eq(cfg.disk.path_count, 2);
     cr_expect(strstr(cfg.disk.paths[0], "/nvme0") != NULL);
@@ -63,10 +65,10 @@ Test(load_ok, every_key)
         [EBB_KEY_RUN_STRATEGY] = 3, [EBB_KEY_GPU_ENABLED] = 6, [EBB_KEY_GPU_BUDGET] = 7,
         [EBB_KEY_GPU_DEVICE] = 8, [EBB_KEY_GPU_CHUNK_SIZE] = 9, [EBB_KEY_HOST_ENABLED] = 10,
         [EBB_KEY_HOST_BUDGET] = 11, [EBB_KEY_HOST_NUMA] = 12, [EBB_KEY_HOST_PIN] = 13,
-        [EBB_KEY_HOST_PREFAULT] = 14, [EBB_KEY_DISK_ENABLED] = 15, [EBB_KEY_DISK_PATH] = 16,
-        [EBB_KEY_DISK_BUDGET] = 17, [EBB_KEY_DISK_BLOCK_SIZE] = 18, [EBB_KEY_DISK_QUEUE_DEPTH] = 19,
-        [EBB_KEY_DISK_THREADS] = 20, [EBB_KEY_DISK_BACKEND] = 21, [EBB_KEY_DISK_CHECKSUM] = 22,
-        [EBB_KEY_DISK_DIRECT] = 23};
+        [EBB_KEY_HOST_PREFAULT] = 14, [EBB_KEY_HOST_STAGING] = 15, [EBB_KEY_DISK_ENABLED] = 16,
+        [EBB_KEY_DISK_PATH] = 17, [EBB_KEY_DISK_BUDGET] = 18, [EBB_KEY_DISK_BLOCK_SIZE] = 19,
+        [EBB_KEY_DISK_QUEUE_DEPTH] = 20, [EBB_KEY_DISK_THREADS] = 21, [EBB_KEY_DISK_BACKEND] = 22,
+        [EBB_KEY_DISK_CHECKSUM] = 23, [EBB_KEY_DISK_DIRECT] = 24};
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++)
         cr_expect_eq(cfg.line[k], lines[k], "%s: line %d", ebb_config_key_name((ebb_config_key)k),
                      cfg.line[k]);

@@ -13,6 +13,7 @@ static void same(const ebb_config *a, const ebb_config *b)
     cr_expect_eq(a->host.numa, b->host.numa);
     cr_expect_eq(a->host.pin, b->host.pin);
     cr_expect_eq(a->host.prefault, b->host.prefault);
+    cr_expect_eq(a->host.staging, b->host.staging);
     cr_expect_eq(a->disk.enabled, b->disk.enabled);
     cr_assert_eq(a->disk.path_count, b->disk.path_count);
     for (size_t i = 0; i < a->disk.path_count; i++)
@@ -46,6 +47,7 @@ static void round_trip(const ebb_config *a)
     b.gpu.chunk_size = 12345;
     b.host.pin = !a->host.pin;
     b.host.prefault = !a->host.prefault;
+    b.host.staging = a->host.staging == EBB_BUDGET_AUTO ? 4096 : EBB_BUDGET_AUTO;
     b.disk.threads = a->disk.threads == 7 ? 8 : 7;
     ebb_status s = ebb_config_load_string(text, "shown.toml", &b);
     cr_assert_eq(s, EBB_OK, "%s\n%s", ebb_last_error(), text);
@@ -75,6 +77,7 @@ Test(round_trip, every_field_changed)
     a.host.numa = 0;
     a.host.pin = 0;
     a.host.prefault = 0;
+    a.host.staging = (UINT64_C(96) << 20) + 1;
     a.disk.budget = UINT64_C(2) << 20;
     a.disk.block_size = UINT64_C(12) << 10;
     a.disk.queue_depth = 1;
@@ -111,7 +114,8 @@ Test(round_trip, write_to_a_stream)
     cr_expect(strstr(mem, "block_size = \"8 MiB\"\n") != NULL, "%s", mem);
     cr_expect(strstr(mem, "budget = \"auto\"\n") != NULL, "%s", mem);
     cr_expect(strstr(mem, "device = 0\nchunk_size = \"64 MiB\"\n") != NULL, "%s", mem);
-    cr_expect(strstr(mem, "numa = \"auto\"\npin = true\nprefault = true\n") != NULL, "%s", mem);
+    cr_expect(strstr(mem, "numa = \"auto\"\npin = true\nprefault = true\n"
+                          "staging = \"auto\"\n") != NULL, "%s", mem);
     cr_expect(strstr(mem, "queue_depth = 16\nthreads = 0\n") != NULL, "%s", mem);
     free(mem);
     ebb_config_dispose(&a);

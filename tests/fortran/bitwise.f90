@@ -1,5 +1,6 @@
 ! The Fortran binding (bindings/fortran) and example (examples/fortran):
-!  - the mirrored ebb_run_options and ebb_run_stats have the C layout;
+!  - the mirrored ebb_run_options and ebb_run_stats have the C layout, and
+!    the EBB_KEY_* constants the C values;
 !  - over random (n, slots) and every strategy, the Fortran example's J,
 !    dJ/dr and every entry of dJ/du0 are bitwise the C example's;
 !  - ebb's errors come back as the status and ebb_last_error()'s message,
@@ -27,9 +28,14 @@ program fortran_binding_test
        import :: c_size_t
        integer(c_size_t), intent(out) :: offsets(*)
      end function rdtest_run_stats_layout
+     integer(c_size_t) function rdtest_config_keys(keys) bind(c)
+       import :: c_size_t, c_int
+       integer(c_int), intent(out) :: keys(*)
+     end function rdtest_config_keys
   end interface
 
   call check_layout()
+  call check_keys()
   call check_gradients()
   call check_errors()
   print '(a)', 'fortran binding: all checks passed'
@@ -90,6 +96,23 @@ contains
     end do
     print '(a)', 'layout of ebb_run_options and ebb_run_stats: as in C'
   end subroutine check_layout
+
+  subroutine check_keys()
+    integer(c_int) :: c_keys(32), f_keys(15)
+    integer :: i
+    character(len=64) :: what
+    f_keys = [EBB_KEY_RUN_STRATEGY, EBB_KEY_RUN_AUDIT, EBB_KEY_GPU_ENABLED, EBB_KEY_GPU_BUDGET, &
+         EBB_KEY_GPU_DEVICE, EBB_KEY_GPU_CHUNK_SIZE, EBB_KEY_HOST_ENABLED, EBB_KEY_HOST_BUDGET, &
+         EBB_KEY_HOST_NUMA, EBB_KEY_HOST_PIN, EBB_KEY_HOST_PREFAULT, EBB_KEY_HOST_STAGING, &
+         EBB_KEY_DISK_ENABLED, EBB_KEY_DISK_PATH, EBB_KEY_DISK_BUDGET]
+    call require(rdtest_config_keys(c_keys) == size(f_keys, kind=c_size_t), &
+         'the C side lists another number of EBB_KEY_* constants')
+    do i = 1, size(f_keys)
+       write (what, '(a,i0,a)') 'EBB_KEY_* constant ', i, ' differs from the C value'
+       call require(f_keys(i) == c_keys(i), trim(what))
+    end do
+    print '(a)', 'EBB_KEY_* constants: as in C'
+  end subroutine check_keys
 
   ! A small reproducible generator for the cases (splitmix-free LCG).
   integer(i8) function next(state, bound)

@@ -1,6 +1,7 @@
 /* The C side of tests/fortran/bitwise.f90: the C example's gradient
- * (examples/reaction_diffusion/adjoint.c) for the same options, and the C
- * compiler's layout of the structs the Fortran module mirrors. */
+ * (examples/reaction_diffusion/adjoint.c) for the same options, the C
+ * compiler's layout of the structs the Fortran module mirrors, and the
+ * values of the ebb_config_key constants it mirrors. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@ int rdtest_c_gradient(int64_t points, int64_t steps, const ebb_run_options *base
                       double *grad_r, double *objective);
 size_t rdtest_run_options_layout(size_t *offsets);
 size_t rdtest_run_stats_layout(size_t *offsets);
+size_t rdtest_config_keys(int *keys);
 
 /* J, dJ/du0 and dJ/dr of the C example; its status (ebb_last_error: why). */
 int rdtest_c_gradient(int64_t points, int64_t steps, const ebb_run_options *base, double *lambda,
@@ -96,4 +98,26 @@ size_t rdtest_run_stats_layout(size_t *o)
     o[i++] = OFF(ebb_run_stats, reverse_sweep_s);
     o[i++] = OFF(ebb_run_stats, wall_s);
     return sizeof(ebb_run_stats);
+}
+
+/* The EBB_KEY_* the Fortran module names, in its order; returns how many. */
+size_t rdtest_config_keys(int *k)
+{
+    size_t i = 0;
+    k[i++] = EBB_KEY_RUN_STRATEGY;
+    k[i++] = EBB_KEY_RUN_AUDIT;
+    k[i++] = EBB_KEY_GPU_ENABLED;
+    k[i++] = EBB_KEY_GPU_BUDGET;
+    k[i++] = EBB_KEY_GPU_DEVICE;
+    k[i++] = EBB_KEY_GPU_CHUNK_SIZE;
+    k[i++] = EBB_KEY_HOST_ENABLED;
+    k[i++] = EBB_KEY_HOST_BUDGET;
+    k[i++] = EBB_KEY_HOST_NUMA;
+    k[i++] = EBB_KEY_HOST_PIN;
+    k[i++] = EBB_KEY_HOST_PREFAULT;
+    k[i++] = EBB_KEY_HOST_STAGING;
+    k[i++] = EBB_KEY_DISK_ENABLED;
+    k[i++] = EBB_KEY_DISK_PATH;
+    k[i++] = EBB_KEY_DISK_BUDGET;
+    return i;
 }

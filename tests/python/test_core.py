@@ -87,6 +87,15 @@ def test_config_dict_file_and_dotted_keys_agree(tmp_path):
     assert ebb.Config(f).budget("host") == 64 << 20
 
 
+def test_config_host_staging_passes_through():
+    # The binding does not mirror the keys: a key added to the C table works.
+    assert ebb.Config().as_dict()["tier"]["host"]["staging"] == "auto"
+    cfg = ebb.Config({"tier.host.staging": "64 MiB"})
+    assert cfg.as_dict()["tier"]["host"]["staging"] == "64 MiB"
+    with pytest.raises(ebb.EbbError, match="key 'tier.host.staging': expected a positive size"):
+        ebb.Config({"tier": {"host": {"staging": 0}}})
+
+
 def test_config_strings_with_quotes_and_lists(tmp_path):
     odd = tmp_path / 'a "quoted" \\ dir'
     odd.mkdir()
