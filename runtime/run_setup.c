@@ -388,10 +388,6 @@ static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int
     return EBB_OK;
 }
 
-#ifndef EBB_STAGING_AUTO_MAX
-#define EBB_STAGING_AUTO_MAX (256ull << 20)
-#endif
-
 /* Buffers of `tier` beyond the schedule's `used` slots and the `working`
  * ones, for the transfers from and to the tier below (written behind the
  * forward sweep, read ahead of the reverse sweep): what the tier's budget
@@ -416,8 +412,12 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
     int disk = used[EBB_TIER_DISK] > 0;
     int32_t working = gpu_state ? 0 : 2;
     int32_t staging = 0;
+    uint64_t key = a->config ? a->config->host.staging : EBB_BUDGET_AUTO;
     if (disk && run->opt.staging > 0)
         staging = run->opt.staging;
+    else if (disk && key != EBB_BUDGET_AUTO)
+        staging = key / run->opt.state_size > INT32_MAX ? INT32_MAX
+                                                         : (int32_t)(key / run->opt.state_size);
     else if (disk)
         staging = spare_buffers(run, EBB_TIER_HOST, used[EBB_TIER_HOST], working,
                                 used[EBB_TIER_DISK]);
