@@ -430,9 +430,12 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
     rt_pool *pool = NULL;
     run->scratch = -1;
     if (gpu_state) {
-        /* restores from host slots are copied up ahead into the spare ones */
+        /* restores from host slots are copied up ahead into the spare ones
+         * (at least two: working memory, as the staging ones of the host) */
         int32_t spare = spare_buffers(run, EBB_TIER_GPU, used[EBB_TIER_GPU], 2,
                                       used[EBB_TIER_HOST]);
+        if (used[EBB_TIER_HOST] > 0 && spare < 2)
+            spare = used[EBB_TIER_HOST] < 2 ? used[EBB_TIER_HOST] : 2;
         int32_t count = used[EBB_TIER_GPU] + 2 + spare;
         if ((st = make_pool(run, a, EBB_TIER_GPU, count, &pool)) != EBB_OK ||
             (st = rt_mem_init(&run->gpu, pool, EBB_TIER_GPU, count, used[EBB_TIER_GPU])) != EBB_OK)
