@@ -86,8 +86,9 @@ Test(planner_closed_form, revolve_in_memory_is_its_optimal_count)
 Test(planner_closed_form, a_gpu_state_waits_for_a_slow_pcie_link_only_where_it_must)
 {
     /* store-all in host memory for a gpu state: every state crosses a link
-     * that takes 3 steps per state; the two gpu working buffers make the
-     * forward wait for each copy, so the sweep is bounded by the link */
+     * that takes 3 steps per state; the gpu buffers (two working ones, two
+     * spare for the read ahead) let the forward run at most a few copies
+     * ahead, so the sweep is bounded by the link */
     const double f = 0.002, link = 0.006;
     ebb_plan_problem p = base(100, 200, 0, f, 0.004);
     p.state_tier = EBB_TIER_GPU;
@@ -95,7 +96,7 @@ Test(planner_closed_form, a_gpu_state_waits_for_a_slow_pcie_link_only_where_it_m
     p.channel[EBB_PLAN_HOST_TO_GPU].bandwidth = (double)p.state_size / link;
     ebb_plan_prediction r = predict(&p, EBB_CONFIG_STRATEGY_STORE_ALL);
     cr_assert(r.fits && r.fast_tier == EBB_TIER_HOST, "%s", r.why_not);
-    cr_assert(r.forward_s >= 98 * link && r.forward_s <= 100 * link + f, "forward %g s",
+    cr_assert(r.forward_s >= 95 * link && r.forward_s <= 100 * link + f, "forward %g s",
               r.forward_s);
     cr_assert_gt(r.stall_tier_s[EBB_TIER_HOST], 0);
     /* with gpu slots for every state nothing crosses the link */
