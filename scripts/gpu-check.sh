@@ -18,7 +18,9 @@
 # 5. benchmarks/gpu_async: the asynchronous strategy with a GPU state and a
 #    GPU budget of 5 % of the states (issue 8): exact, overhead <= 1.10;
 # 6. benchmarks/gpu_chain: gpu <-> disk through a host slot, two steps
-#    against one pipelined ebb_move_via (issue 10): latencies, exact.
+#    against one pipelined ebb_move_via (issue 10): latencies, exact;
+# 7. the reverse sweep's host -> gpu restores against the loop's h2d
+#    (issue 19's read-ahead up the hierarchy): >= 90 %.
 #
 # Every log and JSON goes to OUT (default build-gpu/out). Exit status 0 only
 # when the build, the tests and the 90 % target all pass.
@@ -133,6 +135,28 @@ if "$build/benchmarks/gpu_chain" --disk "$out" --json > "$out/gpu_chain.json" 2>
   say "gpu_chain: $(cat "$out/gpu_chain.json")"
 else
   say "gpu_chain FAIL: $(cat "$out/gpu_chain.json" 2>/dev/null) $(tail -1 "$out/bench.err")"
+  status=1
+fi
+# 7. The read-ahead up the hierarchy (issue 19): a gpu state whose states all
+#    sit in host slots (multistage, 2 gpu slots), steps of one device copy:
+#    the reverse sweep is the host -> gpu restores back to back; its rate
+#    against the plain loop's h2d (cuda_baseline above): target >= 90 %.
+say "gpu_h2d_reverse: 1000 states of 16 MiB restored host -> gpu"
+if "$build/benchmarks/gpu_async" --disk "$out" --strategy multistage --gpu-fraction 0.002 \
+     --host-slots 1000 --forward-copies 1 --reverse-copies 1 --json > "$out/gpu_h2d_reverse.json" 2>> "$out/bench.err" ||
+   grep -q '"gradient_exact": true' "$out/gpu_h2d_reverse.json"; then
+  python3 - "$out/gpu_h2d_reverse.json" "$out"/cuda_baseline.*.json <<'PY' | tee -a "$out/summary.txt" >&2 || status=1
+import json, statistics, sys
+r = json.load(open(sys.argv[1]))
+h2d = statistics.median(json.load(open(f))["h2d_GBps"] for f in sys.argv[2:]) if sys.argv[2:] else float("nan")
+rate = r["bytes_host"] / r["reverse_s"] / 1e9
+ok = r["gradient_exact"] and rate >= 0.9 * h2d
+print("gpu_h2d_reverse: reverse sweep %.2f GB/s (%d bytes in %.4f s) against the loop's h2d %.2f GB/s: %.1f%%, exact %s: %s"
+      % (rate, r["bytes_host"], r["reverse_s"], h2d, 100 * rate / h2d, r["gradient_exact"], "PASS" if ok else "FAIL"))
+sys.exit(0 if ok else 1)
+PY
+else
+  say "gpu_h2d_reverse FAIL: $(tail -1 "$out/bench.err")"
   status=1
 fi
 say "outputs in $out; exit $status"
