@@ -27,8 +27,8 @@
 #include "runtime/run_internal.h"
 
 /* Free buffers a read leaves to the steps: the output of the step being run
- * and one more, so a recomputation never waits for a read. */
-enum { KEEP = 2 };
+ * (never the last free one). */
+enum { KEEP = 1 };
 
 /* Actions kept in the window from the current one on (window.h's batch
  * holds 1024). */
