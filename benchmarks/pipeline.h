@@ -70,6 +70,7 @@ typedef struct pl_info {
     ebb_tier fast_tier, slow_tier;
     int32_t slots[EBB_TIER_COUNT];
     int32_t buffers[EBB_TIER_COUNT];
+    int32_t staging; /* of buffers[host]: the disk's */
     uint64_t bytes[EBB_TIER_COUNT];
     char warnings[256];
 } pl_info;

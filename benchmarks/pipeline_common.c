@@ -94,6 +94,7 @@ void pl_info_copy(const ebb_run_info *in, pl_info *out)
     snprintf(out->strategy, sizeof out->strategy, "%s", in->strategy_name);
     out->fast_tier = in->fast_tier;
     out->slow_tier = in->slow_tier;
+    out->staging = in->staging;
     for (int t = 0; t < EBB_TIER_COUNT; t++) {
         out->slots[t] = in->slots[t];
         out->buffers[t] = in->buffers[t];

@@ -104,10 +104,11 @@ void pl_print_disk(const pl_args *a, const pl_disk_row *rows, int json)
         const pl_disk_row *r = &rows[i];
         char sz[32];
         size_name(r->state, sz, sizeof sz);
-        printf("  %s: %s on %s, %d disk slots, buffers host %d disk %d; forward %.3f s, reverse "
-               "%.3f s; loop %s%s\n",
+        printf("  %s: %s on %s, %d disk slots, buffers host %d (staging %d) disk %d; forward %.3f "
+               "s, reverse %.3f s; loop %s%s\n",
                sz, r->info.strategy, ebb_tier_name(r->info.fast_tier), r->info.slots[EBB_TIER_DISK],
-               r->info.buffers[EBB_TIER_HOST], r->info.buffers[EBB_TIER_DISK], r->forward_s,
+               r->info.buffers[EBB_TIER_HOST], r->info.staging, r->info.buffers[EBB_TIER_DISK],
+               r->forward_s,
                r->reverse_s, r->loop.direct ? "O_DIRECT" : "buffered",
                r->loop.registered ? ", registered buffers" : "");
         if (r->info.warnings[0])
@@ -178,10 +179,10 @@ void pl_print_reverse(const pl_args *a, const pl_rev *v, int json)
     }
     for (int i = 0; i < 2; i++) {
         const pl_rev_row *r = &v->rows[i];
-        printf("  %s: slots host %d disk %d, buffers host %d disk %d, bytes read %llu, reverse "
-               "stall on disk %.3f s",
+        printf("  %s: slots host %d disk %d, buffers host %d (staging %d) disk %d, bytes read "
+               "%llu, reverse stall on disk %.3f s",
                r->info.strategy, r->info.slots[EBB_TIER_HOST], r->info.slots[EBB_TIER_DISK],
-               r->info.buffers[EBB_TIER_HOST], r->info.buffers[EBB_TIER_DISK],
+               r->info.buffers[EBB_TIER_HOST], r->info.staging, r->info.buffers[EBB_TIER_DISK],
                (unsigned long long)r->st.bytes_read[EBB_TIER_DISK],
                r->st.stall_s[EBB_TIER_DISK] - r->st_fwd.stall_s[EBB_TIER_DISK]);
         if (r->io_ratio > 0)
