@@ -40,10 +40,10 @@ _settled = False
 
 def settle_process():
     """The CUDA runtime starts threads (and opens descriptors) the first time
-    a process touches a device and keeps them until exit: the runtime's, not a
-    leak of ebb's. One tiny run on the default configuration (whose GPU tier
-    probes the device where there is one) before a baseline is taken; without
-    a GPU it changes nothing."""
+    a process touches a device and keeps them until exit, and so does torch:
+    theirs, not a leak of ebb's. One tiny run on the default configuration
+    (whose GPU tier probes the device where there is one) and a tiny torch
+    operation before a baseline is taken."""
     global _settled
     if _settled:
         return
@@ -58,6 +58,16 @@ def settle_process():
     with ebb.Run(64, 4, forward, reverse, strategy="store-all", slots=4) as run:
         run.forward(bytes(64))
         run.reverse()
+    # torch starts its own threads lazily too: its intra-op pool at the first
+    # parallel operation, CUDA's at the first device operation
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        torch.ones(256, 256) @ torch.ones(256, 256)
+        if torch.cuda.is_available():
+            (torch.ones(16, device="cuda") * 2).sum().item()
     _settled = True
 
 
