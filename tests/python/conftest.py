@@ -59,13 +59,17 @@ def settle_process():
         run.forward(bytes(64))
         run.reverse()
     # torch starts its own threads lazily too: its intra-op pool at the first
-    # parallel operation, CUDA's at the first device operation
+    # parallel operation, autograd's device threads at the first backward,
+    # CUDA's at the first device operation
     try:
         import torch
     except ImportError:
         torch = None
     if torch is not None:
         torch.ones(256, 256) @ torch.ones(256, 256)
+        # autograd starts a thread per CUDA device at the first backward
+        x = torch.ones(4, requires_grad=True)
+        (x * 2).sum().backward()
         if torch.cuda.is_available():
             (torch.ones(16, device="cuda") * 2).sum().item()
     _settled = True
