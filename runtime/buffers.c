@@ -185,16 +185,6 @@ ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, rt_ticket t, int other_ti
     return EBB_OK;
 }
 
-int rt_reserved(const rt_mem *m, int32_t b)
-{
-    return m->buf[b].cls == RT_HELD;
-}
-
-int32_t rt_unheld(const rt_mem *m)
-{
-    return m->count - m->size[RT_HELD];
-}
-
 void rt_forget(ebb_run *run, rt_mem *m, int32_t b)
 {
     rt_buf *x = &m->buf[b];

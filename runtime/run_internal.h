@@ -183,10 +183,6 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out);
 /* A buffer free now without waiting, if `keep` others stay free or busy
  * (read ahead: never the last ones the steps need); -1 if none. */
 ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out);
-/* Buffers free or freeing (not held), for sizing the read ahead. */
-int32_t rt_unheld(const rt_mem *m);
-/* Whether buffer b holds something: never handed out. */
-int rt_reserved(const rt_mem *m, int32_t b);
 /* Puts buffer b in the list its fields say; after every change of holders,
  * pins, pending or cached (rt_mark, rt_settle, rt_remember, rt_forget and
  * the ref setters call it themselves). */
