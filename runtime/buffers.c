@@ -268,8 +268,7 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
                         "the runtime ran out of %s buffers (%d); please report this with the "
                         "strategy and slot counts",
                         ebb_tier_name(m->tier), m->count);
-    if (m->tier == EBB_TIER_HOST && run->disk_cache)
-        rt_forget(run, m, *out); /* the taker writes it */
+    rt_forget(run, m, *out); /* the taker writes it */
     return EBB_OK;
 }
 
@@ -283,7 +282,7 @@ ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out)
     if (m->count - m->size[RT_HELD] <= keep || m->ahead >= most)
         return EBB_OK;
     ebb_status st = pick_now(run, m, out);
-    if (st == EBB_OK && *out >= 0 && m->tier == EBB_TIER_HOST && run->disk_cache)
+    if (st == EBB_OK && *out >= 0)
         rt_forget(run, m, *out);
     return st;
 }
