@@ -272,14 +272,19 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
     return EBB_OK;
 }
 
-ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out)
+int rt_may_pin_ahead(const rt_mem *m, int32_t keep)
 {
-    *out = -1;
     /* the reads ahead hold spare buffers only; a host state's leave one
      * spare to the disk writes of recomputations (a gpu state's go through
      * a host buffer) */
     int32_t most = m->tier == EBB_TIER_HOST ? m->spare - 1 : m->spare;
-    if (m->count - m->size[RT_HELD] <= keep || m->ahead >= most)
+    return m->count - m->size[RT_HELD] > keep && m->ahead < most;
+}
+
+ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out)
+{
+    *out = -1;
+    if (!rt_may_pin_ahead(m, keep))
         return EBB_OK;
     ebb_status st = pick_now(run, m, out);
     if (st == EBB_OK && *out >= 0)

@@ -439,8 +439,9 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
     } else {
         const rt_buf *x = &m->buf[in];
         out = in;
-        if (keep_prev || x->holders > 0 || x->pending.pool) {
-            /* the state is kept (or read by a transfer): step on a copy */
+        if (keep_prev || x->holders > 0 || x->pins > 1 || x->pending.pool) {
+            /* the state is kept (a slot, a read ahead waiting for it, or a
+             * transfer reading it): step on a copy */
             double t0 = rt_clock(run);
             st = rt_take(run, m, 1, &out);
             if (st == EBB_OK)

@@ -5,7 +5,8 @@
  * data there (or on its way).
  *
  * - A disk read (a RESTORE from disk, a PREFETCH or EVICT out of it) goes
- *   into a free host buffer.
+ *   into a free host buffer; a state still in a host buffer (written from
+ *   or read into it) is kept there instead, pinned like a read.
  * - For a gpu state, a RESTORE from a host slot is copied up into a free gpu
  *   buffer.
  *
@@ -54,7 +55,7 @@ static rt_mem *ahead_mem(ebb_run *run, const rt_ahead *e)
     return e->from == EBB_TIER_DISK ? &run->host : &run->gpu;
 }
 
-static void push(ebb_run *run, int from, int32_t slot, int64_t step, int32_t buf)
+static void push(ebb_run *run, int from, int32_t slot, int64_t step, int32_t buf, int hit)
 {
     rt_ahead *e = &run->ahead[(run->ahead_first + run->ahead_len) % run->ahead_cap];
     e->from = (int8_t)from;
@@ -66,7 +67,10 @@ static void push(ebb_run *run, int from, int32_t slot, int64_t step, int32_t buf
     m->ahead++;
     m->buf[buf].pins++;
     rt_buf_update(m, buf);
-    run->stats.prefetches++;
+    if (hit)
+        run->stats.cache_hits++;
+    else
+        run->stats.prefetches++;
 }
 
 int32_t rt_take_ahead(ebb_run *run, int from, int32_t slot, int64_t step)
@@ -97,8 +101,17 @@ static ebb_status read_disk_ahead(ebb_run *run, const ebb_action *a, int *go)
 {
     int32_t s = a->slot;
     *go = 1;
-    if (run->disk_cache[s] >= 0)
-        return EBB_OK; /* still in a host buffer */
+    int32_t c = run->disk_cache[s];
+    if (c >= 0) {
+        /* still in a host buffer: kept there until its action, or the reads
+         * ahead would take the buffer and read it back later (behind them) */
+        if (!rt_may_pin_ahead(&run->host, KEEP)) {
+            *go = 0;
+            return EBB_OK;
+        }
+        push(run, EBB_TIER_DISK, s, a->step, c, 1);
+        return EBB_OK;
+    }
     rt_ticket *w = &run->disk_pending[s];
     if (w->pool) {
         int done = 0;
@@ -124,7 +137,7 @@ static ebb_status read_disk_ahead(ebb_run *run, const ebb_action *a, int *go)
     if (run->trace.f)
         rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, a->step, rt_clock(run));
     rt_remember(run, q, s);
-    push(run, EBB_TIER_DISK, s, a->step, q);
+    push(run, EBB_TIER_DISK, s, a->step, q, 0);
     return rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1);
 }
 
@@ -141,7 +154,7 @@ static ebb_status copy_up_ahead(ebb_run *run, const ebb_action *a, int *go)
     if ((st = rt_take_spare(run, g, KEEP, &b)) != EBB_OK || b < 0)
         return st;
     *go = 1;
-    push(run, EBB_TIER_HOST, a->slot, a->step, b);
+    push(run, EBB_TIER_HOST, a->slot, a->step, b, 0);
     return rt_copy_buf(run, g, b, h, hb);
 }
 

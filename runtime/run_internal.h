@@ -183,6 +183,9 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out);
 /* A buffer free now without waiting, if `keep` others stay free or busy
  * (read ahead: never the last ones the steps need); -1 if none. */
 ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out);
+/* Whether a read ahead may hold one more buffer of m (rt_take_spare's
+ * rule; also for keeping a cached one). */
+int rt_may_pin_ahead(const rt_mem *m, int32_t keep);
 /* Puts buffer b in the list its fields say; after every change of holders,
  * pins, pending or cached (rt_mark, rt_settle, rt_remember, rt_forget and
  * the ref setters call it themselves). */

@@ -60,3 +60,44 @@ Test(prefetch, disk_revolve_prefetches_are_read_ahead)
     /* disk-revolve reads its disk slots with PREFETCH actions, not RESTOREs */
     run_one(EBB_CONFIG_STRATEGY_DISK_REVOLVE, 4, 0);
 }
+
+/* The states still in host buffers at the turn (the last ones written) are
+ * kept there for their RESTOREs: the reads ahead take other buffers, not
+ * these (they would read them back later, behind the reads ahead). */
+Test(prefetch, states_still_in_memory_are_kept_for_their_restores)
+{
+    char dir[256];
+    ebb_config cfg;
+    wl_config(&cfg, dir, sizeof dir);
+    cfg.disk.budget = 512ull << 20;
+    wl w;
+    wl_init(&w, 64 << 10);
+    const int64_t n = 300;
+    const int32_t staging = 12;
+    w.steps_known = n;
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = w.size;
+    o.steps = n;
+    o.config = &cfg;
+    o.strategy = EBB_STRATEGY_STORE_ALL;
+    o.fast_tier = EBB_TIER_DISK;
+    o.staging = staging;
+    o.forward = wl_forward_cb;
+    o.reverse = slow_reverse;
+    o.user = &w;
+    ebb_run_stats st;
+    cr_assert_eq(wl_run(&o, NULL, &w, 3, &st), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(w.adjoint, wl_reference(w.size, n, 3));
+    /* each of the n-1 stored states from memory or read ahead: none read
+     * on demand (a stall) */
+    cr_assert_eq(st.restores[EBB_TIER_DISK], n - 1);
+    cr_assert_eq(st.prefetches + st.cache_hits, n - 1, "%lld read ahead, %lld from memory",
+                 (long long)st.prefetches, (long long)st.cache_hits);
+    /* the staging buffers hold the last states written (but the one the
+     * step being run needs as its output) */
+    cr_assert_geq(st.cache_hits, staging - 2, "only %lld of the last %d states from memory",
+                  (long long)st.cache_hits, staging);
+    rmdir(dir);
+    ebb_config_dispose(&cfg);
+}
