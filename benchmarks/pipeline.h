@@ -128,6 +128,7 @@ typedef struct pl_act_row {
     int32_t slots;                /* the schedule's host slots */
     int repeats;
     double sweeps_s;              /* both sweeps, all repeats */
+    double median_s;              /* both sweeps, the median repeat (what ns/action uses) */
     int64_t actions;              /* per run, from the schedule's replay */
     int64_t ops;                  /* per run: forward + reverse steps + stores + restores */
     int counts_match;             /* the replay's counts = the run's */
