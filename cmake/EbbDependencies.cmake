@@ -5,6 +5,9 @@ pkg_check_modules(URING REQUIRED IMPORTED_TARGET liburing)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
+# compression of states: lossless (c-blosc) and lossy (zfp, its CMake package)
+pkg_check_modules(BLOSC REQUIRED IMPORTED_TARGET blosc)
+find_package(zfp CONFIG REQUIRED)
 # the ebb program only: reading `ebb bench --json` files
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 
@@ -26,7 +29,7 @@ endif()
 add_library(ebb_deps INTERFACE)
 target_link_libraries(ebb_deps INTERFACE
   PkgConfig::URING PkgConfig::HWLOC PkgConfig::XXHASH PkgConfig::TOMLPP
-  Threads::Threads m)
+  PkgConfig::BLOSC zfp::zfp Threads::Threads m)
 if(EBB_HAVE_CUDA)
   # Static runtime: libebb works wherever the driver is, without libcudart.so on the path.
   target_link_libraries(ebb_deps INTERFACE CUDA::cudart_static)

@@ -28,7 +28,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/ebbConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/ebbConfig.cmake ${PROJECT_BINARY_DIR}/ebbConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ebb)
 
-set(EBB_PC_PRIVATE_LIBS "-luring -lhwloc -lxxhash -ltomlplusplus -lstdc++ -lpthread -lm")
+set(EBB_PC_PRIVATE_LIBS "-luring -lhwloc -lxxhash -ltomlplusplus -lblosc -lzfp -lstdc++ -lpthread -lm")
 if(EBB_HAVE_CUDA)
   string(APPEND EBB_PC_PRIVATE_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
 endif()

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   liburing-dev libhwloc-dev libxxhash-dev libtomlplusplus-dev libjansson-dev
+  libblosc-dev libzfp-dev
   libcriterion-dev
   openmpi-bin libopenmpi-dev
   gfortran

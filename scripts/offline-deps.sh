@@ -31,6 +31,8 @@ direct=(
   libxxhash-dev libxxhash0
   libtomlplusplus-dev libtomlplusplus3
   libjansson-dev libjansson4
+  libblosc-dev libblosc1
+  libzfp-dev libzfp1
   libcriterion-dev libcriterion3
 )
 # What those libraries need in turn (Criterion: libgit2, nanomsg and theirs):

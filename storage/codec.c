@@ -1,0 +1,232 @@
+/* Codecs (include/ebb/codec.h): the options checked, the values named, the
+ * calls handed to the library's ops table (codec_internal.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "storage/codec_internal.h"
+
+static const char *const mode_names[EBB_COMPRESSION_COUNT] = {
+    "off", "lossless", "fixed-rate", "fixed-precision", "fixed-accuracy"};
+static const char *const codec_names[EBB_CODEC_COUNT] = {"lz4", "lz4hc", "zstd", "zlib",
+                                                         "blosclz"};
+static const char *const shuffle_names[EBB_SHUFFLE_COUNT] = {"none", "byte", "bit"};
+static const char *const element_names[EBB_ELEMENT_COUNT] = {"bytes", "float32", "float64"};
+
+static const char *name_of(const char *const *names, int count, int v)
+{
+    return v >= 0 && v < count ? names[v] : "?";
+}
+
+/* Index of `name` in names, or an error listing them under `what`. */
+static ebb_status from_name(const char *name, const char *const *names, int count,
+                            const char *what, int *out)
+{
+    for (int i = 0; name && i < count; i++)
+        if (!strcmp(name, names[i])) {
+            *out = i;
+            return EBB_OK;
+        }
+    char list[160] = "";
+    size_t at = 0;
+    for (int i = 0; i < count && at < sizeof list; i++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s\"%s\"",
+                               i == 0 ? "" : i + 1 == count ? " or " : ", ", names[i]);
+    return ebb_fail(EBB_ERR_INVALID_ARG, "unknown %s \"%s\": expected %s", what,
+                    name ? name : "(null)", list);
+}
+
+const char *ebb_compression_name(ebb_compression m)
+{
+    return name_of(mode_names, EBB_COMPRESSION_COUNT, (int)m);
+}
+const char *ebb_codec_name_str(ebb_codec_name c)
+{
+    return name_of(codec_names, EBB_CODEC_COUNT, (int)c);
+}
+const char *ebb_shuffle_name(ebb_shuffle s)
+{
+    return name_of(shuffle_names, EBB_SHUFFLE_COUNT, (int)s);
+}
+const char *ebb_element_name(ebb_element e)
+{
+    return name_of(element_names, EBB_ELEMENT_COUNT, (int)e);
+}
+
+#define FROM_NAME(fn, type, names, count, what)                                             \
+    ebb_status fn(const char *name, type *out)                                              \
+    {                                                                                       \
+        int v = 0;                                                                          \
+        ebb_status st = from_name(name, names, count, what, &v);                            \
+        if (st == EBB_OK && out)                                                            \
+            *out = (type)v;                                                                 \
+        return st;                                                                          \
+    }
+FROM_NAME(ebb_compression_from_name, ebb_compression, mode_names, EBB_COMPRESSION_COUNT,
+          "compression")
+FROM_NAME(ebb_codec_from_name, ebb_codec_name, codec_names, EBB_CODEC_COUNT, "codec")
+FROM_NAME(ebb_shuffle_from_name, ebb_shuffle, shuffle_names, EBB_SHUFFLE_COUNT, "shuffle")
+FROM_NAME(ebb_element_from_name, ebb_element, element_names, EBB_ELEMENT_COUNT, "element type")
+#undef FROM_NAME
+
+size_t ebb_element_size(ebb_element e)
+{
+    return e == EBB_ELEMENT_FLOAT32 ? 4 : e == EBB_ELEMENT_FLOAT64 ? 8 : 1;
+}
+
+void ebb_codec_options_init(ebb_codec_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->mode = EBB_COMPRESSION_OFF;
+    o->codec = EBB_CODEC_LZ4;
+    o->level = 5;
+    o->shuffle = EBB_SHUFFLE_BYTE;
+    o->threads = 1;
+    o->element = EBB_ELEMENT_BYTES;
+}
+
+/* The options that do not depend on the library, and the element count. */
+static ebb_status check(const ebb_codec_options *o, size_t state_size, size_t *count)
+{
+    if ((unsigned)o->mode >= EBB_COMPRESSION_COUNT || o->mode == EBB_COMPRESSION_OFF)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_codec_options.mode is %s: a codec needs lossless, fixed-rate, "
+                        "fixed-precision or fixed-accuracy",
+                        ebb_compression_name(o->mode));
+    if ((unsigned)o->element >= EBB_ELEMENT_COUNT)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_codec_options.element is %d: expected bytes, float32 or float64",
+                        (int)o->element);
+    int lossy = o->mode != EBB_COMPRESSION_LOSSLESS;
+    if (lossy && o->element == EBB_ELEMENT_BYTES)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s compression (zfp) needs the state's element type: set "
+                        "ebb_codec_options.element to float32 or float64",
+                        ebb_compression_name(o->mode));
+    size_t es = ebb_element_size(o->element);
+    if (state_size == 0 || state_size % es)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "a state of %zu bytes is not a whole number of %s values (%zu bytes each)",
+                        state_size, ebb_element_name(o->element), es);
+    *count = state_size / es;
+    if (o->dims < 0 || o->dims > EBB_CODEC_MAX_DIMS)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_codec_options.dims is %d: expected 0 .. %d",
+                        o->dims, EBB_CODEC_MAX_DIMS);
+    if (o->dims > 0) {
+        uint64_t p = 1;
+        for (int d = 0; d < o->dims; d++) {
+            if (o->shape[d] == 0 || p > UINT64_MAX / o->shape[d])
+                return ebb_fail(EBB_ERR_INVALID_ARG,
+                                "ebb_codec_options.shape[%d] is %llu: every extent must be at "
+                                "least 1 and their product fit 64 bits",
+                                d, (unsigned long long)o->shape[d]);
+            p *= o->shape[d];
+        }
+        if (p != *count)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_codec_options.shape holds %llu values, the state %zu %s values "
+                            "(%zu bytes)",
+                            (unsigned long long)p, *count, ebb_element_name(o->element),
+                            state_size);
+    }
+    double bits = (double)(8 * es);
+    switch (o->mode) {
+    case EBB_COMPRESSION_LOSSLESS:
+        if ((unsigned)o->codec >= EBB_CODEC_COUNT)
+            return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_codec_options.codec is %d: expected lz4, "
+                            "lz4hc, zstd, zlib or blosclz", (int)o->codec);
+        if ((unsigned)o->shuffle >= EBB_SHUFFLE_COUNT)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_codec_options.shuffle is %d: expected none, byte or bit",
+                            (int)o->shuffle);
+        if (o->level < 1 || o->level > 9)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_codec_options.level is %d: expected 1 (fastest) .. 9 (smallest)",
+                            o->level);
+        if (o->threads < 1 || o->threads > 256)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_codec_options.threads is %d: expected 1 .. 256", o->threads);
+        break;
+    case EBB_COMPRESSION_FIXED_RATE:
+        if (!(o->rate >= 1 && o->rate <= bits))
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_codec_options.rate is %g: expected 1 .. %g bits per %s value",
+                            o->rate, bits, ebb_element_name(o->element));
+        break;
+    case EBB_COMPRESSION_FIXED_PRECISION:
+        if (o->precision < 1 || o->precision > (int32_t)bits)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_codec_options.precision is %d: expected 1 .. %d bit planes of a "
+                            "%s value",
+                            o->precision, (int)bits, ebb_element_name(o->element));
+        break;
+    default: /* fixed accuracy */
+        if (!(o->accuracy > 0 && isfinite(o->accuracy)))
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_codec_options.accuracy is %g: expected a finite error bound > 0",
+                            o->accuracy);
+        break;
+    }
+    return EBB_OK;
+}
+
+ebb_status ebb_codec_create(const ebb_codec_options *o, size_t state_size, ebb_codec **out)
+{
+    if (!o || !out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_codec_create: options and out must not be NULL");
+    *out = NULL;
+    size_t count = 0;
+    ebb_status st = check(o, state_size, &count);
+    if (st != EBB_OK)
+        return st;
+    ebb_codec *c = calloc(1, sizeof *c);
+    if (!c)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a codec");
+    c->o = *o;
+    c->state_size = state_size;
+    c->count = count;
+    c->ops = o->mode == EBB_COMPRESSION_LOSSLESS ? &ebb_codec_blosc_ops : &ebb_codec_zfp_ops;
+    if ((st = c->ops->init(c)) != EBB_OK) {
+        free(c);
+        return st;
+    }
+    *out = c;
+    return EBB_OK;
+}
+
+void ebb_codec_destroy(ebb_codec *c)
+{
+    free(c);
+}
+
+size_t ebb_codec_bound(const ebb_codec *c) { return c ? c->bound : 0; }
+size_t ebb_codec_fixed_size(const ebb_codec *c) { return c ? c->fixed : 0; }
+size_t ebb_codec_state_size(const ebb_codec *c) { return c ? c->state_size : 0; }
+
+ebb_status ebb_codec_compress(const ebb_codec *c, const void *state, void *out, size_t cap,
+                              size_t *len)
+{
+    if (!c || !state || !out || !len)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_codec_compress: NULL codec, state, out or len");
+    if (cap < c->bound)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_codec_compress: an output of %zu bytes is below the bound of %zu "
+                        "(ebb_codec_bound)",
+                        cap, c->bound);
+    return c->ops->compress(c, state, out, cap, len);
+}
+
+ebb_status ebb_codec_decompress(const ebb_codec *c, const void *in, size_t len, void *state)
+{
+    if (!c || !in || !state)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_codec_decompress: NULL codec, input or state");
+    if (len == 0 || len > c->bound)
+        return ebb_fail(EBB_ERR_CHECKSUM,
+                        "a compressed state of %zu bytes: %s states compress to 1 .. %zu bytes",
+                        len, ebb_compression_name(c->o.mode), c->bound);
+    return c->ops->decompress(c, in, len, state);
+}
