@@ -26,10 +26,11 @@ if(NOT EBB_WITH_CUDA STREQUAL "OFF")
   endif()
 endif()
 
-add_library(ebb_deps INTERFACE)
-target_link_libraries(ebb_deps INTERFACE
-  PkgConfig::URING PkgConfig::HWLOC PkgConfig::XXHASH PkgConfig::TOMLPP
+# The libraries (not the CUDA runtime, which tests/cuda_mock replaces).
+set(EBB_LIBRARY_DEPS PkgConfig::URING PkgConfig::HWLOC PkgConfig::XXHASH PkgConfig::TOMLPP
   PkgConfig::BLOSC zfp::zfp Threads::Threads m)
+add_library(ebb_deps INTERFACE)
+target_link_libraries(ebb_deps INTERFACE ${EBB_LIBRARY_DEPS})
 if(EBB_HAVE_CUDA)
   # Static runtime: libebb works wherever the driver is, without libcudart.so on the path.
   target_link_libraries(ebb_deps INTERFACE CUDA::cudart_static)

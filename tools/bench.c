@@ -44,6 +44,8 @@ static const char bench_help[] =
     "                     with the same block, depth and bytes; for the gpu tier\n"
     "                     pinned cudaMemcpyAsync of the same size and bytes\n"
     "  --json             print one JSON object on stdout instead of the table\n"
+    "  --compression M    measure a codec instead of the tiers (its own options:\n"
+    "                     'ebb bench --compression lossless --help')\n"
     "\n"
     "GB/s are 10^9 bytes per second. A progress line goes to stderr when it is a\n"
     "terminal.\n";
@@ -206,8 +208,19 @@ static int run_baseline(const bench_args *a, const ebb_config *cfg, const bench_
     return 0;
 }
 
+/* --compression selects the codec's measurement (bench_codec.c). */
+static int wants_codec(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--compression") || !strncmp(argv[i], "--compression=", 14))
+            return 1;
+    return 0;
+}
+
 int ebb_cmd_bench(int argc, char **argv)
 {
+    if (wants_codec(argc, argv))
+        return bench_codec_main(argc, argv);
     bench_args a;
     memset(&a, 0, sizeof a);
     a.tiers = ALL_TIERS;

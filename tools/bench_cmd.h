@@ -52,6 +52,10 @@ int bench_run_baseline(const ebb_config *cfg, const bench_params *p, uint64_t by
                        baseline_result *b);
 int bench_run_gpu_baseline(const ebb_config *cfg, const bench_params *p, gpu_baseline_result *b);
 
+/* `ebb bench --compression ...` (bench_codec.c): the codec's measurement
+ * instead of the tiers'; the process exit status. */
+int bench_codec_main(int argc, char **argv);
+
 /* The report on stdout: JSON (--json) or the table with the compute/transfer
  * ratios. skipped[t]: why tier t was not measured ("" when it was or was
  * not asked for). */

@@ -1,0 +1,23 @@
+/* What the synthetic states hold (`ebb bench --compression --data`, later
+ * `ebb run --data`): random values, smooth fields (slow sines, as a PDE
+ * solver's) or sparse ones (95 % zeros, as a spiking network's). */
+#ifndef EBB_TOOLS_STATE_DATA_H
+#define EBB_TOOLS_STATE_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/codec.h"
+
+typedef enum state_data { STATE_DATA_RANDOM = 0, STATE_DATA_SMOOTH, STATE_DATA_SPARSE,
+                          STATE_DATA_COUNT } state_data;
+
+/* "random", "smooth", "sparse". */
+const char *state_data_name(state_data d);
+
+/* Fills n bytes of buf with values of `e` (bytes: random bits, a slow ramp,
+ * or 95 % zero bytes; floats: uniform in [-1, 1), sines, or 95 % zeros and
+ * the rest uniform), from `seed`. */
+void state_data_fill(void *buf, size_t n, ebb_element e, state_data d, uint64_t seed);
+
+#endif
