@@ -215,6 +215,10 @@ static ebb_status check_options(const ebb_pool_options *o)
     if (o->slot_size > ((size_t)1 << 46) || (uint64_t)o->slots > ((uint64_t)1 << 31) / 2)
         return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: %d slots of %zu bytes is beyond any budget",
                         ebb_tier_name(o->tier), (int)o->slots, o->slot_size);
+    if (o->compression && o->compression->mode != EBB_COMPRESSION_OFF)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "%s pool: compression (%s) is not supported by this tier yet",
+                        ebb_tier_name(o->tier), ebb_compression_name(o->compression->mode));
     return EBB_OK;
 }
 

@@ -66,6 +66,7 @@
 #include <stdint.h>
 
 #include "ebb/error.h"
+#include "ebb/codec.h"    /* ebb_codec_options */
 #include "ebb/schedule.h" /* ebb_tier */
 
 #ifdef __cplusplus
@@ -148,6 +149,13 @@ typedef struct ebb_pool_options {
                                  bytes + one block + 1 ms at the rate are
                                  submitted. Lifted while the pool is destroyed.
                                  0 or 1 .. 1e18 (tier.disk.max_bandwidth) */
+
+    /* disk: states compressed on their way to the disk and decompressed on
+     * their way back (ebb/codec.h), on codec_threads threads of the pool's
+     * own, never the caller's. NULL (default) or mode off: stored as they
+     * are. Copied at create. */
+    const struct ebb_codec_options *compression;
+    int32_t codec_threads;    /* disk with compression: 0 (default) = 2, 1 .. 256 */
 } ebb_pool_options;
 
 /* Sets the defaults for `tier`. Returns nothing: it cannot fail. */
