@@ -46,6 +46,7 @@ void ebb_key_set_default(ebb_config *cfg, const ebb_key_def *d)
     case EBB_KEY_TYPE_INT: *(int32_t *)v = (int32_t)d->dflt; break;
     case EBB_KEY_TYPE_SIZE:
     case EBB_KEY_TYPE_RATE: *(uint64_t *)v = (uint64_t)d->dflt; break;
+    case EBB_KEY_TYPE_DOUBLE: *(double *)v = d->ddflt; break;
     case EBB_KEY_TYPE_PATHS: break; /* computed: init */
     }
 }
@@ -79,6 +80,8 @@ ebb_status ebb_config_init_default(ebb_config *cfg)
     if (!cfg)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_init_default: cfg is NULL");
     memset(cfg, 0, sizeof *cfg);
+    /* the codec's options no key sets (threads per call, the array's shape) */
+    ebb_codec_options_init(&cfg->disk.compression);
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
         if (!ebb_config_key_init[k]) {
             ebb_key_set_default(cfg, &ebb_config_keys[k]);

@@ -169,6 +169,13 @@ ebb_status ebb_config_check_numa_value(const ebb_config *cfg)
 
 void ebb_key_range_text(const ebb_key_def *d, char *buf, size_t size)
 {
+    if (d->type == EBB_KEY_TYPE_DOUBLE) {
+        if (d->dmin_open)
+            snprintf(buf, size, "%s above %g", d->what, d->dmin);
+        else
+            snprintf(buf, size, "%s from %g to %g", d->what, d->dmin, d->dmax);
+        return;
+    }
     if (d->type == EBB_KEY_TYPE_INT) {
         snprintf(buf, size, "%s from %" PRId64 " to %" PRId64, d->what, d->min, d->max);
         return;
@@ -229,6 +236,14 @@ static ebb_status check_key(const ebb_config *cfg, ebb_config_key key)
                         "for no limit, got %" PRIu64 " bytes per second",
                         at, r);
     }
+    case EBB_KEY_TYPE_DOUBLE: {
+        double x = *(const double *)v;
+        if (ebb_key_double_in_range(d, x))
+            return EBB_OK;
+        ebb_config_where(cfg, key, "", at, sizeof at);
+        ebb_key_range_text(d, range, sizeof range);
+        return ebb_fail(EBB_ERR_CONFIG, "%s: expected %s, got %g", at, range, x);
+    }
     case EBB_KEY_TYPE_BOOL:  /* any int is true or false */
     case EBB_KEY_TYPE_PATHS: /* ebb_config_check_disk */
         break;
@@ -236,10 +251,33 @@ static ebb_status check_key(const ebb_config *cfg, ebb_config_key key)
     return EBB_OK;
 }
 
+ebb_status ebb_config_check_compression(const ebb_config *cfg)
+{
+    ebb_status s = check_key(cfg, EBB_KEY_DISK_COMPRESSION);
+    if (s != EBB_OK)
+        return s;
+    const ebb_codec_options *o = &cfg->disk.compression;
+    if (o->element == EBB_ELEMENT_BYTES || (o->mode != EBB_COMPRESSION_FIXED_RATE &&
+                                            o->mode != EBB_COMPRESSION_FIXED_PRECISION))
+        return EBB_OK; /* no element yet: the run may give it (ebb_run_options.element) */
+    int bits = 8 * (int)ebb_element_size(o->element);
+    int rate = o->mode == EBB_COMPRESSION_FIXED_RATE;
+    if (rate ? o->rate <= bits : o->precision <= bits)
+        return EBB_OK;
+    char at[512];
+    ebb_config_where(cfg, rate ? EBB_KEY_DISK_RATE : EBB_KEY_DISK_PRECISION, "", at, sizeof at);
+    char got[32];
+    snprintf(got, sizeof got, rate ? "%g" : "%.0f", rate ? o->rate : (double)o->precision);
+    return ebb_fail(EBB_ERR_CONFIG,
+                    "%s: expected at most %d %s for %s values (tier.disk.element), got %s", at,
+                    bits, rate ? "bits per value" : "bit planes", ebb_element_name(o->element), got);
+}
+
 const ebb_key_checks ebb_config_key_checks[EBB_CONFIG_KEY_COUNT] = {
     [EBB_KEY_HOST_NUMA] = {.check = ebb_config_check_numa_value, .verify = ebb_config_check_numa},
     [EBB_KEY_DISK_PATH] = {.verify = ebb_config_verify_disk},
     [EBB_KEY_DISK_BUDGET] = {.verify = ebb_config_verify_disk},
+    [EBB_KEY_DISK_COMPRESSION] = {.check = ebb_config_check_compression},
 };
 
 /* Values a program may have set out of range (a file's are checked as read). */

@@ -87,6 +87,18 @@ static void out_value(out_buf *o, const ebb_config *cfg, const ebb_key_def *d)
         out(o, "\"%s\"", text);
         return;
     }
+    case EBB_KEY_TYPE_DOUBLE: {
+        /* the shortest text that reads back the same double */
+        char text[48];
+        double x = *(const double *)v;
+        for (int digits = 1; digits <= 17; digits++) {
+            snprintf(text, sizeof text, "%.*g", digits, x);
+            if (strtod(text, NULL) == x)
+                break;
+        }
+        out(o, "%s", text);
+        return;
+    }
     case EBB_KEY_TYPE_PATHS: {
         char *const *paths = *(char *const *const *)v;
         size_t n = *(const size_t *)((const char *)cfg + d->count_offset);

@@ -92,6 +92,12 @@ extern const char *const ebb_config_strategy_names[EBB_CONFIG_STRATEGY_COUNT];
 extern const char *const ebb_config_backend_names[EBB_CONFIG_BACKEND_COUNT];
 /* The names of run.audit, indexed by ebb_audit (ebb/runtime.h). */
 extern const char *const ebb_config_audit_names[EBB_CONFIG_AUDIT_COUNT];
+/* The names of the compression keys, indexed by their enums (ebb/codec.h
+ * names them the same: tests/config/compression_keys.c checks it). */
+extern const char *const ebb_config_compression_names[EBB_COMPRESSION_COUNT];
+extern const char *const ebb_config_codec_names[EBB_CODEC_COUNT];
+extern const char *const ebb_config_shuffle_names[EBB_SHUFFLE_COUNT];
+extern const char *const ebb_config_element_names[EBB_ELEMENT_COUNT];
 
 /* The name of a disk backend as a file spells it; "?" for anything else. */
 const char *ebb_config_backend_name(ebb_disk_backend backend);
@@ -141,6 +147,11 @@ ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget);
 /* ebb_config_check_disk with the configured budget, when the tier is on:
  * what a file that sets tier.disk.path or tier.disk.budget is checked for. */
 ebb_status ebb_config_verify_disk(const ebb_config *cfg);
+/* The compression keys together: a fixed rate or precision fits the
+ * element type when one is set (a lossy mode without one is refused where
+ * the run can give none: ebb_run_create). Also tier.disk.compression's
+ * range check. */
+ebb_status ebb_config_check_compression(const ebb_config *cfg);
 /* Strategies that keep states on disk have the disk tier enabled. */
 ebb_status ebb_config_check_strategy_tiers(const ebb_config *cfg);
 

@@ -22,6 +22,10 @@
 #define SIZE(m) .type = EBB_KEY_TYPE_SIZE, AT(m, uint64_t), .unit = "bytes"
 #define INT(m) .type = EBB_KEY_TYPE_INT, AT(m, int32_t)
 #define RATE(m) .type = EBB_KEY_TYPE_RATE, AT(m, uint64_t), .unit = "bytes per second"
+#define DOUBLE(m) .type = EBB_KEY_TYPE_DOUBLE, AT(m, double)
+
+/* Where a compression key applies. */
+#define LOSSLESS_ONLY " Used with compression = \"lossless\"."
 
 /* What a budget of 0 means to say. */
 #define TIER_OFF " (to turn the tier off, write enabled = false)"
@@ -178,8 +182,72 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
                "one block at a time, so that over any interval at most the rate times its "
                "length plus one block (and 1 ms at the rate) is sent.",
     },
+    [EBB_KEY_DISK_COMPRESSION] = {
+        .name = "tier.disk.compression", ENUM(disk.compression.mode),
+        .names = ebb_config_compression_names, .name_count = EBB_COMPRESSION_COUNT,
+        .c_type = "ebb_compression", .dflt = EBB_COMPRESSION_OFF,
+        .doc = "States compressed on their way to the disk and decompressed on their way "
+               "back (docs/compression.md): \"off\"; \"lossless\" (c-blosc: every byte "
+               "back); \"fixed-rate\", \"fixed-precision\" or \"fixed-accuracy\" (zfp, "
+               "lossy: they need element = \"float32\" or \"float64\").",
+    },
+    [EBB_KEY_DISK_CODEC] = {
+        .name = "tier.disk.codec", ENUM(disk.compression.codec),
+        .names = ebb_config_codec_names, .name_count = EBB_CODEC_COUNT,
+        .c_type = "ebb_codec_name", .dflt = EBB_CODEC_LZ4,
+        .doc = "c-blosc's compressor: \"lz4\", \"lz4hc\", \"zstd\", \"zlib\" or "
+               "\"blosclz\"." LOSSLESS_ONLY,
+    },
+    [EBB_KEY_DISK_LEVEL] = {
+        .name = "tier.disk.level", INT(disk.compression.level), .min = 1, .max = 9,
+        .what = "an integer", .note = " (1 fastest, 9 smallest)", .dflt = 5,
+        .doc = "c-blosc's compression level." LOSSLESS_ONLY,
+    },
+    [EBB_KEY_DISK_SHUFFLE] = {
+        .name = "tier.disk.shuffle", ENUM(disk.compression.shuffle),
+        .names = ebb_config_shuffle_names, .name_count = EBB_SHUFFLE_COUNT,
+        .c_type = "ebb_shuffle", .dflt = EBB_SHUFFLE_BYTE,
+        .doc = "c-blosc's shuffle of each value's bytes (\"byte\") or bits (\"bit\") "
+               "before compressing, over values of the element's size; \"none\"."
+               LOSSLESS_ONLY,
+    },
+    [EBB_KEY_DISK_ELEMENT] = {
+        .name = "tier.disk.element", ENUM(disk.compression.element),
+        .names = ebb_config_element_names, .name_count = EBB_ELEMENT_COUNT,
+        .c_type = "ebb_element", .dflt = EBB_ELEMENT_BYTES,
+        .doc = "What a state is an array of: \"bytes\" (unknown), \"float32\" or "
+               "\"float64\". The lossy modes need a float type; lossless shuffles values "
+               "of its size. ebb_run_options.element, when set, wins.",
+    },
+    [EBB_KEY_DISK_RATE] = {
+        .name = "tier.disk.rate", DOUBLE(disk.compression.rate), .dmin = 1, .dmax = 64,
+        .ddflt = 16, .what = "bits per value",
+        .doc = "Fixed-rate compression: bits per value (at most the element's: 32 for "
+               "float32, 64 for float64); every state then takes rate / element bits of "
+               "its size.",
+    },
+    [EBB_KEY_DISK_PRECISION] = {
+        .name = "tier.disk.precision", INT(disk.compression.precision), .min = 1, .max = 64,
+        .what = "an integer", .note = " (bit planes)", .dflt = 32,
+        .doc = "Fixed-precision compression: bit planes kept per value (at most the "
+               "element's bits).",
+    },
+    [EBB_KEY_DISK_ACCURACY] = {
+        .name = "tier.disk.accuracy", DOUBLE(disk.compression.accuracy), .dmin = 0,
+        .dmin_open = 1, .dmax = 1e300, .ddflt = 1e-6, .what = "an absolute error",
+        .doc = "Fixed-accuracy compression: the largest absolute error of any value.",
+    },
+    [EBB_KEY_DISK_CODEC_THREADS] = {
+        .name = "tier.disk.codec_threads", INT(disk.codec_threads), .min = 1, .max = 256,
+        .what = "an integer", .unit = "threads", .dflt = 2,
+        .doc = "Threads of the disk tier that compress and decompress states, beside its "
+               "I/O threads (never the compute thread).",
+    },
 };
 
 /* The ENUM and BOOL keys store through an int. */
 _Static_assert(sizeof(ebb_config_strategy) == sizeof(int), "run.strategy is stored as an int");
 _Static_assert(sizeof(ebb_disk_backend) == sizeof(int), "tier.disk.backend is stored as an int");
+_Static_assert(sizeof(ebb_compression) == sizeof(int) && sizeof(ebb_codec_name) == sizeof(int) &&
+                   sizeof(ebb_shuffle) == sizeof(int) && sizeof(ebb_element) == sizeof(int),
+               "the compression keys are stored as ints");

@@ -25,7 +25,8 @@ typedef enum ebb_key_type {
     EBB_KEY_TYPE_SIZE,     /* a size (ebb_parse_size), stored as a uint64_t */
     EBB_KEY_TYPE_INT,      /* an integer, stored as an int32_t */
     EBB_KEY_TYPE_PATHS,    /* a directory or a list of them: char ** and a size_t count */
-    EBB_KEY_TYPE_RATE      /* bytes per second (ebb_parse_rate) or "none" (0), as a uint64_t */
+    EBB_KEY_TYPE_RATE,     /* bytes per second (ebb_parse_rate) or "none" (0), as a uint64_t */
+    EBB_KEY_TYPE_DOUBLE    /* a number (integer or float) in [dmin, dmax], as a double */
 } ebb_key_type;
 
 typedef struct ebb_key_def {
@@ -39,6 +40,10 @@ typedef struct ebb_key_def {
      * max != 0; 0 = any positive size). */
     int64_t min, max;
     uint64_t align;
+    /* DOUBLE: the range (dmin_open: above dmin, not at it) and the default. */
+    double dmin, dmax;
+    int dmin_open;
+    double ddflt;
     /* ENUM: the names, indexed by value; `alias` is one more spelling of
      * `alias_value`; `c_type` names the C enum in messages. */
     const char *const *names;
@@ -90,6 +95,12 @@ static inline void *ebb_key_field(ebb_config *cfg, const ebb_key_def *d)
 static inline const void *ebb_key_cfield(const ebb_config *cfg, const ebb_key_def *d)
 {
     return (const char *)cfg + d->offset;
+}
+
+/* A DOUBLE key's value within its range (finite). */
+static inline int ebb_key_double_in_range(const ebb_key_def *d, double x)
+{
+    return x <= d->dmax && (d->dmin_open ? x > d->dmin : x >= d->dmin);
 }
 
 /* Sets key `d` of *cfg to its table default (not computed defaults). */

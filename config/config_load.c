@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,6 +175,22 @@ static ebb_status get_rate(const load_ctx *c, const ebb_toml_entry *e, uint64_t 
     return EBB_OK;
 }
 
+/* A number (integer or float) within the key's range. */
+static ebb_status get_double(const load_ctx *c, const ebb_toml_entry *e, const ebb_key_def *d,
+                             double *out)
+{
+    double x = e->kind == EBB_TOML_INTEGER ? (double)e->integer
+               : e->kind == EBB_TOML_FLOAT ? e->number
+                                           : NAN;
+    if (ebb_key_double_in_range(d, x)) {
+        *out = x;
+        return EBB_OK;
+    }
+    char range[160];
+    ebb_key_range_text(d, range, sizeof range);
+    return expect(c, e, e->key, range);
+}
+
 /* A name from a list, with a suggestion. */
 static ebb_status get_name(const load_ctx *c, const ebb_toml_entry *e, const char *const *names,
                            size_t count, int *out)
@@ -291,6 +308,7 @@ static ebb_status apply_key(load_ctx *c, const ebb_toml_entry *e, ebb_config_key
     case EBB_KEY_TYPE_INT: s = get_int(c, e, d, (int32_t *)field); break;
     case EBB_KEY_TYPE_PATHS: s = get_paths(c, e, d); break;
     case EBB_KEY_TYPE_RATE: s = get_rate(c, e, (uint64_t *)field); break;
+    case EBB_KEY_TYPE_DOUBLE: s = get_double(c, e, d, (double *)field); break;
     }
     if (s == EBB_OK)
         c->cfg->line[key] = e->line > 0 ? e->line : 1;
@@ -417,6 +435,8 @@ static ebb_status load_text(const char *text, size_t len, const char *name, cons
     /* Across keys, whichever the file set. */
     if (s == EBB_OK)
         s = ebb_config_check_strategy_tiers(&next);
+    if (s == EBB_OK)
+        s = ebb_config_check_compression(&next);
     /* What the machine must have for the keys the file set, each check once
      * (tier.disk.path and tier.disk.budget share one), in key order. */
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT && s == EBB_OK; k++) {

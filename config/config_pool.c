@@ -141,6 +141,10 @@ ebb_status ebb_config_pool_options(const ebb_config *cfg, ebb_tier tier, size_t 
     o.max_bandwidth = (double)cfg->disk.max_bandwidth;
     o.block = (size_t)(tier == EBB_TIER_GPU ? cfg->gpu.chunk_size : cfg->disk.block_size);
     o.staging = NULL;
+    if (tier == EBB_TIER_DISK && cfg->disk.compression.mode != EBB_COMPRESSION_OFF) {
+        o.compression = &cfg->disk.compression; /* borrowed, as the paths */
+        o.codec_threads = cfg->disk.codec_threads;
+    }
     *out = o;
     return EBB_OK;
 }

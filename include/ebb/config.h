@@ -87,6 +87,15 @@ typedef enum ebb_config_key {
     EBB_KEY_DISK_CHECKSUM,
     EBB_KEY_DISK_DIRECT,
     EBB_KEY_DISK_MAX_BANDWIDTH,
+    EBB_KEY_DISK_COMPRESSION,
+    EBB_KEY_DISK_CODEC,
+    EBB_KEY_DISK_LEVEL,
+    EBB_KEY_DISK_SHUFFLE,
+    EBB_KEY_DISK_ELEMENT,
+    EBB_KEY_DISK_RATE,
+    EBB_KEY_DISK_PRECISION,
+    EBB_KEY_DISK_ACCURACY,
+    EBB_KEY_DISK_CODEC_THREADS,
     EBB_CONFIG_KEY_COUNT
 } ebb_config_key;
 
@@ -125,6 +134,10 @@ typedef struct ebb_config_disk {
     uint64_t max_bandwidth;   /* tier.disk.max_bandwidth: bytes per second, reads and
                                  writes together; 0 = no limit ("none"), at most
                                  EBB_RATE_MAX */
+    ebb_codec_options compression; /* tier.disk.compression, .codec, .level, .shuffle,
+                                      .element, .rate, .precision, .accuracy (ebb/codec.h;
+                                      dims and shape come from ebb_run_options) */
+    int32_t codec_threads;    /* tier.disk.codec_threads: 1 .. 256 */
 } ebb_config_disk;
 
 typedef struct ebb_config {
@@ -211,13 +224,16 @@ EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint6
  *   block        tier.gpu.chunk_size for the gpu tier, tier.disk.block_size
  *                otherwise
  *   staging      NULL: link the disk pool to its host pool yourself.
+ *   compression, codec_threads   the disk tier: &cfg->disk.compression when
+ *                tier.disk.compression is not "off" (else NULL), and
+ *                tier.disk.codec_threads
  * The pool so created may use slightly more than slots * state_bytes bytes
  * (the rounding above) but at most the budget, except on a disk file system
  * whose direct-I/O alignment exceeds 4 KiB, to which the disk pool rounds
  * each slot instead. `paths` is borrowed, not copied: it points into
  * cfg->disk.paths and stays valid while *cfg is unchanged (no load, no
- * ebb_config_set_disk_paths, no ebb_config_dispose). Override any field
- * before ebb_pool_create (a command line's --depth, say).
+ * ebb_config_set_disk_paths, no ebb_config_dispose); so is `compression`.
+ * Override any field before ebb_pool_create (a command line's --depth, say).
  * The device, the disk directories and their free space are not checked
  * here (ebb_config_check and ebb_pool_create do): for the gpu tier with a
  * set tier.gpu.budget the options are filled even where there is no GPU, and

@@ -156,6 +156,7 @@ Test(pool_options, disk_fields)
     cr_expect_eq(o.checksum, 1);
     cr_expect_eq(o.block, 64 << 10);
     cr_expect_null(o.staging);
+    cr_expect_null(o.compression, "tier.disk.compression is off");
     /* The pool takes them as they are (threads backend, buffered). */
     ebb_pool *pool = NULL;
     cr_assert_eq(ebb_pool_create(&o, &pool), EBB_OK, "%s", ebb_last_error());
@@ -445,5 +446,25 @@ Test(pool_options, from_a_file)
     cr_expect_eq(cfg.gpu.chunk_size, 2 << 20);
     expect_error(&cfg, EBB_TIER_GPU, 4096, EBB_ERR_CONFIG,
                  "t.toml:13: key 'tier.gpu.enabled': the gpu tier is disabled", NULL);
+    ebb_config_dispose(&cfg);
+}
+
+/* The compression keys reach the disk pool's options, borrowed; never the
+ * other tiers'. */
+Test(pool_options, disk_compression)
+{
+    ebb_config cfg;
+    init_cfg(&cfg);
+    cfg.disk.compression.mode = EBB_COMPRESSION_LOSSLESS;
+    cfg.disk.compression.codec = EBB_CODEC_ZSTD;
+    cfg.disk.codec_threads = 3;
+    ebb_pool_options o;
+    cr_assert_eq(ebb_config_pool_options(&cfg, EBB_TIER_DISK, 100000, &o), EBB_OK, "%s",
+                 ebb_last_error());
+    cr_expect_eq((const void *)o.compression, (const void *)&cfg.disk.compression);
+    cr_expect_eq(o.codec_threads, 3);
+    cr_assert_eq(ebb_config_pool_options(&cfg, EBB_TIER_HOST, 100000, &o), EBB_OK, "%s",
+                 ebb_last_error());
+    cr_expect_null(o.compression);
     ebb_config_dispose(&cfg);
 }

@@ -25,6 +25,17 @@ static void same(const ebb_config *a, const ebb_config *b)
     cr_expect_eq(a->disk.backend, b->disk.backend);
     cr_expect_eq(a->disk.checksum, b->disk.checksum);
     cr_expect_eq(a->disk.direct, b->disk.direct);
+    const ebb_codec_options *x = &a->disk.compression, *y = &b->disk.compression;
+    cr_expect_eq(x->mode, y->mode);
+    cr_expect_eq(x->codec, y->codec);
+    cr_expect_eq(x->level, y->level);
+    cr_expect_eq(x->shuffle, y->shuffle);
+    cr_expect_eq(x->element, y->element);
+    cr_expect(x->rate == y->rate, "rate %.17g read back as %.17g", x->rate, y->rate);
+    cr_expect_eq(x->precision, y->precision);
+    cr_expect(x->accuracy == y->accuracy, "accuracy %.17g read back as %.17g", x->accuracy,
+              y->accuracy);
+    cr_expect_eq(a->disk.codec_threads, b->disk.codec_threads);
 }
 
 static void round_trip(const ebb_config *a)
@@ -49,6 +60,12 @@ static void round_trip(const ebb_config *a)
     b.host.prefault = !a->host.prefault;
     b.host.staging = a->host.staging == EBB_BUDGET_AUTO ? 4096 : EBB_BUDGET_AUTO;
     b.disk.threads = a->disk.threads == 7 ? 8 : 7;
+    b.disk.compression.mode = a->disk.compression.mode == EBB_COMPRESSION_OFF
+                                  ? EBB_COMPRESSION_LOSSLESS
+                                  : EBB_COMPRESSION_OFF;
+    b.disk.compression.rate = a->disk.compression.rate + 1;
+    b.disk.compression.accuracy = a->disk.compression.accuracy * 3;
+    b.disk.codec_threads = a->disk.codec_threads == 7 ? 8 : 7;
     ebb_status s = ebb_config_load_string(text, "shown.toml", &b);
     cr_assert_eq(s, EBB_OK, "%s\n%s", ebb_last_error(), text);
     same(a, &b);
@@ -85,6 +102,15 @@ Test(round_trip, every_field_changed)
     a.disk.backend = EBB_DISK_BACKEND_URING;
     a.disk.checksum = 1;
     a.disk.direct = 0;
+    a.disk.compression.mode = EBB_COMPRESSION_FIXED_ACCURACY;
+    a.disk.compression.codec = EBB_CODEC_ZSTD;
+    a.disk.compression.level = 9;
+    a.disk.compression.shuffle = EBB_SHUFFLE_BIT;
+    a.disk.compression.element = EBB_ELEMENT_FLOAT32;
+    a.disk.compression.rate = 12.25;
+    a.disk.compression.precision = 17;
+    a.disk.compression.accuracy = 0.1; /* not a binary fraction: written "0.1" */
+    a.disk.codec_threads = 256;
     const char *paths[] = {"/tmp", "/var/tmp"};
     cr_assert_eq(ebb_config_set_disk_paths(&a, paths, 2), EBB_OK);
     round_trip(&a);

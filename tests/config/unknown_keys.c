@@ -48,8 +48,8 @@ Test(unknown_keys, key_in_the_wrong_table)
 
 Test(unknown_keys, nothing_close)
 {
-    expect_load_error("[tier.disk]\ncompression = \"zstd\"\n", EBB_ERR_CONFIG,
-                      "t.toml:2: unknown key 'tier.disk.compression'; expected a known key",
+    expect_load_error("[tier.disk]\nencryption = \"aes\"\n", EBB_ERR_CONFIG,
+                      "t.toml:2: unknown key 'tier.disk.encryption'; expected a known key",
                       "the keys of [tier.disk] are enabled, path, budget, block_size, queue_depth, "
                       "threads, backend, checksum, direct", NULL);
 }

@@ -106,9 +106,9 @@ def test_config_strings_with_quotes_and_lists(tmp_path):
 
 def test_config_errors_carry_ebbs_message(tmp_path):
     with pytest.raises(ebb.EbbError) as e:
-        ebb.Config({"tier": {"disk": {"compression": True}}})
+        ebb.Config({"tier": {"disk": {"encryption": True}}})
     assert e.value.status == ebb.status.CONFIG
-    assert "unknown key 'tier.disk.compression'" in str(e.value)
+    assert "unknown key 'tier.disk.encryption'" in str(e.value)
     with pytest.raises(ebb.EbbError) as e:
         ebb.Config(tmp_path / "missing.toml")
     assert e.value.status == ebb.status.IO and "missing.toml" in e.value.message
