@@ -25,6 +25,7 @@ void ebb_run_options_init(ebb_run_options *o)
     o->fast_tier = -1;
     o->slow_tier = -1;
     o->audit = EBB_RUN_FROM_CONFIG;
+    o->element = -1;
 }
 
 int ebb_callback_fail(const char *fmt, ...)

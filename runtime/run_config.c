@@ -47,6 +47,14 @@ static ebb_status check_options(const ebb_run_options *o)
                         ebb_strategy_name(o->strategy));
     if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
+    if (o->element < -1 || o->element >= EBB_ELEMENT_COUNT)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.element is %d: expected an ebb_element (bytes 0, "
+                        "float32 1, float64 2) or -1 (tier.disk.element)",
+                        o->element);
+    if (o->dims < 0 || o->dims > EBB_CODEC_MAX_DIMS)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.dims is %d: expected 0 .. %d",
+                        (int)o->dims, EBB_CODEC_MAX_DIMS);
     return EBB_OK;
 }
 

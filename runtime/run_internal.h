@@ -86,6 +86,8 @@ typedef enum rt_phase {
 struct ebb_run {
     rt_io *io;             /* time and transfers (io.h): real, or the planner's */
     ebb_run_options opt;
+    ebb_codec_options codec; /* the disk pool's compression: the configuration's with
+                                the options' element and shape */
     ebb_run_info info;
     ebb_run_stats stats;
     rt_phase phase;

@@ -360,12 +360,35 @@ static ebb_status pool_options(const ebb_config *cfg, int tier, size_t state, in
     return EBB_OK;
 }
 
+/* The disk pool's compression: the configuration's, with the element type
+ * and the shape the program gave; a lossy mode needs a float element. */
+static ebb_status compression_options(ebb_run *run, ebb_pool_options *po)
+{
+    if (!po->compression)
+        return EBB_OK;
+    run->codec = *po->compression;
+    if (run->opt.element >= 0)
+        run->codec.element = (ebb_element)run->opt.element;
+    run->codec.dims = run->opt.dims;
+    memcpy(run->codec.shape, run->opt.shape, sizeof run->codec.shape);
+    po->compression = &run->codec;
+    if (run->codec.mode != EBB_COMPRESSION_LOSSLESS && run->codec.element == EBB_ELEMENT_BYTES)
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "tier.disk.compression = \"%s\" (zfp) needs the states' element type: "
+                        "set tier.disk.element = \"float32\" or \"float64\", or "
+                        "ebb_run_options.element",
+                        ebb_compression_name(run->codec.mode));
+    return EBB_OK;
+}
+
 static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int32_t count,
                             rt_pool **out)
 {
     ebb_pool_options po;
     const ebb_config *cfg = a->config;
     ebb_status st = pool_options(cfg, tier, run->opt.state_size, count, &po);
+    if (st == EBB_OK && tier == EBB_TIER_DISK)
+        st = compression_options(run, &po);
     if (st != EBB_OK)
         return st;
     if (tier == EBB_TIER_GPU && run->opt.device >= 0)

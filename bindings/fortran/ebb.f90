@@ -87,6 +87,9 @@ module ebb
                                               ! character(kind=c_char) that outlives the run
      real(c_double) :: forward_seconds = 0    ! "auto": one step's times, if known
      real(c_double) :: reverse_seconds = 0
+     integer(c_int) :: element = -1           ! compression: EBB_ELEMENT_*, -1: tier.disk.element
+     integer(c_int32_t) :: dims = 0           ! 0: one dimension; 1..4 with shape
+     integer(c_int64_t) :: shape(4) = 0       ! extents, fastest varying first
   end type ebb_run_options
 
   ! Arrays are indexed by tier: stores(EBB_TIER_DISK).

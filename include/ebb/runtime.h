@@ -130,6 +130,14 @@ typedef struct ebb_run_options {
                                 when within 2% of it; see ebb_run_create);
                                 "h-revolve": its costs in forward steps come from them
                                 (docs/runtime.md) */
+    /* What a state is an array of, for compression (tier.disk.compression;
+     * docs/compression.md): element an ebb_element (ebb/codec.h), or -1
+     * (default): tier.disk.element; dims 0 (default): one dimension, else
+     * 1 .. 4 with the extents in shape, fastest varying first (zfp's lossy
+     * modes compress a field given its shape better). */
+    int element;
+    int32_t dims;
+    uint64_t shape[4];
 } ebb_run_options;
 
 /* Sets the defaults. Returns nothing: it cannot fail. */

@@ -71,6 +71,9 @@ size_t rdtest_run_options_layout(size_t *o)
     o[i++] = OFF(ebb_run_options, trace);
     o[i++] = OFF(ebb_run_options, forward_seconds);
     o[i++] = OFF(ebb_run_options, reverse_seconds);
+    o[i++] = OFF(ebb_run_options, element);
+    o[i++] = OFF(ebb_run_options, dims);
+    o[i++] = OFF(ebb_run_options, shape);
     return sizeof(ebb_run_options);
 }
 

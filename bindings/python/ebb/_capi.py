@@ -42,6 +42,9 @@ class RunOptions(Structure):
         ("trace", c_char_p),
         ("forward_seconds", c_double),
         ("reverse_seconds", c_double),
+        ("element", c_int),
+        ("dims", c_int32),
+        ("shape", c_uint64 * 4),
     ]
 
 
@@ -207,8 +210,8 @@ def _check_layout(lib):
         return buf, struct_type.from_buffer(buf)
 
     _, o = guarded(RunOptions, lib.ebb_run_options_init)
-    names = ("state_tier", "device", "strategy", "fast_tier", "slow_tier", "audit")
-    if tuple(getattr(o, n, None) for n in names) != (1, -1, -1, -1, -1, -1):
+    names = ("state_tier", "device", "strategy", "fast_tier", "slow_tier", "audit", "element")
+    if tuple(getattr(o, n, None) for n in names) != (1, -1, -1, -1, -1, -1, -1):
         problems.append("ebb_run_options defaults read back wrong")
     _, s = guarded(ScheduleOptions, lib.ebb_schedule_options_init)
     if (s.strategy, s.disk_slots, s.fast_tier, s.slow_tier, s.write_cost, s.read_cost,
