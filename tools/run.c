@@ -16,6 +16,7 @@
 #include "tools/cli.h"
 #include "tools/json.h"
 #include "tools/options.h"
+#include "tools/state_data.h"
 #include "tools/workload.h"
 #ifdef EBB_HAVE_MPI
 #include "tools/run_mpi.h"
@@ -50,6 +51,11 @@ static const char run_help[] =
     "  --trace FILE       write the timeline (Chrome trace-event JSON: open it in\n"
     "                     Perfetto); with all, one file per strategy: FILE.<strategy>\n"
     "  --seed S           x_0's seed (default 0); with --mpi rank r uses S + r\n"
+    "  --data D           what the states hold: random (default: pseudo-random bytes),\n"
+    "                     smooth (a smooth field) or sparse (95 %% zeros), for\n"
+    "                     compression (tier.disk.compression); smooth and sparse\n"
+    "                     states are arrays of --element values\n"
+    "  --element E        float64 (default) or float32, with --data smooth|sparse\n"
     "  --mpi              under mpirun: every rank runs the workload with its own x_0\n"
     "                     and configuration (mpirun's MPMD form: -np 1 ebb run --mpi\n"
     "                     --config a.toml : -np 3 ebb run --mpi --config b.toml), the\n"
@@ -80,7 +86,14 @@ typedef struct run_args {
     int mpi;
     int32_t fail_rank;
     int64_t fail_step;
+    int data, element; /* --data (a state_data), --element (an ebb_element) */
 } run_args;
+
+static const cli_name data_names[] = {{"random", STATE_DATA_RANDOM},
+                                      {"smooth", STATE_DATA_SMOOTH},
+                                      {"sparse", STATE_DATA_SPARSE}, {NULL, 0}};
+static const cli_name element_names[] = {{"float32", EBB_ELEMENT_FLOAT32},
+                                         {"float64", EBB_ELEMENT_FLOAT64}, {NULL, 0}};
 
 /* --state-size: the workload's buffers hold a few states */
 static int size_check(const cli_ctx *ctx, void *field)
@@ -111,6 +124,8 @@ static const cli_option run_options[] = {
     {OPT("mpi", CLI_FLAG, mpi)},
     {OPT("fail-at-step", CLI_INT64, fail_step), .min = 0, .max = INT64_MAX / 4},
     {OPT("fail-rank", CLI_INT32, fail_rank), .min = 0, .max = INT32_MAX},
+    {OPT("data", CLI_ENUM, data), .names = data_names},
+    {OPT("element", CLI_ENUM, element), .names = element_names},
 };
 #undef OPT
 static const cli_command run_command = {"run", run_help, run_options,
@@ -456,6 +471,8 @@ int ebb_cmd_run(int argc, char **argv)
     a.steps = 100;
     a.state_size = UINT64_C(16) << 20;
     a.audit = -1;
+    a.data = STATE_DATA_RANDOM;
+    a.element = EBB_ELEMENT_FLOAT64;
     int fail = 0;
     int rc = parse(argc, argv, &a, &fail);
     if (rc)
@@ -465,8 +482,8 @@ int ebb_cmd_run(int argc, char **argv)
         return 1;
     workload_plan plan;
     char err[256];
-    if (workload_calibrate((size_t)a.state_size, a.steps, a.forward_ms, a.reverse_ms, &plan, err,
-                           sizeof err) != 0) {
+    if (workload_calibrate((size_t)a.state_size, a.steps, a.forward_ms, a.reverse_ms, a.data,
+                           a.element, &plan, err, sizeof err) != 0) {
         fprintf(stderr, "ebb run: %s\n", err);
         ebb_config_dispose(&cfg);
         return 1;

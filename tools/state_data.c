@@ -44,3 +44,58 @@ void state_data_fill(void *buf, size_t n, ebb_element e, state_data d, uint64_t 
             ((double *)buf)[i] = v;
     }
 }
+
+/* The sparse pattern: about 1 value in 20 nonzero. */
+static int nonzero_at(size_t i)
+{
+    uint64_t s = (uint64_t)i;
+    return next(&s) % 20 == 0;
+}
+
+/* delta(i): a periodic parabola (smooth, continuous across its period), or
+ * on the pattern a value from i. */
+static double delta_at(size_t i, state_data d)
+{
+    if (d == STATE_DATA_SPARSE) {
+        uint64_t s = (uint64_t)i ^ 0x5bd1e995u;
+        return nonzero_at(i) ? unit(&s) - 0.5 : 0.0;
+    }
+    const double period = 65536;
+    double u = (double)(i % 65536) / period - 0.5;
+    return u * u;
+}
+
+void state_data_x0(void *x, size_t n, ebb_element e, state_data d, uint64_t seed)
+{
+    ebb_element f = e == EBB_ELEMENT_FLOAT32 ? e : EBB_ELEMENT_FLOAT64;
+    if (d != STATE_DATA_SPARSE) {
+        state_data_fill(x, n, f, d, seed);
+        return;
+    }
+    size_t count = n / ebb_element_size(f);
+    uint64_t s = seed;
+    for (size_t i = 0; i < count; i++) {
+        double v = nonzero_at(i) ? unit(&s) - 0.5 : 0.0;
+        if (f == EBB_ELEMENT_FLOAT32)
+            ((float *)x)[i] = (float)v;
+        else
+            ((double *)x)[i] = v;
+    }
+}
+
+void state_data_step(const void *in, void *out, size_t n, ebb_element e, state_data d,
+                     uint64_t key)
+{
+    double a = 1.0 - 0x1p-10 * (double)(1 + key % 7), b = 0x1p-8 * (double)(1 + key % 5);
+    if (e == EBB_ELEMENT_FLOAT32) {
+        const float *x = in;
+        float *y = out;
+        for (size_t i = 0; i < n / 4; i++)
+            y[i] = (float)(a * x[i] + b * delta_at(i, d));
+    } else {
+        const double *x = in;
+        double *y = out;
+        for (size_t i = 0; i < n / 8; i++)
+            y[i] = a * x[i] + b * delta_at(i, d);
+    }
+}

@@ -20,4 +20,14 @@ const char *state_data_name(state_data d);
  * the rest uniform), from `seed`. */
 void state_data_fill(void *buf, size_t n, ebb_element e, state_data d, uint64_t seed);
 
+/* `ebb run --data smooth|sparse`: x_0 (a smooth field, or 95 % zeros in a
+ * fixed pattern) and one pass of a forward step, out = a in + b delta, with
+ * a and b from `key` and delta a smooth field, or nonzero only where the
+ * pattern is: the states stay smooth, or sparse in the same places, step
+ * after step. Float elements (bytes are taken as float64); in == out
+ * allowed. The same for every call with the same arguments. */
+void state_data_x0(void *x, size_t n, ebb_element e, state_data d, uint64_t seed);
+void state_data_step(const void *in, void *out, size_t n, ebb_element e, state_data d,
+                     uint64_t key);
+
 #endif

@@ -23,6 +23,7 @@
 
 #include "ebb/ebb.h"
 #include "tools/cli.h"
+#include "tools/state_data.h"
 
 enum { X0_SEED = 0x0ebb5eed, LOSS_SEED = 0x10551055 };
 
@@ -73,14 +74,33 @@ static void pass(const unsigned char *in, unsigned char *out, size_t size, uint6
         out[8 * m + k] = (unsigned char)mix64(first ^ key ^ ((uint64_t)t[k] << 8 * k) ^ k);
 }
 
+/* One pass as the plan's data wants it: mixed bytes, or a smooth or sparse
+ * field updated (state_data.c). */
+static void step_pass(const workload_plan *plan, const unsigned char *in, unsigned char *out,
+                      uint64_t key)
+{
+    if (plan->data == STATE_DATA_RANDOM)
+        pass(in, out, plan->size, key);
+    else
+        state_data_step(in, out, plan->size, (ebb_element)plan->element, (state_data)plan->data,
+                        key);
+}
+
 static uint64_t pass_key(int64_t step, int64_t p)
 {
     return mix64((uint64_t)step * UINT64_C(0x9e3779b97f4a7c15) + (uint64_t)p + 1);
 }
 
-/* x_0: pseudo-random bytes from a fixed seed (seed 0: the original x_0). */
-static void fill_x0(unsigned char *x, size_t size, uint64_t seed)
+/* x_0: pseudo-random bytes from a fixed seed (seed 0: the original x_0), or
+ * a smooth or sparse field. */
+static void fill_x0(const workload_plan *plan, unsigned char *x, uint64_t seed)
 {
+    size_t size = plan->size;
+    if (plan->data != STATE_DATA_RANDOM) {
+        state_data_x0(x, size, (ebb_element)plan->element, (state_data)plan->data,
+                      X0_SEED + seed);
+        return;
+    }
     uint64_t s = X0_SEED + (seed ? mix64(seed) : 0);
     for (size_t i = 0; i < size; i += 8) {
         uint64_t v = mix64(s += UINT64_C(0x9e3779b97f4a7c15));
@@ -88,9 +108,19 @@ static void fill_x0(unsigned char *x, size_t size, uint64_t seed)
     }
 }
 
-int workload_calibrate(size_t size, int64_t steps, double forward_ms, double reverse_ms,
-                       workload_plan *plan, char *err, size_t errlen)
+int workload_calibrate(size_t size, int64_t steps, double forward_ms, double reverse_ms, int data,
+                       int element, workload_plan *plan, char *err, size_t errlen)
 {
+    plan->size = size;
+    plan->data = data;
+    plan->element = element == EBB_ELEMENT_FLOAT32 ? EBB_ELEMENT_FLOAT32 : EBB_ELEMENT_FLOAT64;
+    size_t es = ebb_element_size((ebb_element)plan->element);
+    if (data != STATE_DATA_RANDOM && size % es) {
+        snprintf(err, errlen, "--data %s: a state of %zu bytes is not a whole number of %s values",
+                 state_data_name((state_data)data), size,
+                 ebb_element_name((ebb_element)plan->element));
+        return -1;
+    }
     unsigned char *a = malloc(size), *b = malloc(size);
     if (!a || !b) {
         free(a);
@@ -99,8 +129,8 @@ int workload_calibrate(size_t size, int64_t steps, double forward_ms, double rev
                  size);
         return -1;
     }
-    fill_x0(a, size, 0);
-    pass(a, b, size, 1); /* faults b in */
+    fill_x0(plan, a, 0);
+    step_pass(plan, a, b, 1); /* faults b in */
     /* Passes as a forward step makes them (from a to b, then on b in place),
      * in batches of at least 0.5 ms (small states time well); the fastest of
      * 3 to 15 batches (0.3 s of them unless 15 are in) is the pass time with
@@ -110,7 +140,7 @@ int workload_calibrate(size_t size, int64_t steps, double forward_ms, double rev
     for (;;) {
         t0 = cli_now();
         for (int64_t i = 0; i < batch; i++, k++)
-            pass(k % 2 ? b : a, b, size, (uint64_t)k); /* as a forward step */
+            step_pass(plan, k % 2 ? b : a, b, (uint64_t)k); /* as a forward step */
         el = cli_now() - t0;
         if (el >= 5e-4 || batch >= (INT64_C(1) << 40))
             break;
@@ -121,13 +151,12 @@ int workload_calibrate(size_t size, int64_t steps, double forward_ms, double rev
     do {
         t0 = cli_now();
         for (int64_t i = 0; i < batch; i++, k++)
-            pass(k % 2 ? b : a, b, size, (uint64_t)k);
+            step_pass(plan, k % 2 ? b : a, b, (uint64_t)k);
         double t = (cli_now() - t0) / (double)batch;
         best = n++ == 0 || t < best ? t : best;
     } while (n < 15 && (n < 3 || cli_now() - start < 0.3));
     free(a);
     free(b);
-    plan->size = size;
     plan->steps = steps;
     plan->pass_s = best > 0 ? best : 1e-9;
     /* The passes fill STEP_FILL of the time asked (the fastest batch above is
@@ -211,10 +240,9 @@ static int forward_step(void *user, int64_t step, const void *in, void *out)
         return ebb_callback_fail("injected failure at forward step %lld (--fail-at-step)",
                                  (long long)step);
     double t0 = cli_now();
-    size_t size = c->plan->size;
-    pass(in, out, size, pass_key(step, 0));
+    step_pass(c->plan, in, out, pass_key(step, 0));
     for (int64_t p = 1; p < c->plan->forward_passes; p++)
-        pass(out, out, size, pass_key(step, p));
+        step_pass(c->plan, out, out, pass_key(step, p));
     wait_until(t0 + c->plan->forward_s);
     return forward_done(c, step, t0);
 }
@@ -230,7 +258,7 @@ static int forward_inplace_step(void *user, int64_t step, void *state)
                                  (long long)step);
     double t0 = cli_now();
     for (int64_t p = 0; p < c->plan->forward_passes; p++)
-        pass(state, state, c->plan->size, pass_key(step, p));
+        step_pass(c->plan, state, state, pass_key(step, p));
     wait_until(t0 + c->plan->forward_s);
     return forward_done(c, step, t0);
 }
@@ -245,7 +273,7 @@ static int reverse_step(void *user, int64_t step, void *state)
     double t0 = cli_now();
     size_t size = c->plan->size;
     for (int64_t p = 0; p < c->plan->reverse_passes; p++)
-        pass(p ? c->scratch : state, c->scratch, size, pass_key(step, p));
+        step_pass(c->plan, p ? c->scratch : state, c->scratch, pass_key(step, p));
     c->adjoint = XXH3_64bits_withSeed(state, size, c->adjoint ^ (uint64_t)step);
     wait_until(t0 + c->plan->reverse_s);
     double now = cli_now();
@@ -316,6 +344,8 @@ static void run_options(const workload_plan *plan, const workload_request *req, 
     o->io_ratio = req->io_ratio;
     o->audit = req->audit;
     o->trace = req->trace;
+    /* smooth and sparse states are arrays of floats (for compression) */
+    o->element = plan->data == STATE_DATA_RANDOM ? -1 : plan->element;
     /* auto: the planner predicts from the step times (asked, else calibrated) */
     o->forward_seconds = plan->forward_s > 0 ? plan->forward_s
                                              : (double)plan->forward_passes * plan->pass_s;
@@ -334,7 +364,7 @@ static int sweep(const workload_plan *plan, const workload_request *req, ebb_run
                  plan->size);
         return -1;
     }
-    fill_x0(x0, plan->size, req->seed);
+    fill_x0(plan, x0, req->seed);
     void *xn = NULL;
     c->first_sweep = 1;
     ebb_status s = ebb_run_forward(run, x0, &xn);

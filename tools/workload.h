@@ -20,13 +20,17 @@ typedef struct workload_plan {
     int64_t reverse_passes; /* passes per reverse step (on a scratch buffer), >= 0 */
     double forward_s, reverse_s; /* the step times asked (0: as the passes take): a step
                                     that ends early waits for its time */
+    int data;              /* what the states hold: a state_data (tools/state_data.h);
+                              random: pseudo-random bytes, mixed by every pass */
+    int element;           /* smooth, sparse: float32 or float64 values (ebb_element) */
 } workload_plan;
 
-/* Times passes over a state-sized buffer and derives the passes per step
- * from the wanted forward and reverse milliseconds. 0, or -1 with a message
- * in err when memory runs out. */
-int workload_calibrate(size_t size, int64_t steps, double forward_ms, double reverse_ms,
-                       workload_plan *plan, char *err, size_t errlen);
+/* Times passes over a state-sized buffer holding `data` (a state_data) of
+ * `element` and derives the passes per step from the wanted forward and
+ * reverse milliseconds. 0, or -1 with a message in err when memory runs out
+ * or the size is not a whole number of elements. */
+int workload_calibrate(size_t size, int64_t steps, double forward_ms, double reverse_ms, int data,
+                       int element, workload_plan *plan, char *err, size_t errlen);
 
 /* What one run asks of the engine, beyond the workload. */
 typedef struct workload_request {
