@@ -248,3 +248,31 @@ def test_audit_hash_accepts_global_dropout(strategy, slots):
     torch.manual_seed(3)
     model.total(*unrolled(model.step, h0, T)).backward()
     assert_bitwise({"params": [model.W.grad], "h0": [h0.grad]}, got)
+
+
+def test_generator_states_by_step_for_a_cuda_state(monkeypatch):
+    """The bookkeeping of a CUDA state's generators (kept by step where they
+    changed), driven here with a stand-in for the device generator: every
+    later call of step t gets the states its first forward saw."""
+    device = {"state": torch.zeros(2, dtype=torch.uint8)}
+    monkeypatch.setattr(torch.cuda, "get_rng_state", lambda d: device["state"].clone())
+    monkeypatch.setattr(torch.cuda, "set_rng_state",
+                        lambda s, d: device.__setitem__("state", s.clone()))
+    ctx = ebb.torch._Context(torch.device("cuda", 0), True)
+    assert not ctx.in_state
+    torch.manual_seed(0)
+    seen = {}
+    for t in range(12):
+        ctx.before(t, None, True)
+        seen[t] = (torch.get_rng_state(), device["state"].clone())
+        if t % 3 == 0:          # steps 0, 3, 6, 9 draw from the CPU generator
+            torch.rand(5)
+        if t % 4 == 1:          # steps 1, 5, 9 from the device's
+            device["state"] = device["state"] + 1
+    assert len(ctx.by_step) < 12, "an unchanged state was kept again"
+    for t in [11, 4, 0, 9, 7, 1, 10, 5, 3, 8, 2, 6]:
+        torch.rand(3)
+        device["state"] = device["state"] + 7
+        ctx.before(t, None, False)
+        assert torch.equal(torch.get_rng_state(), seen[t][0]), t
+        assert torch.equal(device["state"], seen[t][1]), t

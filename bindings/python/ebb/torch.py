@@ -51,6 +51,7 @@ class _Context:
         self.rng = preserve_rng_state
         self.in_state = self.rng and not self.cuda
         self.by_step = []          # (t, (cpu state, device state)) where they changed
+        self.changed_at = []       # the t of by_step, for bisect
 
     def autocast(self):
         """The forward's autocast state, entered (a no-op when it is the
@@ -83,8 +84,9 @@ class _Context:
             last = self.by_step[-1][1] if self.by_step else None
             if last is None or not all(torch.equal(a, b) for a, b in zip(last, now)):
                 self.by_step.append((t, now))
+                self.changed_at.append(t)
         elif self.by_step:
-            k = bisect.bisect_right([s for s, _ in self.by_step], t) - 1
+            k = bisect.bisect_right(self.changed_at, t) - 1
             cpu, dev = self.by_step[max(k, 0)][1]
             torch.set_rng_state(cpu)
             torch.cuda.set_rng_state(dev, self.device)
