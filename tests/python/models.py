@@ -133,4 +133,47 @@ class Dropout:
         return loss + h_n.sum()
 
 
-MODELS = {"lstm": LSTM, "rnn": RNN, "counted": Counted, "lif": LIF, "dropout": Dropout}
+class GlobalDropout:
+    """torch.nn.functional.dropout on the global generator in the state
+    update, the generator seeded once before the run (rng_seed), as a user
+    writes it."""
+
+    rng_seed = 7
+
+    def __init__(self, seed=5):
+        g = torch.Generator().manual_seed(seed)
+        self.W = (0.5 * torch.randn(6, 6, generator=g)).requires_grad_()
+        self.params = [self.W]
+        self.h0 = torch.randn(3, 6, generator=g)
+
+    def step(self, h, t):
+        h = torch.nn.functional.dropout(torch.tanh(h @ self.W), 0.3, training=True)
+        return h, h.pow(2).mean()
+
+    def total(self, h_n, loss):
+        return loss + h_n.sum()
+
+
+class LossDropout:
+    """Global-generator dropout that reaches only loss_t (the state update
+    draws nothing)."""
+
+    rng_seed = 8
+
+    def __init__(self, steps=64, seed=6):
+        g = torch.Generator().manual_seed(seed)
+        self.W = (0.5 * torch.randn(5, 5, generator=g)).requires_grad_()
+        self.params = [self.W]
+        self.xs = torch.randn(steps, 2, 5, generator=g)
+        self.h0 = torch.randn(2, 5, generator=g)
+
+    def step(self, h, t):
+        h = torch.tanh(h @ self.W + self.xs[t % len(self.xs)])
+        return h, torch.nn.functional.dropout(h, 0.5, training=True).pow(2).sum()
+
+    def total(self, h_n, loss):
+        return loss + h_n.sum()
+
+
+MODELS = {"lstm": LSTM, "rnn": RNN, "counted": Counted, "lif": LIF, "dropout": Dropout,
+          "global_dropout": GlobalDropout, "loss_dropout": LossDropout}

@@ -41,15 +41,21 @@ def gradients(model, run, h0_grad=True, use=None):
     h0 = _structure(model.h0, h0_grad)
     for p in model.params:
         p.grad = None
+    seed = getattr(model, "rng_seed", None)  # a model drawing from the global generator
+    if seed is not None:
+        torch.manual_seed(seed)
     h_n, loss = run(model.step, h0)
     (use or model.total)(h_n, loss).backward()
     leaves = h0 if isinstance(h0, tuple) else (h0,)
     outs = h_n if isinstance(h_n, tuple) else (h_n,)
     if loss is None:  # the unrolled reference with no loss_t at all
         loss = torch.zeros((), dtype=outs[0].dtype)
-    return {"h_n": [x.detach().clone() for x in outs], "loss": loss.detach().clone(),
-            "params": [None if p.grad is None else p.grad.clone() for p in model.params],
-            "h0": [None if x.grad is None else x.grad.clone() for x in leaves]}
+    got = {"h_n": [x.detach().clone() for x in outs], "loss": loss.detach().clone(),
+           "params": [None if p.grad is None else p.grad.clone() for p in model.params],
+           "h0": [None if x.grad is None else x.grad.clone() for x in leaves]}
+    if seed is not None:  # and the generator is left where the unrolled run leaves it
+        got["rng"] = torch.get_rng_state()
+    return got
 
 
 def assert_bitwise(a, b, what=""):

@@ -7,13 +7,19 @@
 `h0` are those of the whole sequence unrolled under autograd, while only
 ebb's slots and one step's graph are in memory. docs/python.md.
 
-The forward sweep runs every step under no_grad, reading x_t from and writing
-x_{t+1} into ebb's own buffers (tensors aliasing them). The reverse sweep
+The forward sweep runs every step under no_grad on a copy of x_t taken from
+ebb's buffer, and copies x_{t+1} into ebb's buffer. The reverse sweep
 calls back for t = n-1 .. 0 with x_t; each call runs step t again with grad
 enabled and back-propagates the adjoint of x_{t+1} and the gradient of the
 loss through it alone, summing the parameters' gradients over t in the order
-autograd would (t = n-1 first).
+autograd would (t = n-1 first). Every call of step t (first forward,
+recomputation, reverse step) runs under the autocast state of the forward
+and, with preserve_rng_state, from the generators' states the first forward
+of step t saw (torch.utils.checkpoint's semantics).
 """
+
+import bisect
+import contextlib
 
 import torch
 
@@ -25,19 +31,106 @@ def _as_tuple(h):
     return tuple(h) if isinstance(h, (tuple, list)) else (h,)
 
 
+class _Context:
+    """What torch.utils.checkpoint restores around a recomputation: the
+    autocast state of the forward (CPU and CUDA: enabled, dtype, cache) and
+    the random generators' states each step's first forward saw.
+
+    The CPU generator's state (preserve_rng_state, a CPU state) travels in
+    ebb's state buffer after the tensors, so that x_t carries the state step
+    t starts from: stored, recomputed and restored with it, whatever the
+    strategy, in memory that grows with the slots, not with n. For a CUDA
+    state (whose buffers are device memory) the CPU and device generators'
+    states are kept here, by step, only where they changed.
+    """
+
+    def __init__(self, layout_device, preserve_rng_state):
+        self.amp = _autocast_state()
+        self.cuda = layout_device.type == "cuda"
+        self.device = layout_device
+        self.rng = preserve_rng_state
+        self.in_state = self.rng and not self.cuda
+        self.by_step = []          # (t, (cpu state, device state)) where they changed
+        self.changed_at = []       # the t of by_step, for bisect
+
+    def autocast(self):
+        """The forward's autocast state, entered (a no-op when it is the
+        current one)."""
+        if _autocast_state() == self.amp:
+            return contextlib.nullcontext()
+        stack = contextlib.ExitStack()
+        cpu_on, cpu_dtype, gpu_on, gpu_dtype, cache = self.amp
+        stack.enter_context(torch.cpu.amp.autocast(enabled=cpu_on, dtype=cpu_dtype,
+                                                   cache_enabled=cache))
+        if gpu_on or torch.cuda.is_available():
+            stack.enter_context(torch.cuda.amp.autocast(enabled=gpu_on, dtype=gpu_dtype,
+                                                        cache_enabled=cache))
+        return stack
+
+    def initial(self):
+        """The extra bytes of x_0 (the CPU generator's state now), or None."""
+        return torch.get_rng_state() if self.in_state else None
+
+    def before(self, t, extra, first):
+        """Before step t runs: its generators' states, from x_t's extra bytes
+        or, for a CUDA state, recorded at its first forward (`first`) and
+        set again later."""
+        if not self.rng:
+            return
+        if self.in_state:
+            torch.set_rng_state(extra)
+        elif first:
+            now = (torch.get_rng_state(), torch.cuda.get_rng_state(self.device))
+            last = self.by_step[-1][1] if self.by_step else None
+            if last is None or not all(torch.equal(a, b) for a, b in zip(last, now)):
+                self.by_step.append((t, now))
+                self.changed_at.append(t)
+        elif self.by_step:
+            k = bisect.bisect_right(self.changed_at, t) - 1
+            cpu, dev = self.by_step[max(k, 0)][1]
+            torch.set_rng_state(cpu)
+            torch.cuda.set_rng_state(dev, self.device)
+
+    def after(self, extra):
+        """After a forward step: the CPU generator's state into x_{t+1}'s extra bytes."""
+        if self.in_state:
+            extra.copy_(torch.get_rng_state())
+
+    def stash(self):
+        """The generators' states now (restored after the backward, as
+        torch.random.fork_rng does around checkpoint's recomputation)."""
+        if not self.rng:
+            return None
+        return (torch.get_rng_state(),
+                torch.cuda.get_rng_state(self.device) if self.cuda else None)
+
+    def unstash(self, saved):
+        if saved is not None:
+            torch.set_rng_state(saved[0])
+            if saved[1] is not None:
+                torch.cuda.set_rng_state(saved[1], self.device)
+
+
+def _autocast_state():
+    return (torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype(),
+            torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype(),
+            torch.is_autocast_cache_enabled())
+
+
 class _Steps:
     """What the callbacks need. Holds no reference to the ebb run, so that
     dropping the graph frees the run at once (no reference cycle)."""
 
-    def __init__(self, step, layout, tuple_state, params, steps):
+    def __init__(self, step, layout, tuple_state, params, steps, context):
         self.step = step
         self.layout = layout
         self.tuple_state = tuple_state
         self.params = params
         self.steps = steps
+        self.context = context
         self.phase = "forward"
         self.loss = None
-        self.hashes = None       # digests of x_{t+1}, first computation (audit "hash")
+        self.hashes = None       # digests of (x_t, x_{t+1}, loss_t), first computation
         self.adjoint = None      # adjoint of the live x_{t+1}, one entry per tensor
         self.grad_loss = None
         self.need_h0 = ()
@@ -45,7 +138,17 @@ class _Steps:
         self.param_ids = {id(p) for p in params}
 
     def _call(self, h, t):
+        versions = [x._version for x in h]
         res = self.step(h if self.tuple_state else h[0], t)
+        for j, (x, v) in enumerate(zip(h, versions)):
+            if x._version != v:
+                what = f"h[{j}]" if self.tuple_state else "h"
+                raise RuntimeError(
+                    f"step(h, {t}) modified its input {what} in place: ebb recomputes steps "
+                    "from their inputs, so an in-place edit (x.add_(...), x[...] = ..., even "
+                    "under torch.no_grad()) would give a gradient that belongs to another "
+                    "computation. Compute a new tensor instead (h = h.clamp(...), not "
+                    "h.clamp_(...))")
         if not isinstance(res, (tuple, list)) or len(res) != 2:
             raise TypeError(f"step(h, {t}) must return (h_next, loss_t), got "
                             f"{type(res).__name__}")
@@ -59,31 +162,37 @@ class _Steps:
         return h_next, loss_t
 
     def forward(self, t, inp, out):
-        with torch.no_grad():
-            h_next, loss_t = self._call(self.layout.views(inp), t)
-            for dst, src in zip(self.layout.views(out), h_next):
+        lay, ctx = self.layout, self.context
+        first = self.phase == "forward"
+        with torch.no_grad(), ctx.autocast():
+            ctx.before(t, lay.extra(inp), first)
+            h = lay.copies(inp)
+            h_next, loss_t = self._call(h, t)
+            for dst, src in zip(lay.views(out), h_next):
                 dst.copy_(src)
-            if self.phase == "forward":
+            ctx.after(lay.extra(out))
+            if first:
+                if self.hashes is not None:
+                    self.hashes.append(digest((*h, *h_next, loss_t)))
                 if loss_t is not None:
                     loss_t = loss_t.reshape(())
                     self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
-                if self.hashes is not None:
-                    self.hashes.append(digest(h_next))
 
     def reverse(self, t, state):
         lay = self.layout
+        self.context.before(t, lay.extra(state), False)
         h = []
-        for j, v in enumerate(lay.views(state)):
+        for j, v in enumerate(lay.copies(state)):
             need = lay.differentiable[j] and (t > 0 or self.need_h0[j])
-            h.append(v.detach().requires_grad_(need))
-        with torch.enable_grad():
+            h.append(v.requires_grad_(need))
+        with torch.enable_grad(), self.context.autocast():
             h_next, loss_t = self._call(tuple(h), t)
-        if self.hashes is not None and digest(h_next) != self.hashes[t]:
+        if self.hashes is not None and digest((*h, *h_next, loss_t)) != self.hashes[t]:
             raise RuntimeError(
                 f"step {t} is not deterministic: recomputed with grad enabled it gives an "
-                f"x_{t + 1} that differs from its first computation, so the gradient would be "
-                "wrong. Make the step depend only on (h, t) (seed random layers from t; "
-                "docs/python.md)")
+                f"x_{t + 1} or a loss_{t} that differs from its first computation, so the "
+                "gradient would be wrong. Make the step depend only on (h, t) and the "
+                "random generators' states (docs/python.md)")
         outputs, grads = [], []
         for x, a in zip(h_next, self.adjoint):
             if a is not None and x.requires_grad:
@@ -157,7 +266,7 @@ class _Sweep:
                                **self.options, **extra)
         if self.run.info().audit == "hash":
             s.hashes = []
-        x0 = lay.pack(h0)
+        x0 = lay.pack(h0, s.context.initial())
         xn = self.run.forward(x0.data_ptr())
         del x0
         h_n = tuple(v.clone() for v in lay.views(xn))
@@ -178,7 +287,11 @@ class _Sweep:
         s.grad_loss = grad_loss
         s.need_h0 = need_h0
         s.param_grads = [None] * sum(1 for p in s.params if p.requires_grad)
-        self.run.reverse()
+        rng = s.context.stash()
+        try:
+            self.run.reverse()
+        finally:
+            s.context.unstash(rng)
         if self.report is not None:
             self.report["stats"] = self.run.stats()
         it = iter(s.param_grads)
@@ -231,12 +344,14 @@ class _Scan(torch.autograd.Function):
 
 
 def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
-         disk_slots=None, audit=None, report=None):
+         disk_slots=None, audit=None, report=None, preserve_rng_state=True):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
     step       step(h, t) -> (h_next, loss_t); h is a tensor or a tuple of
                tensors (as h0), loss_t a scalar tensor or None. It must be
-               deterministic given (h, t) and must not modify h in place.
+               deterministic given (h, t) and the random generators' states,
+               and must not modify h in place (refused). h is the step's own
+               copy of x_t: it may keep it.
     h0         a tensor or a tuple of tensors, on one device (CPU or CUDA)
     steps      n >= 1
     params     every tensor requiring grad that step uses
@@ -247,6 +362,9 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     report     a dict to fill: "info" (ebb.RunInfo: strategy, slots and bytes
                per tier) and "stats" (ebb.RunStats after the forward, then
                after the backward)
+    preserve_rng_state  each recomputation and reverse step of step t starts
+               from the random generators' states its first forward saw (as
+               torch.utils.checkpoint); False: they are not touched
 
     Returns (h_n, loss): the final state (same structure as h0) and the sum
     of the loss_t, both differentiable. ebb's resources are released when the
@@ -264,10 +382,14 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
             raise TypeError(f"params[{k}] is a {type(p).__name__}, not a tensor")
     if len({id(p) for p in params}) != len(params):
         raise ValueError("params lists a tensor twice; pass each parameter once")
-    layout = Layout(h0s)
+    device = h0s[0].device
+    preserve_rng_state = bool(preserve_rng_state)
+    rng_bytes = torch.get_rng_state().numel() if preserve_rng_state and device.type != "cuda" else 0
+    layout = Layout(h0s, extra_bytes=rng_bytes)
+    context = _Context(device, preserve_rng_state)
     options = dict(config=config, strategy=strategy, slots=slots, disk_slots=disk_slots,
                    audit=audit)
-    sweep = _Sweep(_Steps(step, layout, tuple_state, params, steps), options, report)
+    sweep = _Sweep(_Steps(step, layout, tuple_state, params, steps, context), options, report)
     out = _Scan.apply(sweep, len(h0s), *h0s, *params)
     h_n, loss = out[:-1], out[-1]
     return (tuple(h_n) if tuple_state else h_n[0]), loss
