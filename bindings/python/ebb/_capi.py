@@ -194,7 +194,8 @@ _PROTOTYPES = {
 _lock = threading.Lock()
 _lib = None
 
-_GUARD = 64  # bytes after each mirrored struct that an *_init must not touch
+_GUARD = 1024  # bytes after each mirrored struct that an *_init must not touch (room
+# enough that a library whose struct grew writes into the guard, not past it)
 
 
 def _check_layout(lib):
