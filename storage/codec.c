@@ -152,7 +152,8 @@ ebb_status ebb_codec_compress(const ebb_codec *c, const void *state, void *out, 
     return c->ops->compress(c, state, out, cap, len);
 }
 
-ebb_status ebb_codec_decompress(const ebb_codec *c, const void *in, size_t len, void *state)
+static ebb_status decompress(const ebb_codec *c, const void *in, size_t len, int padded,
+                             void *state)
 {
     if (!c || !in || !state)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_codec_decompress: NULL codec, input or state");
@@ -160,5 +161,16 @@ ebb_status ebb_codec_decompress(const ebb_codec *c, const void *in, size_t len, 
         return ebb_fail(EBB_ERR_CHECKSUM,
                         "a compressed state of %zu bytes: %s states compress to 1 .. %zu bytes",
                         len, ebb_compression_name(c->o.mode), c->bound);
-    return c->ops->decompress(c, in, len, state);
+    return c->ops->decompress(c, in, len, padded, state);
+}
+
+ebb_status ebb_codec_decompress(const ebb_codec *c, const void *in, size_t len, void *state)
+{
+    return decompress(c, in, len, 0, state);
+}
+
+ebb_status ebb_codec_decompress_padded(const ebb_codec *c, const void *in, size_t len,
+                                       void *state)
+{
+    return decompress(c, in, len, 1, state);
 }

@@ -12,7 +12,9 @@ typedef struct ebb_codec_ops {
     ebb_status (*init)(ebb_codec *c);
     ebb_status (*compress)(const ebb_codec *c, const void *state, void *out, size_t cap,
                            size_t *len);
-    ebb_status (*decompress)(const ebb_codec *c, const void *in, size_t len, void *state);
+    /* padded: in is readable up to c->bound bytes, zeros past len */
+    ebb_status (*decompress)(const ebb_codec *c, const void *in, size_t len, int padded,
+                             void *state);
 } ebb_codec_ops;
 
 struct ebb_codec {
@@ -23,6 +25,13 @@ struct ebb_codec {
     size_t fixed;  /* fixed rate: every state's compressed size */
     const ebb_codec_ops *ops;
 };
+
+/* ebb_codec_decompress for a caller that gives the input room: in[0 ..
+ * ebb_codec_bound(c)) is readable and zero past len, so zfp decodes it in
+ * place instead of copying it into a zeroed buffer of its own (the disk
+ * tier's codec threads, whose scratch is that big: nothing allocated). */
+ebb_status ebb_codec_decompress_padded(const ebb_codec *c, const void *in, size_t len,
+                                       void *state);
 
 extern const ebb_codec_ops ebb_codec_blosc_ops;
 extern const ebb_codec_ops ebb_codec_zfp_ops;

@@ -3,7 +3,9 @@
  * fixed-accuracy mode (no header: the codec knows the field). zfp's
  * objects are made per call, so one codec serves several threads. zfp does
  * not check its input; a shorter one is padded with zeros to the bound
- * before decoding, so the decoder never reads past what it was given. */
+ * before decoding (unless the caller gave it that room already:
+ * ebb_codec_decompress_padded), so the decoder never reads past what it was
+ * given. */
 #include <stdlib.h>
 #include <string.h>
 #include <zfp.h>
@@ -104,22 +106,23 @@ static ebb_status zfp_compress_state(const ebb_codec *c, const void *state, void
     return EBB_OK;
 }
 
-static ebb_status zfp_decompress_state(const ebb_codec *c, const void *in, size_t len, void *state)
+static ebb_status zfp_decompress_state(const ebb_codec *c, const void *in, size_t len,
+                                       int padded, void *state)
 {
     if (c->fixed && len != c->fixed)
         return ebb_fail(EBB_ERR_CHECKSUM,
                         "a fixed-rate state is %zu bytes, this one %zu: it is not one this codec "
                         "compressed",
                         c->fixed, len);
-    void *padded = NULL;
-    if (len < c->bound) {
-        if (!(padded = calloc(1, c->bound)))
+    void *copy = NULL;
+    if (len < c->bound && !padded) {
+        if (!(copy = calloc(1, c->bound)))
             return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate %zu bytes to decode a state",
                             c->bound);
-        memcpy(padded, in, len);
+        memcpy(copy, in, len);
     }
     zfp_call z;
-    ebb_status st = call_open(c, state, padded ? padded : (void *)(uintptr_t)in, c->bound, &z);
+    ebb_status st = call_open(c, state, copy ? copy : (void *)(uintptr_t)in, c->bound, &z);
     if (st == EBB_OK) {
         size_t n = zfp_decompress(z.zs, z.field);
         call_close(&z);
@@ -128,7 +131,7 @@ static ebb_status zfp_decompress_state(const ebb_codec *c, const void *in, size_
                           "a compressed state of %zu bytes does not decode: zfp read %zu bytes",
                           len, n);
     }
-    free(padded);
+    free(copy);
     return st;
 }
 
