@@ -1,6 +1,7 @@
 /* Disk tier operations: moves between host slots and disk slots, waits,
- * information and the test hooks. They hand operations to the checksum
- * thread's queue or to the engine (disk_engine.c); creation is in
+ * information and the test hooks. They hand operations to the codec
+ * stage's queue (checksums with io_uring, or compression: disk_hash.c) or
+ * to the engine (disk_engine.c); creation is in
  * disk_create.c, completion in disk_core.c. */
 
 #include "common/error_internal.h"
@@ -23,6 +24,9 @@ void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info)
     info->checksum = d->sums.on;
     info->path_count = d->layout.nfiles;
     info->max_bandwidth = d->pace.rate;
+    info->compression = ebb_compression_name(d->codec.codec ? d->codec.mode : EBB_COMPRESSION_OFF);
+    info->codec_threads = d->codec.codec ? d->codec.nthreads : 0;
+    info->codec_buffer_bytes = d->codec.bytes;
 }
 
 /* ---- operations -------------------------------------------------------------- */
@@ -63,7 +67,16 @@ void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
 {
     ebb_disk *d = pool->disk;
     ebb_op *op = &pool->ops[slot];
-    ebb_op_begin(op, d->layout.bps);
+    size_t bytes = pool->slot_size;
+    uint32_t blocks = d->layout.bps;
+    int packed = 0;
+    if (!write) /* with compression, only what the slot's last write stored */
+        ebb_disk_codec_read_plan(pool, slot, &bytes, &blocks, &packed);
+    ebb_op_begin(op, blocks);
+    op->bytes = bytes;
+    op->packed = packed;
+    op->coded = 0;
+    op->cbuf = -1;
     op->write = write;
     op->slot = slot;
     op->host = host;
@@ -83,7 +96,14 @@ void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
     ebb_host_disk_begin(host, host_slot, write);
     atomic_store_explicit(&op->state, EBB_OP_PENDING, memory_order_release);
 
-    if (gated && d->hashq.started) {
+    if (write && d->codec.codec) {
+        /* Compressed (a chained write once it has crossed whole), hashed,
+         * then queued by a codec thread. */
+        pthread_mutex_lock(&d->core.lock);
+        d->hashq.writes++;
+        pthread_mutex_unlock(&d->core.lock);
+        ebb_disk_hash_push(pool, op);
+    } else if (gated && d->hashq.started) {
         /* The ring may have each block once the checksum thread hashed it. */
         ebb_disk_enqueue(pool, slot, 0);
         ebb_disk_hash_push(pool, op);

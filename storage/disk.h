@@ -1,15 +1,16 @@
 /* A disk pool, made of the parts each file owns, and the disk tier's
  * operations. Layers, top to bottom (pool_internal.h has the whole list):
  *   disk.c, disk_create.c  the operations and creation (pool.c calls them)
- *   disk_hash.c            the checksum thread
+ *   disk_hash.c            the codec stage (checksum thread, codec threads)
  *   disk_engine.c          the running engine, behind its table
  *   disk_uring*.c, disk_threads.c  the engines
  *   disk_core.c            completion and retries
- *   disk_chain.c, disk_pace.c, disk_sum.c, disk_layout.c */
+ *   disk_chain.c, disk_pace.c, disk_sum.c, disk_codec.c, disk_layout.c */
 #ifndef EBB_STORAGE_DISK_H
 #define EBB_STORAGE_DISK_H
 
 #include "storage/disk_chain.h"
+#include "storage/disk_codec.h"
 #include "storage/disk_core.h"
 #include "storage/disk_engine.h"
 #include "storage/disk_layout.h"
@@ -24,14 +25,17 @@ typedef struct ebb_disk {
     ebb_disk_engine engine;  /* disk_engine.h: the running engine's state */
     ebb_disk_hashq hashq;    /* disk_core.h: the checksum thread (disk_hash.c) */
     ebb_disk_sums sums;      /* disk_sum.h: block checksums */
+    ebb_disk_codec codec;    /* disk_codec.h: compression */
     ebb_disk_pacer pace;     /* disk_pace.h: the bandwidth limit */
     ebb_disk_probe probe;    /* disk_core.h: what the engine did, the hold (tests) */
     struct ebb_pool *staging; /* retained (ebb_pool_retain) until the disk pool goes */
 } ebb_disk;
 
-/* The checksum thread (disk_hash.c). start: 0 or an errno. stop: finishes
- * what it was given, then joins it. */
-int ebb_hasher_start(struct ebb_pool *pool);
+/* The codec stage (disk_hash.c): `n` threads named `name` ("ebb-hash",
+ * "ebb-codec") sharing the stage's queue. start: 0 or an errno (the threads
+ * started are stopped again). stop: finishes what they were given, then
+ * joins them. */
+int ebb_hasher_start(struct ebb_pool *pool, int n, const char *name);
 void ebb_hasher_stop(struct ebb_pool *pool);
 
 #endif

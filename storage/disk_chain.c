@@ -7,7 +7,11 @@
  * itself (ebb_disk_gate_wait) and hashes (disk_hash.c).
  * disk -> host -> gpu: each block read is copied on to the gpu at once by
  * the engine thread that completed it; when the read ends, the copy's
- * event is recorded after them (ebb_disk_follow_end). */
+ * event is recorded after them (ebb_disk_follow_end).
+ * With compression, a chained write waits for all of its blocks' events on
+ * a codec thread (ebb_disk_gate_wait) and is compressed whole; a read of a
+ * compressed state is copied on whole once a codec thread decompressed it
+ * (ebb_disk_follow_state). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,12 +118,12 @@ int ebb_disk_gate_wait(struct ebb_pool *pool, ebb_op *op, uint32_t block)
 
 /* ---- reads that a host -> gpu copy follows ---------------------------------- */
 
-void ebb_disk_follow_block(struct ebb_pool *pool, ebb_op *op, uint32_t block)
+static void follow_copy(struct ebb_pool *pool, ebb_op *op, uint32_t block)
 {
     ebb_follow *f = &op->follow;
     if (!f->gpu_op || atomic_load(&op->failed) || atomic_load(&f->gpu_op->failed))
         return;
-    ebb_disk_loc loc;
+    ebb_disk_loc loc; /* the state's block, whatever the read moved */
     ebb_disk_locate(&pool->disk->layout, op->slot, block, &loc);
     char why[256] = "";
     if (ebb_cuda_copy_to_device(f->device, f->dst + loc.buf_offset, op->buf + loc.buf_offset,
@@ -129,6 +133,18 @@ void ebb_disk_follow_block(struct ebb_pool *pool, ebb_op *op, uint32_t block)
                     "slot %d could not be queued on CUDA device %d: %s",
                     block, loc.buf_offset, loc.buf_offset + loc.data_len, (int)op->slot,
                     f->device, why);
+}
+
+void ebb_disk_follow_block(struct ebb_pool *pool, ebb_op *op, uint32_t block)
+{
+    if (!op->packed) /* a packed state is copied whole once decompressed */
+        follow_copy(pool, op, block);
+}
+
+void ebb_disk_follow_state(struct ebb_pool *pool, ebb_op *op)
+{
+    for (uint32_t b = 0; b < pool->disk->layout.bps; b++)
+        follow_copy(pool, op, b);
 }
 
 void ebb_disk_follow_end(struct ebb_pool *pool, ebb_op *op)

@@ -28,6 +28,10 @@ int ebb_disk_gate_wait(struct ebb_pool *pool, struct ebb_op *op, uint32_t block)
  * follow_end, from ebb_disk_complete, records the host slot's and the gpu
  * operation's events after them and releases the gpu operation. */
 void ebb_disk_follow_block(struct ebb_pool *pool, struct ebb_op *op, uint32_t block);
+/* A packed (compressed) read: follow_block does nothing; once a codec
+ * thread decompressed the state into the host slot, follow_state queues
+ * the copies of all of its blocks. */
+void ebb_disk_follow_state(struct ebb_pool *pool, struct ebb_op *op);
 void ebb_disk_follow_end(struct ebb_pool *pool, struct ebb_op *op);
 /* How long the ring waits before asking a gated block's event again while
  * other requests are in flight (with none, it sleeps in the event). */

@@ -59,11 +59,18 @@ void ebb_disk_complete(struct ebb_pool *pool, ebb_op *op)
         pthread_mutex_unlock(&d->core.lock);
     }
     fault_delay(pool);
+    ebb_disk_codec_release(pool, op); /* a write's compressed buffer, if it took one */
     if (op->status == EBB_OK) {
         if (op->write) {
             atomic_store(&d->core.valid[op->slot], 1);
             atomic_fetch_add(&pool->st_writes, 1);
             atomic_fetch_add(&pool->st_bytes_written, pool->slot_size);
+            if (op->coded) {
+                atomic_fetch_add(&pool->st_codec_before, pool->slot_size);
+                atomic_fetch_add(&pool->st_codec_after, op->bytes);
+                if (!op->packed)
+                    atomic_fetch_add(&pool->st_stored_raw, 1);
+            }
         } else {
             atomic_fetch_add(&pool->st_reads, 1);
             atomic_fetch_add(&pool->st_bytes_read, pool->slot_size);
@@ -83,12 +90,9 @@ void ebb_disk_complete(struct ebb_pool *pool, ebb_op *op)
 void ebb_disk_blocks_done(struct ebb_pool *pool, ebb_op *op)
 {
     ebb_disk *d = pool->disk;
-    if (!op->write && d->sums.on && !atomic_load(&op->failed)) {
-        if (d->hashq.started) {
-            ebb_disk_hash_push(pool, op); /* verifies, then completes */
-            return;
-        }
-        ebb_disk_verify_read(pool, op);
+    if (!op->write && (d->sums.on_stage || op->packed) && !atomic_load(&op->failed)) {
+        ebb_disk_hash_push(pool, op); /* verifies, decompresses, then completes */
+        return;
     }
     ebb_disk_complete(pool, op);
 }
@@ -97,7 +101,7 @@ void ebb_disk_fail_io(struct ebb_pool *pool, ebb_op *op, uint32_t block, int err
 {
     ebb_disk *d = pool->disk;
     ebb_disk_loc loc;
-    ebb_disk_locate(&d->layout, op->slot, block, &loc);
+    ebb_disk_locate_bytes(&d->layout, op->slot, block, op->bytes, &loc);
     ebb_op_fail(op, EBB_ERR_IO,
                 "%s disk slot %d (block %u, %zu bytes at offset %" PRIu64 " of '%s') failed: %s",
                 op->write ? "writing" : "reading", (int)op->slot, block, loc.io_len, loc.offset,

@@ -34,19 +34,25 @@ typedef struct ebb_disk_core {
     _Atomic uint64_t io_read_seq; /* reads issued (numbering with fault.io_reads_only) */
 } ebb_disk_core;
 
-/* The checksum thread's queue (io_uring engine with checksums): writes to
- * hash before they are queued for the engine (from disk.c), reads to
- * verify after their I/O (from the core). disk_hash.c runs the thread that
- * empties it. One entry per slot at most, so it never overflows. */
+/* The codec stage's queue: the checksum thread's (io_uring engine with
+ * checksums), or the codec threads' (compression on, either engine; they
+ * hash too where the checksum thread would). Writes to compress and hash
+ * before they are queued for the engine (from disk.c), reads to verify and
+ * decompress after their I/O (from the core). disk_hash.c runs the threads
+ * that empty it. One entry per slot at most, so it never overflows. */
 typedef struct ebb_disk_hashq {
-    int started;             /* a checksum thread takes jobs */
-    pthread_t thread;
+    int started;             /* the stage's threads take jobs */
+    pthread_t *threads;      /* nthreads of them */
+    int nthreads;
+    void *args;              /* disk_hash.c's per-thread arguments */
     pthread_mutex_t lock;
     pthread_cond_t cv;
     int32_t *queue;          /* operation indices */
     uint32_t head, count;
     int stop;
-    uint32_t writes;         /* writes handed to it, not yet queued (under the core lock) */
+    uint32_t writes;         /* writes handed to it, not yet queued for the engine
+                                (under the core lock): the engine stops only
+                                once there are none */
 } ebb_disk_hashq;
 
 /* What the engine did (ebb_disk_debug_get), and the hold (ebb_disk_debug_hold):
@@ -98,8 +104,11 @@ uint64_t ebb_disk_next_seq(struct ebb_pool *pool, int write);
 /* Records that `n` more (or, negative, fewer) requests are in flight. */
 void ebb_disk_inflight(struct ebb_pool *pool, int n);
 
-/* All blocks of op are done: verify (reads with checksums, on the checksum
- * thread when there is one), then publish the result and wake waiters. */
+/* All blocks of op are done: a read the stage verifies (checksums on the
+ * checksum thread) or decompresses (a packed read) goes to the stage's
+ * queue, which completes it; anything else is completed here. complete:
+ * publish the result (a write's compressed buffer comes free, its slot's
+ * statistics are counted) and wake waiters. */
 void ebb_disk_blocks_done(struct ebb_pool *pool, struct ebb_op *op);
 void ebb_disk_complete(struct ebb_pool *pool, struct ebb_op *op);
 

@@ -1,6 +1,7 @@
 /* Disk tier creation: private preallocated O_DIRECT files, one per directory
  * (drive), the striped layout's geometry (disk_layout.c places the slots),
- * the space check, the engine and the checksum thread; and destruction. */
+ * the space check, the codec, the engine and the codec stage's threads;
+ * and destruction. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -313,6 +314,11 @@ static ebb_status disk_check_options(const ebb_pool_options *o)
                         "disk pool: max_bandwidth %g bytes/s is out of range; expected 0 (no "
                         "limit) or 1 .. 1e18 bytes per second",
                         o->max_bandwidth);
+    if (o->codec_threads < 0 || o->codec_threads > 256)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "disk pool: codec_threads %d is out of range; expected 0 (2 threads) or "
+                        "1 .. 256",
+                        (int)o->codec_threads);
     if (o->staging && o->staging->tier != EBB_TIER_HOST)
         return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: the staging pool is a %s pool; it must "
                                              "be a host pool",
@@ -390,17 +396,24 @@ static ebb_status prepare_files(struct ebb_pool *pool, const ebb_pool_options *o
     return EBB_OK;
 }
 
-/* The engine, and the checksum thread where the engine is io_uring (the
- * ring thread never hashes). */
+/* The engine, and the codec stage: the codec threads with compression,
+ * else the checksum thread where the engine is io_uring (the ring thread
+ * never hashes; the threads engine's workers hash their blocks). */
 static ebb_status start_engine(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     ebb_disk *d = pool->disk;
     ebb_status s = ebb_disk_engine_start(pool, o);
     if (s != EBB_OK)
         return s;
-    if (d->sums.on && d->engine.ops->backend == EBB_DISK_BACKEND_URING &&
-        ebb_hasher_start(pool) != 0)
+    d->sums.on_stage = d->sums.on && d->engine.ops->backend == EBB_DISK_BACKEND_URING;
+    if (d->codec.codec) {
+        int r = ebb_hasher_start(pool, d->codec.nthreads, "ebb-codec");
+        if (r != 0)
+            return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool: cannot start %d codec threads: %s",
+                            (int)d->codec.nthreads, strerror(r));
+    } else if (d->sums.on_stage && ebb_hasher_start(pool, 1, "ebb-hash") != 0) {
         return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool: cannot start the checksum thread");
+    }
     return EBB_OK;
 }
 
@@ -457,7 +470,7 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
         goto fail;
     d->files.node = d->files.group_node[0];
     pool->numa_node = d->files.node;
-    if ((s = start_engine(pool, o)) != EBB_OK)
+    if ((s = ebb_disk_codec_init(pool, o)) != EBB_OK || (s = start_engine(pool, o)) != EBB_OK)
         goto fail;
     return EBB_OK;
 
@@ -471,11 +484,12 @@ void ebb_disk_destroy(struct ebb_pool *pool)
     ebb_disk *d = pool->disk;
     if (!d)
         return;
-    /* Order: the engine drains (it waits for the writes the checksum
-     * thread still hashes), then the checksum thread finishes the reads it
-     * verifies. */
+    /* Order: the engine drains (it waits for the writes the codec stage
+     * still hashes or compresses), then the stage finishes the reads it
+     * verifies or decompresses; then the codec's buffers can go. */
     ebb_disk_engine_stop(pool);
     ebb_hasher_stop(pool);
+    ebb_disk_codec_fini(pool);
     for (int i = 0; d->files.fds && i < d->layout.nfiles; i++)
         if (d->files.fds[i] >= 0)
             close(d->files.fds[i]);

@@ -37,6 +37,17 @@ void ebb_disk_locate(const ebb_disk_layout *l, int32_t slot, uint32_t block, ebb
                   shrink_before(l, (uint64_t)l->slots % n, p);
 }
 
+void ebb_disk_locate_bytes(const ebb_disk_layout *l, int32_t slot, uint32_t block, size_t bytes,
+                           ebb_disk_loc *loc)
+{
+    ebb_disk_locate(l, slot, block, loc);
+    size_t left = bytes > loc->buf_offset ? bytes - loc->buf_offset : 0;
+    if (left < loc->data_len) {
+        loc->data_len = left;
+        loc->io_len = round_up(left, l->align);
+    }
+}
+
 uint64_t ebb_disk_file_bytes(const ebb_disk_layout *l, int file)
 {
     uint64_t n = (uint64_t)l->nfiles, f = (uint64_t)file;

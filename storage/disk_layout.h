@@ -53,6 +53,12 @@ typedef struct ebb_disk_loc {
  * ceil(m * blocks per slot / n) blocks, never more than with whole blocks
  * dealt round-robin. One file is the same with n = 1. */
 void ebb_disk_locate(const ebb_disk_layout *l, int32_t slot, uint32_t block, ebb_disk_loc *loc);
+/* The same for an operation that moves only the first `bytes` bytes of the
+ * slot (a compressed state; op.h `bytes`): its last block is cut there,
+ * data_len what remains of `bytes` and io_len that rounded up to the
+ * alignment. bytes = the slot's size gives ebb_disk_locate's answer. */
+void ebb_disk_locate_bytes(const ebb_disk_layout *l, int32_t slot, uint32_t block, size_t bytes,
+                           ebb_disk_loc *loc);
 /* The bytes file `file` holds in that layout. */
 uint64_t ebb_disk_file_bytes(const ebb_disk_layout *l, int file);
 

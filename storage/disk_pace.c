@@ -62,7 +62,7 @@ uint64_t ebb_disk_pace(struct ebb_pool *pool, const ebb_op *op, uint32_t block)
         atomic_fetch_add(&p->paced_waits, 1);
     }
     ebb_disk_loc loc;
-    ebb_disk_locate(&d->layout, op->slot, block, &loc);
+    ebb_disk_locate_bytes(&d->layout, op->slot, block, op->bytes, &loc);
     /* Lateness of up to the slack is made up for; longer idle earns nothing. */
     uint64_t from = p->next_ns;
     if (now - from > EBB_DISK_PACE_SLACK_NS)

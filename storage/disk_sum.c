@@ -12,7 +12,7 @@ void ebb_disk_before_write(struct ebb_pool *pool, ebb_op *op, uint32_t block)
     if (!d->sums.on)
         return;
     ebb_disk_loc loc;
-    ebb_disk_locate(&d->layout, op->slot, block, &loc);
+    ebb_disk_locate_bytes(&d->layout, op->slot, block, op->bytes, &loc);
     d->sums.sums[(size_t)op->slot * d->layout.bps + block] =
         XXH3_64bits(op->buf + loc.buf_offset, loc.data_len);
 }
@@ -23,7 +23,7 @@ int ebb_disk_after_read(struct ebb_pool *pool, ebb_op *op, uint32_t block)
     if (!d->sums.on)
         return 0;
     ebb_disk_loc loc;
-    ebb_disk_locate(&d->layout, op->slot, block, &loc);
+    ebb_disk_locate_bytes(&d->layout, op->slot, block, op->bytes, &loc);
     uint64_t want = d->sums.sums[(size_t)op->slot * d->layout.bps + block];
     uint64_t got = XXH3_64bits(op->buf + loc.buf_offset, loc.data_len);
     if (got == want)

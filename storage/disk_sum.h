@@ -10,6 +10,8 @@ struct ebb_op;
 
 typedef struct ebb_disk_sums {
     int on;                 /* ebb_pool_options.checksum */
+    int on_stage;           /* the stage's threads hash and verify (io_uring); else
+                               the engine's workers do, block by block (threads) */
     uint64_t *sums;         /* slots * bps block checksums */
 } ebb_disk_sums;
 

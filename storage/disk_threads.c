@@ -78,7 +78,7 @@ static int do_block(struct ebb_pool *pool, ebb_op *op, uint32_t b)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_loc loc;
-    ebb_disk_locate(&d->layout, op->slot, b, &loc);
+    ebb_disk_locate_bytes(&d->layout, op->slot, b, op->bytes, &loc);
     int fd = d->files.fds[loc.file];
     unsigned char *buf = op->buf + loc.buf_offset;
     ebb_disk_progress p = {0, loc.io_len, 0, 0};
@@ -120,7 +120,8 @@ static void *worker(void *arg)
         ebb_op *op;
         uint32_t b, claimed = 0;
         for (;;) {
-            while (!d->core.stop && g->qcount == 0)
+            /* writes still with the codec threads will be queued yet */
+            while (g->qcount == 0 && !(d->core.stop && d->hashq.writes == 0))
                 pthread_cond_wait(&d->core.work_cv, &d->core.lock);
             if (g->qcount == 0) { /* stop, and nothing left */
                 pthread_mutex_unlock(&d->core.lock);
@@ -159,7 +160,7 @@ static void *worker(void *arg)
             ebb_disk_inflight(pool, -1);
         }
         if (claimed && atomic_fetch_sub(&op->remaining, claimed) == claimed)
-            ebb_disk_complete(pool, op);
+            ebb_disk_blocks_done(pool, op); /* a packed read: decompressed first */
     }
 }
 

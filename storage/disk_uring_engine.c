@@ -87,10 +87,11 @@ static int uring_start(struct ebb_pool *pool, char *why, size_t why_len)
 static void uring_enqueue(struct ebb_pool *pool, int32_t slot)
 {
     ebb_disk *d = pool->disk;
+    const ebb_op *op = &pool->ops[slot];
     for (int g = 0; g < d->engine.nrings; g++) {
         ebb_uring *u = &d->engine.rings[g];
         int mine = d->engine.nrings == 1;
-        for (uint32_t b = 0; b < d->layout.bps && !mine; b++) {
+        for (uint32_t b = 0; b < op->blocks && !mine; b++) {
             ebb_disk_loc loc;
             ebb_disk_locate(&d->layout, slot, b, &loc);
             mine = d->files.file_group[loc.file] == g;

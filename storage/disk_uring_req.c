@@ -155,7 +155,7 @@ int32_t ur_next_op(ebb_uring *u)
 static int own_block(ebb_uring *u, const ebb_op *op, uint32_t b, ebb_disk_loc *loc)
 {
     ebb_disk *d = u->pool->disk;
-    ebb_disk_locate(&d->layout, op->slot, b, loc);
+    ebb_disk_locate_bytes(&d->layout, op->slot, b, op->bytes, loc);
     return d->files.file_group[loc->file] == u->group;
 }
 

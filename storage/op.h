@@ -41,6 +41,14 @@ typedef struct ebb_op {
     unsigned char *buf;          /* disk: host address of the slot's data */
     int fixed;                   /* disk/io_uring: buf lies in registered memory */
     uint32_t blocks;             /* requests the operation is split into */
+    size_t bytes;                /* disk: bytes it moves (the state's size; with
+                                    compression, a packed state's length): its
+                                    last block is cut there (ebb_disk_locate_bytes) */
+    int packed;                  /* disk: it moves a compressed state (buf is a
+                                    compressed buffer for a write; a read lands
+                                    in the host slot and is decompressed there) */
+    int coded;                   /* disk: a write that went through the codec */
+    int32_t cbuf;                /* disk: the compressed buffer a write holds, -1 none */
     uint32_t next_block;         /* next block to issue (threads engine) */
     _Atomic uint32_t remaining;  /* blocks not yet complete */
     _Atomic int failed;          /* first failure claims it (0 -> 1) */

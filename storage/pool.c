@@ -215,10 +215,13 @@ static ebb_status check_options(const ebb_pool_options *o)
     if (o->slot_size > ((size_t)1 << 46) || (uint64_t)o->slots > ((uint64_t)1 << 31) / 2)
         return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: %d slots of %zu bytes is beyond any budget",
                         ebb_tier_name(o->tier), (int)o->slots, o->slot_size);
-    if (o->compression && o->compression->mode != EBB_COMPRESSION_OFF)
-        return ebb_fail(EBB_ERR_UNSUPPORTED,
-                        "%s pool: compression (%s) is not supported by this tier yet",
-                        ebb_tier_name(o->tier), ebb_compression_name(o->compression->mode));
+    if (o->tier != EBB_TIER_DISK && o->compression &&
+        o->compression->mode != EBB_COMPRESSION_OFF)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s pool: compression is for the disk tier (ebb_pool_options.compression "
+                        "asks for %s); leave it NULL, or its mode off, for a %s pool",
+                        ebb_tier_name(o->tier), ebb_compression_name(o->compression->mode),
+                        ebb_tier_name(o->tier));
     return EBB_OK;
 }
 
@@ -281,6 +284,7 @@ ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info)
     info->pinned = pool->pinned;
     info->device = -1;
     info->warnings = pool->warnings;
+    info->compression = "off";
     tiers[pool->tier].info(pool, info);
     return EBB_OK;
 }
@@ -296,6 +300,10 @@ ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *st)
     st->requests = atomic_load(&pool->st_requests);
     st->retries = atomic_load(&pool->st_retries);
     st->errors = atomic_load(&pool->st_errors);
+    st->bytes_before_compression = atomic_load(&pool->st_codec_before);
+    st->bytes_after_compression = atomic_load(&pool->st_codec_after);
+    st->stored_raw = atomic_load(&pool->st_stored_raw);
+    st->codec_s = (double)atomic_load(&pool->st_codec_ns) / 1e9;
     return EBB_OK;
 }
 
@@ -310,6 +318,10 @@ ebb_status ebb_pool_stats_reset(ebb_pool *pool)
     atomic_store(&pool->st_requests, 0);
     atomic_store(&pool->st_retries, 0);
     atomic_store(&pool->st_errors, 0);
+    atomic_store(&pool->st_codec_before, 0);
+    atomic_store(&pool->st_codec_after, 0);
+    atomic_store(&pool->st_stored_raw, 0);
+    atomic_store(&pool->st_codec_ns, 0);
     return EBB_OK;
 }
 

@@ -6,7 +6,9 @@
  *   pool.c, chain.c        the public calls; a tier is reached through its
  *                          row of pool.c's `tiers` table
  *   disk.c, disk_create.c  the disk tier's operations, and its creation
- *   disk_hash.c            the checksum thread: hashes writes, then hands them on
+ *   disk_hash.c            the codec stage: the checksum thread, or the codec
+ *                          threads (compress and hash writes, then hand them
+ *                          on; verify and decompress reads, then complete them)
  *   disk_engine.c          the running disk engine, behind its table
  *                          {start, enqueue, kick, stop}
  *   disk_uring_engine.c > disk_uring.c > disk_uring_stop.c > disk_uring_req.c,
@@ -14,8 +16,11 @@
  *   disk_core.c            completion and retries, the checksum thread's queue
  *   disk_chain.c           chained moves' gate events and follow-on copies
  *   device.c, host.c       the gpu tier; host slots and their state
- *   disk_pace.c, disk_sum.c, disk_uring_setup.c, cuda.c
- *                          bandwidth limit, checksums, ring set-up, CUDA calls
+ *   disk_pace.c, disk_sum.c, disk_codec.c, disk_uring_setup.c, cuda.c
+ *                          bandwidth limit, checksums, compression, ring set-up,
+ *                          CUDA calls
+ *   codec.c > codec_blosc.c, codec_zfp.c > codec_names.c
+ *                          the codecs (include/ebb/codec.h)
  *   disk_layout.c, op.c, topology.c
  *                          where a slot lives, operation records, NUMA: call nothing */
 #ifndef EBB_STORAGE_POOL_INTERNAL_H
@@ -85,6 +90,8 @@ struct ebb_pool {
     /* statistics (atomic: engines update them) */
     _Atomic uint64_t st_writes, st_reads, st_bytes_written, st_bytes_read;
     _Atomic uint64_t st_requests, st_retries, st_errors;
+    /* disk with compression (disk_codec.c, disk_core.c) */
+    _Atomic uint64_t st_codec_before, st_codec_after, st_stored_raw, st_codec_ns;
 
     ebb_storage_fault fault;
     _Atomic uint64_t fault_delays;   /* completions delayed so far (fault.delay_us_max) */

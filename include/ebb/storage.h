@@ -32,7 +32,7 @@
  * Threads: a pool may be called from one thread at a time (the runtime's).
  * Its internal threads (per device of a disk pool an io_uring ring thread or
  * a group of pread/pwrite workers; a checksum thread for io_uring with
- * checksums) are private and never call back into the caller's code. Pools may be destroyed in any order:
+ * checksums; codec_threads codec threads with compression) are private and never call back into the caller's code. Pools may be destroyed in any order:
  * a host pool destroyed while disk operations still read or fill its slots
  * waits for them; a disk pool keeps the handle of its staging pool until it
  * is destroyed itself (the memory goes with the host pool). Destroying disk
@@ -219,6 +219,15 @@ typedef struct ebb_pool_info {
                                   fixed buffers (the whole pool, the slots RLIMIT_MEMLOCK
                                   lets through, or 0) */
     double max_bandwidth;      /* disk: bytes per second it is paced to; 0: no limit */
+    const char *compression;   /* disk: the codec's mode ("lossless", "fixed-rate", ...;
+                                  ebb_compression_name); "off" when states are stored
+                                  as they are, and for host and gpu pools */
+    int32_t codec_threads;     /* disk with compression: the codec stage's threads
+                                  (compressing and decompressing); 0 otherwise */
+    uint64_t codec_buffer_bytes; /* disk with compression: memory of the compressed
+                                    buffers (2 per codec thread, each the codec's bound
+                                    rounded up to the alignment) and the per-thread
+                                    decompression scratch; 0 otherwise */
 } ebb_pool_info;
 
 EBB_API ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info);
@@ -234,6 +243,15 @@ typedef struct ebb_pool_stats {
     uint64_t requests;       /* disk requests or gpu copy chunks issued */
     uint64_t retries;        /* disk requests resubmitted (EAGAIN, short I/O) */
     uint64_t errors;         /* operations that failed */
+    /* disk with compression (bytes_written above counts states' bytes) */
+    uint64_t bytes_before_compression; /* state bytes of the writes that went through the
+                                          codec (every write when compression is on) */
+    uint64_t bytes_after_compression;  /* bytes those writes stored: the compressed length,
+                                          or the state's size when stored raw */
+    uint64_t stored_raw;     /* writes stored uncompressed because they did not shrink
+                                (below the state's size, after rounding to the alignment) */
+    double codec_s;          /* seconds the codec threads spent compressing and
+                                decompressing (summed over the threads) */
 } ebb_pool_stats;
 
 EBB_API ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *stats);

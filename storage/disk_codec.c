@@ -1,0 +1,183 @@
+/* The disk tier's compression (disk_codec.h): states compressed on their
+ * way to the disk and decompressed on their way back, by the codec threads
+ * (disk_hash.c), never by the caller or an engine thread.
+ *
+ * A write takes one of a fixed set of compressed buffers (made at creation:
+ * EBB_DISK_CODEC_BUFS_PER_THREAD per codec thread, each the codec's bound
+ * rounded up to the alignment), compresses the host slot into it and goes to
+ * disk from there, cut at its compressed length; the buffer comes free when
+ * the write completes. A thread that finds none free waits for one: only
+ * writes hold buffers, and they complete without the codec threads, so the
+ * wait always ends. A state that does not shrink (its compressed length,
+ * rounded up to the alignment, is not below the state's) is stored raw,
+ * from the host slot as without compression. Each slot remembers what its
+ * last write stored (the compressed length, or 0: raw); a read moves only
+ * those bytes into the host slot, then a codec thread copies them into its
+ * scratch, zero-padded to the codec's bound, and decompresses them back into
+ * the host slot. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error_internal.h"
+#include "storage/codec_internal.h"
+#include "storage/disk.h"
+
+static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    ebb_disk *d = pool->disk;
+    ebb_disk_codec *c = &d->codec;
+    if (!o->compression || o->compression->mode == EBB_COMPRESSION_OFF)
+        return EBB_OK;
+    ebb_status s = ebb_codec_create(o->compression, pool->slot_size, &c->codec);
+    if (s != EBB_OK)
+        return ebb_fail_context(s, "disk pool compression");
+    c->mode = o->compression->mode;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->cv, NULL);
+    c->sync_init = 1;
+    c->nthreads = o->codec_threads > 0 ? o->codec_threads : 2;
+    c->cap = round_up(ebb_codec_bound(c->codec), d->layout.align);
+    c->nbufs = c->nthreads * EBB_DISK_CODEC_BUFS_PER_THREAD;
+    size_t total = c->cap * ((size_t)c->nbufs + (size_t)c->nthreads);
+    void *mem = NULL;
+    if (posix_memalign(&mem, d->layout.align, total) != 0)
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "disk pool compression: cannot allocate %zu bytes for %d compressed "
+                        "buffers and %d codec threads' scratch of %zu bytes each",
+                        total, (int)c->nbufs, (int)c->nthreads, c->cap);
+    memset(mem, 0, total); /* faulted in now: a shortage shows at creation */
+    c->bufs = mem;
+    c->scratch = c->bufs + c->cap * (size_t)c->nbufs;
+    c->bytes = total;
+    c->free_bufs = calloc((size_t)c->nbufs, sizeof *c->free_bufs);
+    c->len = calloc((size_t)pool->slots, sizeof *c->len);
+    if (!c->free_bufs || !c->len)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool compression: cannot allocate its records");
+    for (int32_t i = 0; i < c->nbufs; i++)
+        c->free_bufs[c->nfree++] = i;
+    return EBB_OK;
+}
+
+void ebb_disk_codec_fini(struct ebb_pool *pool)
+{
+    ebb_disk_codec *c = &pool->disk->codec;
+    ebb_codec_destroy(c->codec);
+    c->codec = NULL;
+    free(c->bufs);
+    free(c->free_bufs);
+    free(c->len);
+    c->bufs = c->scratch = NULL;
+    c->free_bufs = NULL;
+    c->len = NULL;
+    if (c->sync_init) {
+        pthread_mutex_destroy(&c->lock);
+        pthread_cond_destroy(&c->cv);
+        c->sync_init = 0;
+    }
+}
+
+void ebb_disk_codec_read_plan(const struct ebb_pool *pool, int32_t slot, size_t *bytes,
+                              uint32_t *blocks, int *packed)
+{
+    const ebb_disk *d = pool->disk;
+    uint64_t len = d->codec.codec ? d->codec.len[slot] : 0;
+    *packed = len != 0;
+    *bytes = len ? (size_t)len : pool->slot_size;
+    *blocks = len ? (uint32_t)((len + d->layout.block - 1) / d->layout.block) : d->layout.bps;
+}
+
+static int32_t take_buffer(ebb_disk_codec *c)
+{
+    pthread_mutex_lock(&c->lock);
+    while (c->nfree == 0)
+        pthread_cond_wait(&c->cv, &c->lock);
+    int32_t i = c->free_bufs[--c->nfree];
+    pthread_mutex_unlock(&c->lock);
+    return i;
+}
+
+static void give_buffer(ebb_disk_codec *c, int32_t i)
+{
+    pthread_mutex_lock(&c->lock);
+    c->free_bufs[c->nfree++] = i;
+    pthread_cond_signal(&c->cv);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void ebb_disk_codec_release(struct ebb_pool *pool, ebb_op *op)
+{
+    if (op->cbuf < 0)
+        return;
+    give_buffer(&pool->disk->codec, op->cbuf);
+    op->cbuf = -1;
+}
+
+void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
+{
+    ebb_disk *d = pool->disk;
+    ebb_disk_codec *c = &d->codec;
+    int32_t i = take_buffer(c);
+    unsigned char *buf = c->bufs + (size_t)i * c->cap;
+    size_t len = 0;
+    uint64_t t0 = now_ns();
+    ebb_status s = ebb_codec_compress(c->codec, op->buf, buf, c->cap, &len);
+    atomic_fetch_add(&pool->st_codec_ns, now_ns() - t0);
+    if (s != EBB_OK) {
+        give_buffer(c, i);
+        ebb_op_fail(op, s, "compressing the state for disk slot %d failed: %s", (int)op->slot,
+                    ebb_last_error());
+        return;
+    }
+    op->coded = 1;
+    if (len >= pool->slot_size || round_up(len, d->layout.align) >= d->layout.dstride) {
+        give_buffer(c, i); /* did not shrink: stored as it is, from the host slot */
+        c->len[op->slot] = 0;
+        return;
+    }
+    uint32_t blocks = (uint32_t)((len + d->layout.block - 1) / d->layout.block);
+    op->buf = buf;
+    op->fixed = 0; /* not registered memory */
+    op->cbuf = i;
+    op->packed = 1;
+    op->bytes = len;
+    op->blocks = blocks;
+    atomic_store(&op->remaining, blocks);
+    c->len[op->slot] = len;
+}
+
+int ebb_disk_codec_unpack(struct ebb_pool *pool, ebb_op *op, int thread)
+{
+    ebb_disk *d = pool->disk;
+    ebb_disk_codec *c = &d->codec;
+    unsigned char *in = c->scratch + (size_t)thread * c->cap;
+    /* zfp reads up to the bound: the bytes past the state's are zeros */
+    memcpy(in, op->buf, op->bytes);
+    memset(in + op->bytes, 0, c->cap - op->bytes);
+    uint64_t t0 = now_ns();
+    ebb_status s = ebb_codec_decompress_padded(c->codec, in, op->bytes, op->buf);
+    atomic_fetch_add(&pool->st_codec_ns, now_ns() - t0);
+    if (s == EBB_OK)
+        return 0;
+    ebb_disk_loc loc;
+    ebb_disk_locate(&d->layout, op->slot, 0, &loc);
+    ebb_op_fail(op, s,
+                "disk slot %d holds a %s state of %zu bytes (from file '%s' at offset %" PRIu64
+                ") that does not decode: %s; the file was changed or the drive returned bad "
+                "data (tier.disk.checksum catches that before decoding)",
+                (int)op->slot, ebb_compression_name(c->mode), op->bytes,
+                d->files.names[loc.file] ? d->files.names[loc.file] : "?", loc.offset,
+                ebb_last_error());
+    return -1;
+}

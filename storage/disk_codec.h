@@ -1,0 +1,72 @@
+/* The disk tier's compression (disk_codec.c): the codec, the compressed
+ * buffers, the codec threads' scratch and, per slot, what its last write
+ * stored. The codec threads (disk_hash.c) call pack on a write before it is
+ * queued for the engine and unpack on a read after its blocks are in (and
+ * verified); the core releases a write's buffer when it completes. Below the
+ * core: it calls only the codec (codec.c), the layout and the op records. */
+#ifndef EBB_STORAGE_DISK_CODEC_H
+#define EBB_STORAGE_DISK_CODEC_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ebb/codec.h"
+#include "ebb/storage.h"
+
+struct ebb_pool;
+struct ebb_op;
+
+/* Compressed buffers per codec thread: one being filled while one goes to
+ * disk. */
+#define EBB_DISK_CODEC_BUFS_PER_THREAD 2
+
+typedef struct ebb_disk_codec {
+    ebb_codec *codec;        /* NULL: compression off (nothing below is made) */
+    ebb_compression mode;
+    int32_t nthreads;        /* codec threads (ebb_pool_options.codec_threads) */
+    size_t cap;              /* bytes of one compressed buffer: the codec's bound
+                                rounded up to the alignment */
+    unsigned char *bufs;     /* nbufs x cap, aligned for direct I/O */
+    int32_t nbufs;
+    int32_t *free_bufs;      /* indices of the free buffers (a stack) */
+    int32_t nfree;
+    unsigned char *scratch;  /* nthreads x cap: a read's compressed bytes, zero-padded */
+    uint64_t *len;           /* per slot: the compressed length its last write stored,
+                                0 when it was stored raw (the state as it is) */
+    uint64_t bytes;          /* bufs + scratch */
+    pthread_mutex_t lock;    /* free_bufs, nfree */
+    pthread_cond_t cv;       /* a buffer came free */
+    int sync_init;
+} ebb_disk_codec;
+
+/* Makes the codec and everything it will use (after the layout is known):
+ * EBB_OK with nothing made when o->compression is NULL or off;
+ * EBB_ERR_INVALID_ARG for options the codec refuses (its message, prefixed
+ * with "disk pool compression"), EBB_ERR_NO_MEMORY. fini frees what init made. */
+ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o);
+void ebb_disk_codec_fini(struct ebb_pool *pool);
+
+/* A read of `slot` about to start: the bytes and blocks it moves and whether
+ * they are a packed (compressed) state, from the slot's record. */
+void ebb_disk_codec_read_plan(const struct ebb_pool *pool, int32_t slot, size_t *bytes,
+                              uint32_t *blocks, int *packed);
+
+/* A codec thread, for a write that has not failed: takes a compressed
+ * buffer (waiting for a write to complete when none is free), compresses
+ * the host slot into it and points the operation at it (buf, bytes, blocks,
+ * remaining, packed, cbuf), or, when the state did not shrink, gives the
+ * buffer back and leaves the operation on the host slot (stored raw). Records
+ * the slot's length. A codec failure fails the operation. */
+void ebb_disk_codec_pack(struct ebb_pool *pool, struct ebb_op *op);
+
+/* A codec thread (`thread`: its scratch), for a packed read whose blocks
+ * are in the host slot: decompresses them into the host slot. A state that
+ * does not decode fails the operation with EBB_ERR_CHECKSUM naming the slot
+ * and its file. Returns 0, or -1 when it failed. */
+int ebb_disk_codec_unpack(struct ebb_pool *pool, struct ebb_op *op, int thread);
+
+/* The write `op` has completed (or failed): its buffer, if any, comes free. */
+void ebb_disk_codec_release(struct ebb_pool *pool, struct ebb_op *op);
+
+#endif
