@@ -29,10 +29,11 @@ int ebb_disk_after_read(struct ebb_pool *pool, ebb_op *op, uint32_t block)
     if (got == want)
         return 0;
     ebb_op_fail(op, EBB_ERR_CHECKSUM,
-                "checksum mismatch reading disk slot %d (block %u: state bytes %zu .. %zu) from "
+                "checksum mismatch reading disk slot %d (block %u: %s bytes %zu .. %zu) from "
                 "file '%s' at offset %" PRIu64 ": stored %016" PRIx64 ", read %016" PRIx64
                 "; the file was changed or the drive returned bad data",
-                (int)op->slot, block, loc.buf_offset, loc.buf_offset + loc.data_len,
+                (int)op->slot, block, op->packed ? "compressed" : "state", loc.buf_offset,
+                loc.buf_offset + loc.data_len,
                 d->files.names[loc.file] ? d->files.names[loc.file] : "?", loc.offset, want, got);
     return -1;
 }
