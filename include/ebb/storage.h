@@ -152,8 +152,11 @@ typedef struct ebb_pool_options {
 
     /* disk: states compressed on their way to the disk and decompressed on
      * their way back (ebb/codec.h), on codec_threads threads of the pool's
-     * own, never the caller's. NULL (default) or mode off: stored as they
-     * are. Copied at create. */
+     * own, never the caller's; a state that does not shrink is stored as it
+     * is (ebb_pool_stats.stored_raw). A read completes once its state is
+     * decompressed into the host slot. NULL (default) or mode off: stored as
+     * they are. Copied at create. Host and gpu pools refuse it
+     * (EBB_ERR_INVALID_ARG), as does a disk pool options the codec refuses. */
     const struct ebb_codec_options *compression;
     int32_t codec_threads;    /* disk with compression: 0 (default) = 2, 1 .. 256 */
 } ebb_pool_options;
@@ -208,7 +211,7 @@ typedef struct ebb_pool_info {
     int32_t queue_depth;       /* disk */
     int32_t threads;           /* disk: I/O threads: io_uring, one ring thread per
                                   device (the checksum thread, when checksums are on,
-                                  is not counted); threads, the workers of every
+                                  and the codec threads are not counted); threads, the workers of every
                                   device group */
     size_t block;              /* disk, gpu: bytes per request or chunk */
     size_t alignment;          /* disk: direct-I/O alignment of offsets and lengths */
