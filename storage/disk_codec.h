@@ -8,6 +8,7 @@
 #define EBB_STORAGE_DISK_CODEC_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,7 @@ typedef struct ebb_disk_codec {
     uint64_t *len;           /* per slot: the compressed length its last write stored,
                                 0 when it was stored raw (the state as it is) */
     uint64_t bytes;          /* bufs + scratch */
+    _Atomic uint64_t packs;  /* compressions so far (fault.codec_fail_nth) */
     pthread_mutex_t lock;    /* free_bufs, nfree */
     pthread_cond_t cv;       /* a buffer came free */
     int sync_init;

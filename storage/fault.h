@@ -36,6 +36,11 @@ typedef struct ebb_storage_fault {
                                microseconds (pseudo-random from delay_seed), so a missing
                                wait in a caller shows up as wrong data */
     uint64_t delay_seed;
+    /* disk with compression: its codec_fail_nth-th compression (1-based)
+     * and the codec_fail_count - 1 after it fail as a library failure would
+     * (EBB_ERR_IO), without calling the codec (0 = off) */
+    uint64_t codec_fail_nth;
+    uint64_t codec_fail_count;
 } ebb_storage_fault;
 
 /* ebb_pool_create with faults to inject (NULL = none). */
