@@ -131,8 +131,15 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
     int32_t i = take_buffer(c);
     unsigned char *buf = c->bufs + (size_t)i * c->cap;
     size_t len = 0;
-    uint64_t t0 = now_ns();
-    ebb_status s = ebb_codec_compress(c->codec, op->buf, buf, c->cap, &len);
+    uint64_t t0 = now_ns(), n = atomic_fetch_add(&c->packs, 1) + 1;
+    const ebb_storage_fault *f = &pool->fault;
+    ebb_status s;
+    if (f->codec_fail_nth && n >= f->codec_fail_nth &&
+        n - f->codec_fail_nth < (f->codec_fail_count > 1 ? f->codec_fail_count : 1))
+        s = ebb_fail(EBB_ERR_IO, "c-blosc or zfp failed (injected, compression %llu)",
+                     (unsigned long long)n);
+    else
+        s = ebb_codec_compress(c->codec, op->buf, buf, c->cap, &len);
     atomic_fetch_add(&pool->st_codec_ns, now_ns() - t0);
     if (s != EBB_OK) {
         give_buffer(c, i);
