@@ -36,8 +36,7 @@ static uint64_t now_ns(void)
 
 ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
 {
-    ebb_disk *d = pool->disk;
-    ebb_disk_codec *c = &d->codec;
+    ebb_disk_codec *c = &pool->disk->codec;
     if (!o->compression || o->compression->mode == EBB_COMPRESSION_OFF)
         return EBB_OK;
     ebb_status s = ebb_codec_create(o->compression, pool->slot_size, &c->codec);
@@ -48,6 +47,15 @@ ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
     pthread_cond_init(&c->cv, NULL);
     c->sync_init = 1;
     c->nthreads = o->codec_threads > 0 ? o->codec_threads : 2;
+    return EBB_OK;
+}
+
+ebb_status ebb_disk_codec_buffers(struct ebb_pool *pool)
+{
+    ebb_disk *d = pool->disk;
+    ebb_disk_codec *c = &d->codec;
+    if (!c->codec)
+        return EBB_OK;
     c->cap = round_up(ebb_codec_bound(c->codec), d->layout.align);
     c->nbufs = c->nthreads * EBB_DISK_CODEC_BUFS_PER_THREAD;
     size_t total = c->cap * ((size_t)c->nbufs + (size_t)c->nthreads);

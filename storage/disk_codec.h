@@ -42,11 +42,15 @@ typedef struct ebb_disk_codec {
     int sync_init;
 } ebb_disk_codec;
 
-/* Makes the codec and everything it will use (after the layout is known):
- * EBB_OK with nothing made when o->compression is NULL or off;
- * EBB_ERR_INVALID_ARG for options the codec refuses (its message, prefixed
- * with "disk pool compression"), EBB_ERR_NO_MEMORY. fini frees what init made. */
+/* init: makes the codec, first thing at creation (so that bad options are
+ * refused before any file is made): EBB_OK with nothing made when
+ * o->compression is NULL or off; EBB_ERR_INVALID_ARG for options the codec
+ * refuses (its message, prefixed with "disk pool compression"),
+ * EBB_ERR_NO_MEMORY. buffers: the compressed buffers, the scratch and the
+ * per-slot record, once the layout (its alignment) is known. fini frees
+ * what they made. */
 ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o);
+ebb_status ebb_disk_codec_buffers(struct ebb_pool *pool);
 void ebb_disk_codec_fini(struct ebb_pool *pool);
 
 /* A read of `slot` about to start: the bytes and blocks it moves and whether

@@ -452,6 +452,8 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
         s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier");
         goto fail;
     }
+    if ((s = ebb_disk_codec_init(pool, o)) != EBB_OK) /* bad options: before any file */
+        goto fail;
     if ((s = open_files(pool, o)) != EBB_OK || (s = check_space(pool, o)) != EBB_OK ||
         (s = prepare_files(pool, o)) != EBB_OK)
         goto fail;
@@ -470,7 +472,7 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
         goto fail;
     d->files.node = d->files.group_node[0];
     pool->numa_node = d->files.node;
-    if ((s = ebb_disk_codec_init(pool, o)) != EBB_OK || (s = start_engine(pool, o)) != EBB_OK)
+    if ((s = ebb_disk_codec_buffers(pool)) != EBB_OK || (s = start_engine(pool, o)) != EBB_OK)
         goto fail;
     return EBB_OK;
 
