@@ -71,7 +71,10 @@ static int parse(int argc, char **argv, validate_args *a)
     return 0;
 }
 
-enum { BATCH = 4096 };
+enum {
+    BATCH = 4096,
+    MAX_LINE = 64 << 10 /* bytes of one line, its end included (docs/cli.md) */
+};
 
 /* The replay: actions are parsed into a batch and checked a batch at a time
  * (the validator's fast path), remembering each one's line for the message. */
@@ -116,16 +119,49 @@ static void quote_line(const char *line, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)n, line);
 }
 
+/* Reads one line (its end included) into buf[0 .. MAX_LINE]: its length, 0
+ * at the end of input, or -1 when it is longer than MAX_LINE bytes. */
+static long read_line(FILE *in, char *buf)
+{
+    long n = 0;
+    int c;
+    while ((c = getc_unlocked(in)) != EOF) {
+        if (n == MAX_LINE)
+            return -1;
+        buf[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    buf[n] = '\0';
+    return n;
+}
+
 /* Reads and replays the whole stream; returns 0 when it was read (valid or not,
  * see r->bad_line), 2 when it could not be read. */
 static int replay_stream(FILE *in, const char *name, replay *r)
 {
-    char *line = NULL;
-    size_t cap = 0;
+    char *line = malloc(MAX_LINE + 1);
     int64_t line_no = 0;
     int rc = 0, seen_end = 0;
-    while (getline(&line, &cap, in) != -1) {
+    long len;
+    if (!line) {
+        fprintf(stderr, "ebb validate: cannot allocate a line buffer\n");
+        return 2;
+    }
+    while ((len = read_line(in, line)) != 0) {
         line_no++;
+        if (len < 0 || memchr(line, '\0', (size_t)len)) {
+            if (flush(r)) /* the actions before this line come first */
+                goto out;
+            r->bad_line = line_no;
+            if (len < 0)
+                snprintf(r->error, sizeof r->error, "the line is longer than %d KiB; an action "
+                         "stream has one short action a line", MAX_LINE >> 10);
+            else
+                snprintf(r->error, sizeof r->error, "a NUL byte at column %zu; an action stream "
+                         "is text", strlen(line) + 1);
+            goto out;
+        }
         const char *p = line + strspn(line, " \t");
         if (*p == '#' || p[strspn(p, " \t\r\n")] == '\0')
             continue;
@@ -168,6 +204,20 @@ out:
     return rc;
 }
 
+/* `text` with every byte that is not printable ASCII written as \xNN, so
+ * that input bytes (terminal escape sequences) reach no terminal. */
+static void escape_bytes(const char *text, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c && n + 5 < len; c++) {
+        if (*c < 0x20 || *c >= 0x7f)
+            n += (size_t)snprintf(buf + n, len - n, "\\x%02X", *c);
+        else
+            buf[n++] = (char)*c;
+    }
+    buf[n] = '\0';
+}
+
 static void print_json(const ebb_schedule_stats *st, const replay *r)
 {
     json_writer w;
@@ -185,7 +235,9 @@ static void print_json(const ebb_schedule_stats *st, const replay *r)
     json_int(&w, "gpu", st->peak_slots[EBB_TIER_GPU]);
     json_close(&w);
     if (r->bad_line) {
-        json_string(&w, "error", r->error);
+        char shown[4 * sizeof r->error];
+        escape_bytes(r->error, shown, sizeof shown);
+        json_string(&w, "error", shown);
         json_int(&w, "line", r->bad_line);
     }
     json_end(&w);
@@ -224,8 +276,10 @@ int ebb_cmd_validate(int argc, char **argv)
         if (a.json)
             print_json(&st, r);
         if (r->bad_line) {
+            char shown[4 * sizeof r->error];
+            escape_bytes(r->error, shown, sizeof shown);
             fprintf(stderr, "ebb validate: line %lld%s: %s\n", (long long)r->bad_line,
-                    r->at_end ? " (end of input)" : "", r->error);
+                    r->at_end ? " (end of input)" : "", shown);
             rc = 1;
         } else if (!a.json) {
             printf("valid: %lld actions, %lld forward steps (%lld recomputed), peak slots host %d "
