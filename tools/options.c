@@ -55,9 +55,14 @@ static int read_double(const cli_ctx *c, void *field)
     char *end = NULL;
     errno = 0;
     double v = strtod(c->text, &end);
-    if (errno || end == c->text || *end != '\0' || !isfinite(v) || v < c->option->least) {
-        cli_error(c, "--%s must be a number >= %g, got '%s'", c->option->name, c->option->least,
-                  c->text);
+    const cli_option *o = c->option;
+    if (errno || end == c->text || *end != '\0' || !isfinite(v) || v < o->least ||
+        (o->most > 0 && v > o->most)) {
+        if (o->most > 0)
+            cli_error(c, "--%s must be a number in [%.15g, %.15g], got '%s'", o->name, o->least,
+                      o->most, c->text);
+        else
+            cli_error(c, "--%s must be a number >= %g, got '%s'", o->name, o->least, c->text);
         return -1;
     }
     *(double *)field = v;
@@ -74,6 +79,17 @@ static int read_size(const cli_ctx *c, void *field)
     if (v < min) {
         cli_error(c, "--%s must be at least %llu byte%s, got '%s'", c->option->name,
                   (unsigned long long)min, min == 1 ? "" : "s", c->text);
+        return -1;
+    }
+    if (c->option->max > 0 && v > (uint64_t)c->option->max) {
+        char most[64];
+        ebb_format_size((uint64_t)c->option->max, most, sizeof most);
+        if (strchr(most, ' '))
+            cli_error(c, "--%s must be at most %s (%lld bytes), got '%s'", c->option->name, most,
+                      (long long)c->option->max, c->text);
+        else
+            cli_error(c, "--%s must be at most %s bytes, got '%s'", c->option->name, most,
+                      c->text);
         return -1;
     }
     *(uint64_t *)field = v;
