@@ -17,6 +17,7 @@
 #include "tools/json.h"
 #include "tools/options.h"
 #include "tools/state_data.h"
+#include "tools/trace_file.h"
 #include "tools/workload.h"
 #ifdef EBB_HAVE_MPI
 #include "tools/run_mpi.h"
@@ -365,6 +366,36 @@ static int load_config(const run_args *a, ebb_config *cfg)
     return 0;
 }
 
+/* workload_run with its timeline in `trace` (NULL: none), written as
+ * trace_file.h says; WORKLOAD_FAILED with the reason in r->error when the
+ * file cannot be written. */
+static int run_traced(const workload_plan *plan, workload_request *req, const char *trace,
+                      workload_result *r)
+{
+    if (!trace)
+        return workload_run(plan, req, r);
+    trace_file tf;
+    char err[sizeof r->error];
+    if (trace_file_open(&tf, trace, err, sizeof err) != 0) {
+        memset(r, 0, sizeof *r);
+        snprintf(r->strategy, sizeof r->strategy, "%s",
+                 ebb_config_strategy_name((ebb_config_strategy)(req->strategy >= 0
+                     ? req->strategy : (int)req->config->strategy)));
+        snprintf(r->error, sizeof r->error, "%s", err);
+        return WORKLOAD_FAILED;
+    }
+    req->trace = tf.runtime_path;
+    int out = workload_run(plan, req, r);
+    req->trace = NULL;
+    /* a run that started wrote a complete timeline of what it did, failed or not */
+    if (trace_file_close(&tf, out != WORKLOAD_SKIPPED, err, sizeof err) != 0) {
+        snprintf(r->error, sizeof r->error, "%s", err);
+        r->ran = 0;
+        return WORKLOAD_FAILED;
+    }
+    return out;
+}
+
 /* Runs each strategy asked for into res; the exit status (0: at least one ran). */
 static int run_each(const run_args *a, const workload_plan *plan, workload_request *req,
                     workload_result *res, int count, int *ran)
@@ -373,15 +404,13 @@ static int run_each(const run_args *a, const workload_plan *plan, workload_reque
         char trace[4096];
         if (a->pick.all)
             req->strategy = every_strategy[i];
+        const char *path = a->trace;
         if (a->trace && a->pick.all) {
             snprintf(trace, sizeof trace, "%s.%s", a->trace,
                      ebb_config_strategy_name((ebb_config_strategy)req->strategy));
-            req->trace = trace;
-        } else {
-            req->trace = a->trace;
+            path = trace;
         }
-        int out = workload_run(plan, req, &res[i]);
-        req->trace = NULL;
+        int out = run_traced(plan, req, path, &res[i]);
         if (out == WORKLOAD_OK) {
             (*ran)++;
             continue;
@@ -449,12 +478,10 @@ static int run_on_ranks(const run_args *a, const workload_plan *plan, workload_r
     req->progress = 0;
     run_mpi_request(mpi, req);
     req->trace = NULL;
-    if (a->trace) { /* one timeline per rank */
+    if (a->trace) /* one timeline per rank */
         snprintf(rank_trace, sizeof rank_trace, "%s.%d", a->trace, rank);
-        req->trace = rank_trace;
-    }
     workload_result res;
-    int out = workload_run(plan, req, &res);
+    int out = run_traced(plan, req, a->trace ? rank_trace : NULL, &res);
     return run_mpi_end(mpi, plan, req, &res, out, a->json);
 }
 #endif
@@ -473,6 +500,11 @@ int ebb_cmd_run(int argc, char **argv)
     int rc = parse(argc, argv, &a, &fail);
     if (rc)
         return rc == 1 ? 0 : rc;
+    char why[512];
+    if (a.trace && !a.pick.all && !a.mpi && trace_file_check(a.trace, why, sizeof why) != 0) {
+        fprintf(stderr, "ebb run: --trace: %s\n", why);
+        return 2;
+    }
     ebb_config cfg;
     if (load_config(&a, &cfg) != 0)
         return 1;
