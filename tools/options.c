@@ -12,14 +12,28 @@
 
 #include "ebb/ebb.h"
 
+/* Writes text to stderr with control bytes as \xNN: a value given on the
+ * command line reaches the terminal as text, never as an escape sequence. */
+static void put_escaped(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            fprintf(stderr, "\\x%02X", *c);
+        else
+            fputc(*c, stderr);
+    }
+}
+
 void cli_error(const cli_ctx *ctx, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ebb %s: ", ctx->command);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "ebb %s: ", ctx->command);
+    put_escaped(msg);
+    fputc('\n', stderr);
 }
 
 /* ---- one reader per kind: 0, or -1 after cli_error ---------------------------- */
@@ -175,8 +189,9 @@ enum { HELP_VAL = 1, FIRST_VAL = 256 };
 static int usage_error(const cli_command *cmd, const char *what, const char *text,
                        const char *hint)
 {
-    fprintf(stderr, "ebb %s: %s '%s'%s (see 'ebb %s --help')\n", cmd->name, what, text, hint,
-            cmd->name);
+    fprintf(stderr, "ebb %s: %s '", cmd->name, what);
+    put_escaped(text);
+    fprintf(stderr, "'%s (see 'ebb %s --help')\n", hint, cmd->name);
     return CLI_USAGE;
 }
 
