@@ -73,7 +73,7 @@ static int parse(int argc, char **argv, validate_args *a)
 
 enum {
     BATCH = 4096,
-    MAX_LINE = 64 << 10 /* bytes of one line, its end included (docs/cli.md) */
+    MAX_LINE = 64 << 10 /* bytes of one line, its end included (docs/schedules.md) */
 };
 
 /* The replay: actions are parsed into a batch and checked a batch at a time
@@ -119,21 +119,43 @@ static void quote_line(const char *line, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)n, line);
 }
 
-/* Reads one line (its end included) into buf[0 .. MAX_LINE]: its length, 0
- * at the end of input, or -1 when it is longer than MAX_LINE bytes. */
-static long read_line(FILE *in, char *buf)
+/* The input in chunks, split into lines with memchr (as fast as getline,
+ * which had no bound on a line). */
+enum { CHUNK = 1 << 18 };
+typedef struct {
+    FILE *in;
+    char *buf; /* CHUNK + MAX_LINE bytes; the unread part is buf[start .. end) */
+    size_t start, end;
+    int eof;
+} line_reader;
+
+/* Copies the next line (its end included) into line[0 .. MAX_LINE], ended by a
+ * NUL: its length, 0 at the end of input (or a read error: see ferror), -1 when
+ * it is longer than MAX_LINE bytes. */
+static long next_line(line_reader *lr, char *line)
 {
-    long n = 0;
-    int c;
-    while ((c = getc_unlocked(in)) != EOF) {
-        if (n == MAX_LINE)
+    for (;;) {
+        char *p = lr->buf + lr->start;
+        size_t have = lr->end - lr->start;
+        char *nl = memchr(p, '\n', have);
+        size_t n = nl ? (size_t)(nl - p) + 1 : have;
+        if (n > MAX_LINE)
             return -1;
-        buf[n++] = (char)c;
-        if (c == '\n')
-            break;
+        if (nl || (lr->eof && have > 0)) {
+            memcpy(line, p, n);
+            line[n] = '\0';
+            lr->start += n;
+            return (long)n;
+        }
+        if (lr->eof)
+            return 0;
+        memmove(lr->buf, p, have); /* the start of a line, at most MAX_LINE bytes */
+        lr->start = 0;
+        lr->end = have;
+        size_t got = fread(lr->buf + have, 1, CHUNK + MAX_LINE - have, lr->in);
+        lr->end += got;
+        lr->eof = got == 0;
     }
-    buf[n] = '\0';
-    return n;
 }
 
 /* Reads and replays the whole stream; returns 0 when it was read (valid or not,
@@ -141,14 +163,17 @@ static long read_line(FILE *in, char *buf)
 static int replay_stream(FILE *in, const char *name, replay *r)
 {
     char *line = malloc(MAX_LINE + 1);
+    line_reader lr = {in, malloc(CHUNK + MAX_LINE), 0, 0, 0};
     int64_t line_no = 0;
     int rc = 0, seen_end = 0;
     long len;
-    if (!line) {
+    if (!line || !lr.buf) {
         fprintf(stderr, "ebb validate: cannot allocate a line buffer\n");
+        free(line);
+        free(lr.buf);
         return 2;
     }
-    while ((len = read_line(in, line)) != 0) {
+    while ((len = next_line(&lr, line)) != 0) {
         line_no++;
         if (len < 0 || memchr(line, '\0', (size_t)len)) {
             if (flush(r)) /* the actions before this line come first */
@@ -201,6 +226,7 @@ static int replay_stream(FILE *in, const char *name, replay *r)
     }
 out:
     free(line);
+    free(lr.buf);
     return rc;
 }
 
