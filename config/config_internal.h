@@ -68,6 +68,19 @@ int ebb_toml_parse(const char *text, size_t len, ebb_toml_doc *doc);
  * allocates it. */
 void ebb_toml_doc_free(ebb_toml_doc *doc);
 
+/* What ebb_toml_parse may be given (docs/configuration.md, Limits): the
+ * parser recurses once per dotted key part and nesting level. */
+enum {
+    EBB_CONFIG_MAX_TEXT_BYTES = 16 << 20,
+    EBB_CONFIG_MAX_LINE_BYTES = 64 << 10,
+    EBB_CONFIG_MAX_KEY_PARTS = 64,
+    EBB_CONFIG_MAX_NESTING = 16
+};
+
+/* EBB_OK, or EBB_ERR_CONFIG naming `name`, the line and the limit when the
+ * text is past one of the limits above (config_bounds.c). */
+ebb_status ebb_config_check_bounds(const char *text, size_t len, const char *name);
+
 /* ---- limits (config_check.c and config_load.c) ---------------------------- */
 
 enum {

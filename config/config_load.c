@@ -20,8 +20,6 @@
 #include "config/config_keys.h"
 #include "config/config_size.h"
 
-enum { MAX_FILE_BYTES = 16 << 20 };
-
 typedef struct load_ctx {
     const char *name;     /* the file name for messages */
     const char *base_dir; /* relative disk paths start here (NULL: as given) */
@@ -375,6 +373,9 @@ static int by_position(const void *pa, const void *pb)
 static ebb_status load_text(const char *text, size_t len, const char *name, const char *base_dir,
                             ebb_config *cfg)
 {
+    ebb_status bounded = ebb_config_check_bounds(text, len, name);
+    if (bounded != EBB_OK)
+        return bounded;
     ebb_toml_doc doc;
     int rc = ebb_toml_parse(text, len, &doc);
     if (rc == EBB_TOML_SYNTAX) {
@@ -486,9 +487,10 @@ ebb_status ebb_config_load_file(const char *path, ebb_config *cfg)
             break;
         }
         if (len + 1 >= cap) {
-            if (cap >= MAX_FILE_BYTES) {
-                s = ebb_fail(EBB_ERR_CONFIG, "%s: larger than %d MiB; expected a configuration "
-                             "file", path, MAX_FILE_BYTES >> 20);
+            if (cap >= EBB_CONFIG_MAX_TEXT_BYTES) {
+                s = ebb_fail(EBB_ERR_CONFIG, "%s: larger than %d MiB; a configuration file "
+                             "may be at most %d MiB (docs/configuration.md, Limits)",
+                             path, EBB_CONFIG_MAX_TEXT_BYTES >> 20, EBB_CONFIG_MAX_TEXT_BYTES >> 20);
                 break;
             }
             char *bigger = realloc(text, cap * 2);

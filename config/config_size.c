@@ -30,8 +30,8 @@ struct number {
     int has_frac; /* a fraction digit other than 0 */
 };
 
-/* Reads the number at *p (after blanks, an optional '+') and moves *p past
- * it; EBB_ERR_INVALID_ARG with the reason in why when there is none. */
+/* Reads the number at *p (after blanks; no sign) and moves *p past it;
+ * EBB_ERR_INVALID_ARG with the reason in why when there is none. */
 static ebb_status parse_number(const char **pp, struct number *n, char *why, size_t why_len)
 {
     const char *p = *pp;
@@ -45,8 +45,10 @@ static ebb_status parse_number(const char **pp, struct number *n, char *why, siz
         snprintf(why, why_len, "a size cannot be negative");
         return EBB_ERR_INVALID_ARG;
     }
-    if (*p == '+')
-        p++;
+    if (*p == '+') {
+        snprintf(why, why_len, "a size has no sign (write \"%s\")", p + 1);
+        return EBB_ERR_INVALID_ARG;
+    }
     if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1]))) {
         snprintf(why, why_len, "it does not start with a number");
         return EBB_ERR_INVALID_ARG;

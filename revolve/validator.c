@@ -10,6 +10,7 @@
 
 #include "common/error_internal.h"
 #include "ebb/schedule.h"
+#include "revolve/validator_slots.h"
 
 enum { NONE = -1 };
 
@@ -26,7 +27,8 @@ struct ebb_validator {
     int failed;
     int32_t capacity[EBB_TIER_COUNT];
     int32_t in_use[EBB_TIER_COUNT];
-    int64_t *slot[EBB_TIER_COUNT]; /* what each slot holds, NONE if empty */
+    vslots slot[EBB_TIER_COUNT]; /* what each slot holds, NONE if empty; memory
+                                    as the stream names slots (validator_slots.h) */
     /* Invariant: the live state and every slot are NONE or a state in 0 .. n
      * (0 .. reached while n is unknown): every action's step is checked to be
      * >= 0 (and <= n once n is known) before it is compared with them, so a
@@ -54,13 +56,7 @@ ebb_status ebb_validator_create(int64_t steps, const int32_t slots[EBB_TIER_COUN
                             ebb_tier_name((ebb_tier)t), slots[t]);
         }
         v->capacity[t] = slots[t];
-        v->slot[t] = malloc(((size_t)slots[t] + 1) * sizeof(int64_t));
-        if (!v->slot[t]) {
-            ebb_validator_destroy(v);
-            return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate %d validator slots", slots[t]);
-        }
-        for (int32_t i = 0; i < slots[t]; i++)
-            v->slot[t][i] = NONE;
+        vslots_init(&v->slot[t], slots[t]);
     }
     v->steps = steps;
     v->live = 0;
@@ -77,7 +73,7 @@ void ebb_validator_destroy(ebb_validator *v)
     if (!v)
         return;
     for (int t = 0; t < EBB_TIER_COUNT; t++)
-        free(v->slot[t]);
+        vslots_free(&v->slot[t]);
     free(v);
 }
 
@@ -120,7 +116,11 @@ static int64_t *slot_ref(ebb_validator *v, const ebb_action *a, int tier, int32_
                      ebb_tier_name((ebb_tier)tier));
         return NULL;
     }
-    return &v->slot[tier][slot];
+    int64_t *held = vslots_ref(&v->slot[tier], slot);
+    if (!held)
+        *st = ebb_fail(EBB_ERR_NO_MEMORY, "validator: out of memory for %s slot %d (action %lld)",
+                       ebb_tier_name((ebb_tier)tier), slot, (long long)v->stats.actions);
+    return held;
 }
 
 static void occupy(ebb_validator *v, int tier)
@@ -273,8 +273,10 @@ static ebb_status check_transfer(ebb_validator *v, const ebb_action *a, int64_t 
     ebb_status st = EBB_OK;
     int64_t *src, *dst;
     (void)prev;
+    /* src again after dst: dst's may have moved the dense array src is in. */
     if (!(src = slot_ref(v, a, a->tier, a->slot, &st)) ||
-        !(dst = slot_ref(v, a, a->tier_to, a->slot_to, &st)))
+        !(dst = slot_ref(v, a, a->tier_to, a->slot_to, &st)) ||
+        !(src = slot_ref(v, a, a->tier, a->slot, &st)))
         return st;
     if ((st = check_holds(v, a, *src, "source slot", 1)) != EBB_OK ||
         (st = check_empty(v, a, *dst, "destination slot")) != EBB_OK)
@@ -366,8 +368,9 @@ static inline __attribute__((always_inline)) void tiers_load(const ebb_validator
                                                              struct tier_locals *l)
 {
     for (int t = 0; t < EBB_TIER_COUNT; t++) {
-        l->cells[t] = v->slot[t];
-        l->cap[t] = (uint32_t)v->capacity[t];
+        /* the slots allocated so far: a slot above goes through check_one */
+        l->cells[t] = v->slot[t].dense;
+        l->cap[t] = (uint32_t)v->slot[t].dense_n;
         l->in_use[t] = v->in_use[t];
         l->peak[t] = v->stats.peak_slots[t];
         l->stores[t] = 0;

@@ -36,7 +36,8 @@ static const char bench_help[] =
     "                     \"500 MB/s\", \"2GiB/s\", bytes per second, or none\n"
     "                     (default tier.disk.max_bandwidth; --baseline is not paced)\n"
     "  --total BYTES      bytes moved per measurement and direction (default\n"
-    "                     host 4 GiB, disk 8 GiB, gpu 16 GiB; disk within its budget)\n"
+    "                     host 4 GiB, disk 8 GiB, gpu 16 GiB; disk within its budget;\n"
+    "                     at most 1 PiB)\n"
     "  --step-ms F        step time: compute/transfer ratio of each channel and how\n"
     "                     often a state can be stored to each tier for free\n"
     "  --baseline         also run the plain loops (no ebb code) and compare: for\n"
@@ -93,7 +94,8 @@ static const cli_option bench_options[] = {
     {OPT("block", CLI_SIZE, block), .min = 4096, .check = block_check},
     {OPT("depth", CLI_INT32, depth), .min = 1, .max = 4096},
     {OPT("backend", CLI_CUSTOM, backend), .check = backend_check},
-    {OPT("total", CLI_SIZE, total), .min = 1},
+    /* 1 PiB: hours at any bandwidth, and the byte counts stay far from overflow */
+    {OPT("total", CLI_SIZE, total), .min = 1, .max = INT64_C(1) << 50},
     {OPT("step-ms", CLI_DOUBLE, step_ms), .check = step_check},
     {OPT("baseline", CLI_FLAG, baseline)},
     {OPT("json", CLI_FLAG, json)},

@@ -11,6 +11,11 @@ int ebb_cmd_bench(int argc, char **argv);
 int ebb_cmd_run(int argc, char **argv);
 int ebb_cmd_validate(int argc, char **argv);
 
+/* Set by a command that said itself why standard output failed: main()
+ * then only sets the exit status (main.c checks standard output after every
+ * command). */
+extern int cli_stdout_reported;
+
 /* Seconds from a monotonic clock. */
 double cli_now(void);
 

@@ -1,4 +1,5 @@
 /* The `ebb` command-line program: dispatches to one file per subcommand. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,28 @@ double cli_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int main(int argc, char **argv)
+int cli_stdout_reported;
+
+/* What the command printed must have reached standard output (a full disk,
+ * /dev/full, a closed pipe end): rc, or 1 after saying why not. */
+static int finish_stdout(const char *name, int rc)
+{
+    errno = 0;
+    int failed = fflush(stdout) != 0 || ferror(stdout);
+    int err = errno ? errno : EIO;
+    if (fclose(stdout) != 0 && !failed) {
+        failed = 1;
+        err = errno ? errno : EIO;
+    }
+    if (!failed)
+        return rc;
+    if (!cli_stdout_reported)
+        fprintf(stderr, "ebb%s%s: cannot write standard output: %s\n", name ? " " : "",
+                name ? name : "", strerror(err));
+    return rc ? rc : 1;
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -56,4 +78,14 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "ebb: unknown command '%s' (try 'ebb --help')\n", argv[1]);
     return 2;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    const char *name = NULL;
+    for (size_t i = 0; argc >= 2 && i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            name = commands[i].name;
+    return finish_stdout(name, rc);
 }

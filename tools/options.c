@@ -12,14 +12,28 @@
 
 #include "ebb/ebb.h"
 
+/* Writes text to stderr with control bytes as \xNN: a value given on the
+ * command line reaches the terminal as text, never as an escape sequence. */
+static void put_escaped(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            fprintf(stderr, "\\x%02X", *c);
+        else
+            fputc(*c, stderr);
+    }
+}
+
 void cli_error(const cli_ctx *ctx, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ebb %s: ", ctx->command);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "ebb %s: ", ctx->command);
+    put_escaped(msg);
+    fputc('\n', stderr);
 }
 
 /* ---- one reader per kind: 0, or -1 after cli_error ---------------------------- */
@@ -55,9 +69,14 @@ static int read_double(const cli_ctx *c, void *field)
     char *end = NULL;
     errno = 0;
     double v = strtod(c->text, &end);
-    if (errno || end == c->text || *end != '\0' || !isfinite(v) || v < c->option->least) {
-        cli_error(c, "--%s must be a number >= %g, got '%s'", c->option->name, c->option->least,
-                  c->text);
+    const cli_option *o = c->option;
+    if (errno || end == c->text || *end != '\0' || !isfinite(v) || v < o->least ||
+        (o->most > 0 && v > o->most)) {
+        if (o->most > 0)
+            cli_error(c, "--%s must be a number in [%.15g, %.15g], got '%s'", o->name, o->least,
+                      o->most, c->text);
+        else
+            cli_error(c, "--%s must be a number >= %g, got '%s'", o->name, o->least, c->text);
         return -1;
     }
     *(double *)field = v;
@@ -74,6 +93,17 @@ static int read_size(const cli_ctx *c, void *field)
     if (v < min) {
         cli_error(c, "--%s must be at least %llu byte%s, got '%s'", c->option->name,
                   (unsigned long long)min, min == 1 ? "" : "s", c->text);
+        return -1;
+    }
+    if (c->option->max > 0 && v > (uint64_t)c->option->max) {
+        char most[64];
+        ebb_format_size((uint64_t)c->option->max, most, sizeof most);
+        if (strchr(most, ' '))
+            cli_error(c, "--%s must be at most %s (%lld bytes), got '%s'", c->option->name, most,
+                      (long long)c->option->max, c->text);
+        else
+            cli_error(c, "--%s must be at most %s bytes, got '%s'", c->option->name, most,
+                      c->text);
         return -1;
     }
     *(uint64_t *)field = v;
@@ -159,8 +189,9 @@ enum { HELP_VAL = 1, FIRST_VAL = 256 };
 static int usage_error(const cli_command *cmd, const char *what, const char *text,
                        const char *hint)
 {
-    fprintf(stderr, "ebb %s: %s '%s'%s (see 'ebb %s --help')\n", cmd->name, what, text, hint,
-            cmd->name);
+    fprintf(stderr, "ebb %s: %s '", cmd->name, what);
+    put_escaped(text);
+    fprintf(stderr, "'%s (see 'ebb %s --help')\n", hint, cmd->name);
     return CLI_USAGE;
 }
 

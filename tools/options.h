@@ -5,8 +5,10 @@
  *
  *   ebb CMD: --opt must be an integer in [MIN, MAX], got 'TEXT'
  *   ebb CMD: --opt must be a number >= MIN, got 'TEXT'
+ *   ebb CMD: --opt must be a number in [MIN, MAX], got 'TEXT'
  *   ebb CMD: --opt: <why the size or rate cannot be read>
  *   ebb CMD: --opt must be at least N bytes, got 'TEXT'
+ *   ebb CMD: --opt must be at most SIZE (N bytes), got 'TEXT'
  *   ebb CMD: --opt must be a, b or c, got 'TEXT'
  *   ebb CMD: unknown or incomplete option '--opt' (see 'ebb CMD --help')
  *   ebb CMD: unexpected argument 'TEXT' (see 'ebb CMD --help')
@@ -24,8 +26,9 @@ typedef enum cli_kind {
     CLI_FLAG,     /* no value: stores `value` into an int */
     CLI_INT64,    /* an integer in [min, max] into an int64_t */
     CLI_INT32,    /* an integer in [min, max] into an int32_t */
-    CLI_DOUBLE,   /* a finite number >= least into a double */
-    CLI_SIZE,     /* a size (ebb_parse_size, "16MiB") >= min bytes into a uint64_t */
+    CLI_DOUBLE,   /* a finite number >= least (and <= most, if most > 0) into a double */
+    CLI_SIZE,     /* a size (ebb_parse_size, "16MiB") >= min bytes (and <= max, if
+                     max > 0) into a uint64_t */
     CLI_RATE,     /* a rate (ebb_parse_rate, "1 GB/s", "none" = 0) into a uint64_t */
     CLI_STRING,   /* the text itself into a const char * */
     CLI_ENUM,     /* one of `names` into an int: its value */
@@ -63,8 +66,9 @@ struct cli_option {
     const char *name;       /* without the leading "--" */
     cli_kind kind;
     size_t offset;          /* of the field in the subcommand's argument struct */
-    int64_t min, max;       /* CLI_INT*: the range; CLI_SIZE: min, the least bytes */
-    double least;           /* CLI_DOUBLE: the least value */
+    int64_t min, max;       /* CLI_INT*: the range; CLI_SIZE: the least and (if > 0)
+                               the most bytes */
+    double least, most;     /* CLI_DOUBLE: the least value, the most (if > 0) */
     int value;              /* CLI_FLAG: what it stores (0 means 1) */
     const cli_name *names;  /* CLI_ENUM */
     const char *hint;       /* CLI_STRATEGY */

@@ -1,6 +1,7 @@
 /* `ebb plan`: generate a schedule, validate it, print what it costs. */
 #include <math.h>
 #include <stddef.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,7 @@ static const char plan_help[] =
 typedef struct {
     FILE *out;
     int64_t printed;
+    int error; /* errno of a failed write; the replay stops there */
 } action_printer;
 
 static ebb_status print_actions(void *user, const ebb_action *a, size_t n)
@@ -53,6 +55,10 @@ static ebb_status print_actions(void *user, const ebb_action *a, size_t n)
         fputc('\n', p->out);
     }
     p->printed += (int64_t)n;
+    if (ferror(p->out)) { /* /dev/full, a closed file: stop, not hours later */
+        p->error = errno ? errno : EIO;
+        return EBB_ERR_IO;
+    }
     return EBB_OK;
 }
 
@@ -243,13 +249,20 @@ int ebb_cmd_plan(int argc, char **argv)
     ebb_schedule_options resolved;
     ebb_schedule_get_options(schedule, &resolved);
 
-    action_printer printer = {stdout, 0};
+    action_printer printer = {stdout, 0, 0};
+    errno = 0;
     ebb_schedule_stats st;
     memset(&st, 0, sizeof st);
     ebb_status status =
         ebb_schedule_replay_own(schedule, o.steps, &st, actions ? print_actions : NULL, &printer);
     double seconds = cli_now() - t0;
     ebb_schedule_destroy(schedule);
+    if (printer.error) {
+        fprintf(stderr, "ebb plan: cannot write the action stream to standard output: %s\n",
+                strerror(printer.error));
+        cli_stdout_reported = 1;
+        return 1;
+    }
     int valid = status == EBB_OK;
     if (json)
         print_json(&o, resolved.period, &st, budget, valid, valid ? "" : ebb_last_error(), seconds);

@@ -17,6 +17,7 @@
 #include "tools/json.h"
 #include "tools/options.h"
 #include "tools/state_data.h"
+#include "tools/trace_file.h"
 #include "tools/workload.h"
 #ifdef EBB_HAVE_MPI
 #include "tools/run_mpi.h"
@@ -42,14 +43,18 @@ static const char run_help[] =
     "  --period K         periodic: store every K-th state; disk-revolve: the period\n"
     "  --io-ratio R       disk-revolve: (write + read time of a state) / step time\n"
     "  --state-size B     bytes of a state, units allowed: 16MiB (default 16 MiB)\n"
-    "  --forward-ms F     compute time of a forward step (default 0: one pass over\n"
-    "                     the state)\n"
-    "  --reverse-ms B     compute time of a reverse step (default 0: a hash of it)\n"
+    "  --forward-ms F     compute time of a forward step, 0 to 3600000 (default 0:\n"
+    "                     one pass over the state)\n"
+    "  --reverse-ms B     compute time of a reverse step, 0 to 3600000 (default 0: a\n"
+    "                     hash of it)\n"
     "  --audit            check every action and hash every state (run.audit = hash)\n"
     "  --inplace          use the in-place forward form\n"
     "  --json             print one JSON object on stdout ({\"runs\": [...]} with all)\n"
     "  --trace FILE       write the timeline (Chrome trace-event JSON: open it in\n"
-    "                     Perfetto); with all, one file per strategy: FILE.<strategy>\n"
+    "                     Perfetto); with all, one file per strategy: FILE.<strategy>.\n"
+    "                     FILE (absent, or a regular file: not a link) is replaced\n"
+    "                     when the run ends, and left as it was if the run is\n"
+    "                     interrupted or a write fails\n"
     "  --seed S           x_0's seed (default 0); with --mpi rank r uses S + r\n"
     "  --data D           what the states hold: random (default: pseudo-random bytes),\n"
     "                     smooth (a smooth field) or sparse (95 %% zeros), for\n"
@@ -95,14 +100,8 @@ static const cli_name data_names[] = {{"random", STATE_DATA_RANDOM},
 static const cli_name element_names[] = {{"float32", EBB_ELEMENT_FLOAT32},
                                          {"float64", EBB_ELEMENT_FLOAT64}, {NULL, 0}};
 
-/* --state-size: the workload's buffers hold a few states */
-static int size_check(const cli_ctx *ctx, void *field)
-{
-    if (*(uint64_t *)field <= SIZE_MAX / 2)
-        return 0;
-    cli_error(ctx, "--state-size must be at least 1 byte, got '%s'", ctx->text);
-    return -1;
-}
+/* A step time: an hour at most (the workload counts its passes in an int64). */
+#define STEP_MS_MAX 3.6e6
 
 #define OPT(n, k, f) CLI_OPT(run_args, n, k, f)
 static const cli_option run_options[] = {
@@ -113,9 +112,10 @@ static const cli_option run_options[] = {
     {OPT("disk-slots", CLI_INT32, disk_slots), .min = 1, .max = INT32_MAX},
     {OPT("period", CLI_INT64, period), .min = 1, .max = INT64_MAX / 4},
     {OPT("io-ratio", CLI_DOUBLE, io_ratio)},
-    {OPT("state-size", CLI_SIZE, state_size), .min = 1, .check = size_check},
-    {OPT("forward-ms", CLI_DOUBLE, forward_ms)},
-    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms)},
+    /* the workload's buffers hold a few states, sizes in size_t */
+    {OPT("state-size", CLI_SIZE, state_size), .min = 1, .max = INT64_MAX},
+    {OPT("forward-ms", CLI_DOUBLE, forward_ms), .most = STEP_MS_MAX},
+    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms), .most = STEP_MS_MAX},
     {OPT("audit", CLI_FLAG, audit), .value = EBB_AUDIT_HASH},
     {OPT("inplace", CLI_FLAG, inplace)},
     {OPT("json", CLI_FLAG, json)},
@@ -369,6 +369,36 @@ static int load_config(const run_args *a, ebb_config *cfg)
     return 0;
 }
 
+/* workload_run with its timeline in `trace` (NULL: none), written as
+ * trace_file.h says; WORKLOAD_FAILED with the reason in r->error when the
+ * file cannot be written. */
+static int run_traced(const workload_plan *plan, workload_request *req, const char *trace,
+                      workload_result *r)
+{
+    if (!trace)
+        return workload_run(plan, req, r);
+    trace_file tf;
+    char err[sizeof r->error];
+    if (trace_file_open(&tf, trace, err, sizeof err) != 0) {
+        memset(r, 0, sizeof *r);
+        snprintf(r->strategy, sizeof r->strategy, "%s",
+                 ebb_config_strategy_name((ebb_config_strategy)(req->strategy >= 0
+                     ? req->strategy : (int)req->config->strategy)));
+        snprintf(r->error, sizeof r->error, "%s", err);
+        return WORKLOAD_FAILED;
+    }
+    req->trace = tf.runtime_path;
+    int out = workload_run(plan, req, r);
+    req->trace = NULL;
+    /* a run that started wrote a complete timeline of what it did, failed or not */
+    if (trace_file_close(&tf, out != WORKLOAD_SKIPPED, err, sizeof err) != 0) {
+        snprintf(r->error, sizeof r->error, "%s", err);
+        r->ran = 0;
+        return WORKLOAD_FAILED;
+    }
+    return out;
+}
+
 /* Runs each strategy asked for into res; the exit status (0: at least one ran). */
 static int run_each(const run_args *a, const workload_plan *plan, workload_request *req,
                     workload_result *res, int count, int *ran)
@@ -377,15 +407,13 @@ static int run_each(const run_args *a, const workload_plan *plan, workload_reque
         char trace[4096];
         if (a->pick.all)
             req->strategy = every_strategy[i];
+        const char *path = a->trace;
         if (a->trace && a->pick.all) {
             snprintf(trace, sizeof trace, "%s.%s", a->trace,
                      ebb_config_strategy_name((ebb_config_strategy)req->strategy));
-            req->trace = trace;
-        } else {
-            req->trace = a->trace;
+            path = trace;
         }
-        int out = workload_run(plan, req, &res[i]);
-        req->trace = NULL;
+        int out = run_traced(plan, req, path, &res[i]);
         if (out == WORKLOAD_OK) {
             (*ran)++;
             continue;
@@ -453,12 +481,10 @@ static int run_on_ranks(const run_args *a, const workload_plan *plan, workload_r
     req->progress = 0;
     run_mpi_request(mpi, req);
     req->trace = NULL;
-    if (a->trace) { /* one timeline per rank */
+    if (a->trace) /* one timeline per rank */
         snprintf(rank_trace, sizeof rank_trace, "%s.%d", a->trace, rank);
-        req->trace = rank_trace;
-    }
     workload_result res;
-    int out = workload_run(plan, req, &res);
+    int out = run_traced(plan, req, a->trace ? rank_trace : NULL, &res);
     return run_mpi_end(mpi, plan, req, &res, out, a->json);
 }
 #endif
@@ -477,6 +503,11 @@ int ebb_cmd_run(int argc, char **argv)
     int rc = parse(argc, argv, &a, &fail);
     if (rc)
         return rc == 1 ? 0 : rc;
+    char why[512];
+    if (a.trace && !a.pick.all && !a.mpi && trace_file_check(a.trace, why, sizeof why) != 0) {
+        fprintf(stderr, "ebb run: --trace: %s\n", why);
+        return 2;
+    }
     ebb_config cfg;
     if (load_config(&a, &cfg) != 0)
         return 1;

@@ -71,7 +71,10 @@ static int parse(int argc, char **argv, validate_args *a)
     return 0;
 }
 
-enum { BATCH = 4096 };
+enum {
+    BATCH = 4096,
+    MAX_LINE = 64 << 10 /* bytes of one line, its end included (docs/schedules.md) */
+};
 
 /* The replay: actions are parsed into a batch and checked a batch at a time
  * (the validator's fast path), remembering each one's line for the message. */
@@ -116,16 +119,74 @@ static void quote_line(const char *line, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)n, line);
 }
 
+/* The input in chunks, split into lines with memchr (as fast as getline,
+ * which had no bound on a line). */
+enum { CHUNK = 1 << 18 };
+typedef struct {
+    FILE *in;
+    char *buf; /* CHUNK + MAX_LINE bytes; the unread part is buf[start .. end) */
+    size_t start, end;
+    int eof;
+} line_reader;
+
+/* Copies the next line (its end included) into line[0 .. MAX_LINE], ended by a
+ * NUL: its length, 0 at the end of input (or a read error: see ferror), -1 when
+ * it is longer than MAX_LINE bytes. */
+static long next_line(line_reader *lr, char *line)
+{
+    for (;;) {
+        char *p = lr->buf + lr->start;
+        size_t have = lr->end - lr->start;
+        char *nl = memchr(p, '\n', have);
+        size_t n = nl ? (size_t)(nl - p) + 1 : have;
+        if (n > MAX_LINE)
+            return -1;
+        if (nl || (lr->eof && have > 0)) {
+            memcpy(line, p, n);
+            line[n] = '\0';
+            lr->start += n;
+            return (long)n;
+        }
+        if (lr->eof)
+            return 0;
+        memmove(lr->buf, p, have); /* the start of a line, at most MAX_LINE bytes */
+        lr->start = 0;
+        lr->end = have;
+        size_t got = fread(lr->buf + have, 1, CHUNK + MAX_LINE - have, lr->in);
+        lr->end += got;
+        lr->eof = got == 0;
+    }
+}
+
 /* Reads and replays the whole stream; returns 0 when it was read (valid or not,
  * see r->bad_line), 2 when it could not be read. */
 static int replay_stream(FILE *in, const char *name, replay *r)
 {
-    char *line = NULL;
-    size_t cap = 0;
+    char *line = malloc(MAX_LINE + 1);
+    line_reader lr = {in, malloc(CHUNK + MAX_LINE), 0, 0, 0};
     int64_t line_no = 0;
     int rc = 0, seen_end = 0;
-    while (getline(&line, &cap, in) != -1) {
+    long len;
+    if (!line || !lr.buf) {
+        fprintf(stderr, "ebb validate: cannot allocate a line buffer\n");
+        free(line);
+        free(lr.buf);
+        return 2;
+    }
+    while ((len = next_line(&lr, line)) != 0) {
         line_no++;
+        if (len < 0 || memchr(line, '\0', (size_t)len)) {
+            if (flush(r)) /* the actions before this line come first */
+                goto out;
+            r->bad_line = line_no;
+            if (len < 0)
+                snprintf(r->error, sizeof r->error, "the line is longer than %d KiB; an action "
+                         "stream has one short action a line", MAX_LINE >> 10);
+            else
+                snprintf(r->error, sizeof r->error, "a NUL byte at column %zu; an action stream "
+                         "is text", strlen(line) + 1);
+            goto out;
+        }
         const char *p = line + strspn(line, " \t");
         if (*p == '#' || p[strspn(p, " \t\r\n")] == '\0')
             continue;
@@ -165,7 +226,22 @@ static int replay_stream(FILE *in, const char *name, replay *r)
     }
 out:
     free(line);
+    free(lr.buf);
     return rc;
+}
+
+/* `text` with every byte that is not printable ASCII written as \xNN, so
+ * that input bytes (terminal escape sequences) reach no terminal. */
+static void escape_bytes(const char *text, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c && n + 5 < len; c++) {
+        if (*c < 0x20 || *c >= 0x7f)
+            n += (size_t)snprintf(buf + n, len - n, "\\x%02X", *c);
+        else
+            buf[n++] = (char)*c;
+    }
+    buf[n] = '\0';
 }
 
 static void print_json(const ebb_schedule_stats *st, const replay *r)
@@ -185,7 +261,9 @@ static void print_json(const ebb_schedule_stats *st, const replay *r)
     json_int(&w, "gpu", st->peak_slots[EBB_TIER_GPU]);
     json_close(&w);
     if (r->bad_line) {
-        json_string(&w, "error", r->error);
+        char shown[4 * sizeof r->error];
+        escape_bytes(r->error, shown, sizeof shown);
+        json_string(&w, "error", shown);
         json_int(&w, "line", r->bad_line);
     }
     json_end(&w);
@@ -224,8 +302,10 @@ int ebb_cmd_validate(int argc, char **argv)
         if (a.json)
             print_json(&st, r);
         if (r->bad_line) {
+            char shown[4 * sizeof r->error];
+            escape_bytes(r->error, shown, sizeof shown);
             fprintf(stderr, "ebb validate: line %lld%s: %s\n", (long long)r->bad_line,
-                    r->at_end ? " (end of input)" : "", r->error);
+                    r->at_end ? " (end of input)" : "", shown);
             rc = 1;
         } else if (!a.json) {
             printf("valid: %lld actions, %lld forward steps (%lld recomputed), peak slots host %d "

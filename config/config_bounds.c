@@ -1,0 +1,157 @@
+/* What reaches the TOML parser is bounded first (docs/configuration.md,
+ * *Limits*): the text's size, each line's length, the parts of a dotted key
+ * and the nesting of arrays and inline tables. toml++ recurses once per
+ * dotted key part, so a key of 50,000 parts overflowed the stack.
+ *
+ * The scan is a small lexer that knows TOML's strings and comments: a dot
+ * inside a string or a comment is not counted. A run of bare or quoted key
+ * parts joined by dots (blanks allowed around them) is one key; any other
+ * character ends it. Values never hold more than one such dot (a float, a
+ * time), so valid TOML is refused only past the limits. */
+#include "config/config_internal.h"
+
+#include "common/error_internal.h"
+
+enum { OUTSIDE, BASIC, LITERAL, ML_BASIC, ML_LITERAL, COMMENT };
+
+typedef struct scan {
+    const char *name;
+    const char *p, *end;
+    int64_t line;       /* of *p */
+    int64_t line_start; /* offset of the current line's first byte */
+    const char *text;
+} scan;
+
+static int bare(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-';
+}
+
+/* Moves past the line end at *p. */
+static void next_line(scan *s)
+{
+    s->p++;
+    s->line++;
+    s->line_start = s->p - s->text;
+}
+
+static ebb_status line_too_long(const scan *s)
+{
+    return ebb_fail(EBB_ERR_CONFIG,
+                    "%s:%lld: the line is longer than %d KiB; a configuration line is at most "
+                    "%d KiB (docs/configuration.md, Limits)",
+                    s->name, (long long)s->line, EBB_CONFIG_MAX_LINE_BYTES >> 10,
+                    EBB_CONFIG_MAX_LINE_BYTES >> 10);
+}
+
+/* Skips a string opened at *p (quote q, multi-line when ml), line ends counted. */
+static ebb_status skip_string(scan *s, char q, int ml)
+{
+    s->p += ml ? 3 : 1;
+    while (s->p < s->end) {
+        char c = *s->p;
+        if (s->p - s->text - s->line_start > EBB_CONFIG_MAX_LINE_BYTES)
+            return line_too_long(s);
+        if (c == '\n') {
+            if (!ml)
+                return EBB_OK; /* unterminated: the parser says so */
+            next_line(s);
+            continue;
+        }
+        if (c == '\\' && q == '"' && s->p + 1 < s->end && s->p[1] != '\n') {
+            s->p += 2;
+            continue;
+        }
+        if (c == q && (!ml || (s->end - s->p >= 3 && s->p[1] == q && s->p[2] == q))) {
+            s->p += ml ? 3 : 1;
+            for (int extra = 0; ml && extra < 2 && s->p < s->end && *s->p == q; extra++)
+                s->p++; /* """a""""": the last three quotes close it */
+            return EBB_OK;
+        }
+        s->p++;
+    }
+    return EBB_OK;
+}
+
+ebb_status ebb_config_check_bounds(const char *text, size_t len, const char *name)
+{
+    if (len > EBB_CONFIG_MAX_TEXT_BYTES)
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: the configuration is %zu bytes; it may be at most %d MiB "
+                        "(docs/configuration.md, Limits)",
+                        name, len, EBB_CONFIG_MAX_TEXT_BYTES >> 20);
+    scan s = {name, text, text + len, 1, 0, text};
+    int parts = 0;     /* key parts in the current run; 0: no run */
+    int dot_last = 0;  /* the run's last token was a dot */
+    int64_t run_line = 0;
+    int nesting = 0;   /* open arrays and inline tables */
+    int at_line_start = 1;
+    while (s.p < s.end) {
+        char c = *s.p;
+        if (s.p - text - s.line_start > EBB_CONFIG_MAX_LINE_BYTES)
+            return line_too_long(&s);
+        if (c == '"' || c == '\'') {
+            if (parts == 0 || dot_last) {
+                parts++;
+                if (parts == 1)
+                    run_line = s.line;
+            }
+            dot_last = 0;
+            at_line_start = 0;
+            int ml = s.end - s.p >= 3 && s.p[1] == c && s.p[2] == c;
+            ebb_status st = skip_string(&s, c, ml);
+            if (st != EBB_OK)
+                return st;
+        } else if (bare(c)) {
+            if (parts == 0 || dot_last) {
+                parts++;
+                if (parts == 1)
+                    run_line = s.line;
+            }
+            dot_last = 0;
+            at_line_start = 0;
+            s.p++;
+        } else if (c == '.' && parts > 0) {
+            dot_last = 1;
+            s.p++;
+        } else if (c == ' ' || c == '\t') {
+            s.p++;
+        } else {
+            if (c == '#') {
+                while (s.p < s.end && *s.p != '\n') {
+                    if (s.p - text - s.line_start > EBB_CONFIG_MAX_LINE_BYTES)
+                        return line_too_long(&s);
+                    s.p++;
+                }
+            } else if (c == '\n') {
+                next_line(&s);
+                at_line_start = 1;
+            } else {
+                /* A table header's '[' (at a line's start, outside any value) is not nesting. */
+                if ((c == '[' && !(at_line_start && nesting == 0)) || c == '{')
+                    nesting++;
+                else if ((c == ']' || c == '}') && nesting > 0)
+                    nesting--;
+                if (c != '[' || !at_line_start || nesting > 0)
+                    at_line_start = 0;
+                s.p++;
+            }
+            parts = 0;
+            dot_last = 0;
+        }
+        if (parts > EBB_CONFIG_MAX_KEY_PARTS)
+            return ebb_fail(EBB_ERR_CONFIG,
+                            "%s:%lld: a dotted key of more than %d parts; a key may have at most "
+                            "%d (docs/configuration.md, Limits)",
+                            name, (long long)run_line, EBB_CONFIG_MAX_KEY_PARTS,
+                            EBB_CONFIG_MAX_KEY_PARTS);
+        if (nesting > EBB_CONFIG_MAX_NESTING)
+            return ebb_fail(EBB_ERR_CONFIG,
+                            "%s:%lld: arrays and inline tables nested more than %d deep; they may "
+                            "nest at most %d deep (docs/configuration.md, Limits)",
+                            name, (long long)s.line, EBB_CONFIG_MAX_NESTING,
+                            EBB_CONFIG_MAX_NESTING);
+    }
+    return EBB_OK;
+}
