@@ -15,6 +15,7 @@
  * from the steps.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/error_internal.h"
 #include "planner/sim_io.h"
@@ -177,6 +178,13 @@ static ebb_status pool_info(rt_io *io, const rt_pool *pool, uint64_t *bytes, cha
     return EBB_OK;
 }
 
+static ebb_status pool_stats(rt_io *io, const rt_pool *pool, ebb_pool_stats *stats)
+{
+    (void)io, (void)pool;
+    memset(stats, 0, sizeof *stats);
+    return EBB_OK;
+}
+
 static void *slot_ptr(rt_io *io, rt_pool *pool, int32_t slot)
 {
     (void)io, (void)pool, (void)slot;
@@ -286,7 +294,7 @@ static ebb_status slot_order_after(rt_io *io, rt_pool *pool, int32_t slot, void 
     return EBB_OK;
 }
 
-static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   slot_ptr,
+static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   pool_stats, slot_ptr,
                               put,      copy_now,    move,         move_via,    test,
                               wait,     stream_wait, order_after,  slot_order_after};
 

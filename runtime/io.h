@@ -42,6 +42,8 @@ typedef struct rt_io_ops {
     /* bytes reserved and the fallbacks taken ("" when none) */
     ebb_status (*pool_info)(rt_io *io, const rt_pool *pool, uint64_t *bytes, char *warnings,
                             size_t len);
+    /* the pool's counters (ebb_pool_stats_get; zeros where nothing moves) */
+    ebb_status (*pool_stats)(rt_io *io, const rt_pool *pool, ebb_pool_stats *stats);
     /* the slot's address for the user's callbacks (NULL where there is no memory) */
     void *(*slot_ptr)(rt_io *io, rt_pool *pool, int32_t slot);
     /* the user's x_0 into a slot (ebb_pool_put) */

@@ -89,6 +89,12 @@ static ebb_status put(rt_io *io, rt_pool *pool, int32_t slot, const void *src, r
     return st;
 }
 
+static ebb_status pool_stats(rt_io *io, const rt_pool *pool, ebb_pool_stats *stats)
+{
+    (void)io;
+    return ebb_pool_stats_get((const ebb_pool *)(const void *)pool, stats);
+}
+
 static void copy_now(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *src, int32_t ss, size_t bytes)
 {
     memcpy(slot_ptr(io, dst, ds), slot_ptr(io, src, ss), bytes);
@@ -149,7 +155,7 @@ static ebb_status slot_order_after(rt_io *io, rt_pool *pool, int32_t slot, void 
     return ebb_pool_slot_order_after(P(pool), slot, stream);
 }
 
-static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   slot_ptr,
+static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   pool_stats, slot_ptr,
                               put,      copy_now,    move,         move_via,    test,
                               wait,     stream_wait, order_after,  slot_order_after};
 

@@ -373,5 +373,15 @@ ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats)
     stats->recomputed_steps = n > 0 && stats->forward_steps > n ? stats->forward_steps - n : 0;
     if (run->phase == RT_FORWARD)
         stats->forward_sweep_s = rt_clock(run) - run->t_forward_begin;
+    if (run->disk && run->codec.mode != EBB_COMPRESSION_OFF) {
+        ebb_pool_stats ps;
+        ebb_status st = run->io->ops->pool_stats(run->io, run->disk, &ps);
+        if (st != EBB_OK)
+            return st;
+        stats->bytes_before_compression = ps.bytes_before_compression;
+        stats->bytes_after_compression = ps.bytes_after_compression;
+        stats->stored_raw = (int64_t)ps.stored_raw;
+        stats->codec_s = ps.codec_s;
+    }
     return EBB_OK;
 }

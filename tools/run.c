@@ -203,6 +203,11 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         json_double(w, ebb_tier_name((ebb_tier)t), st->stall_s[t]);
     json_close(w);
+    /* tier.disk.compression: 0 when off */
+    json_int(w, "bytes_before_compression", (int64_t)st->bytes_before_compression);
+    json_int(w, "bytes_after_compression", (int64_t)st->bytes_after_compression);
+    json_int(w, "stored_raw", st->stored_raw);
+    json_double(w, "codec_s", st->codec_s);
     json_int(w, "copies", st->copies);
     json_double(w, "copy_s", st->copy_s);
     json_string(w, "gradient", hex64(r->gradient, hex));
@@ -303,6 +308,17 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         if (res[i].ran && res[i].on_disk)
             printf("%s: the fast tier (its budget, or --slots) was too small for it: slots on "
                    "disk\n", res[i].strategy);
+    for (int i = 0; i < count; i++) {
+        const ebb_run_stats *st = &res[i].stats;
+        if (res[i].ran && st->bytes_before_compression > 0)
+            printf("%s: compressed %.1f MB to %.1f MB on disk (ratio %.3f), %lld of the states "
+                   "stored raw, %.3f s in the codec threads\n",
+                   res[i].strategy, (double)st->bytes_before_compression / 1e6,
+                   (double)st->bytes_after_compression / 1e6,
+                   ratio((double)st->bytes_before_compression,
+                         (double)st->bytes_after_compression),
+                   (long long)st->stored_raw, st->codec_s);
+    }
     /* The pools' warnings, once for the runs that share them. */
     for (int i = 0; i < count; i++) {
         if (!res[i].ran || !res[i].warnings[0])

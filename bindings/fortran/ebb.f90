@@ -102,6 +102,9 @@ module ebb
      real(c_double) :: stall_s(0:2)
      real(c_double) :: stall_total_s, forward_callback_s, reverse_callback_s, copy_s
      real(c_double) :: forward_sweep_s, reverse_sweep_s, wall_s
+     integer(c_int64_t) :: bytes_before_compression, bytes_after_compression ! uint64 in C
+     integer(c_int64_t) :: stored_raw
+     real(c_double) :: codec_s
   end type ebb_run_stats
 
   ! ---- the callbacks' interfaces -------------------------------------------

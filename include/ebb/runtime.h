@@ -235,6 +235,14 @@ typedef struct ebb_run_stats {
     double forward_sweep_s;       /* ebb_run_begin .. ebb_run_finish_forward */
     double reverse_sweep_s;       /* ebb_run_reverse */
     double wall_s;                /* both sweeps */
+    /* tier.disk.compression (docs/compression.md): the states written to disk
+     * through the codec, their bytes before and after (a state that did not
+     * shrink is stored raw and counts its size in both), and the time the
+     * disk tier's codec threads spent (not the compute thread's). */
+    uint64_t bytes_before_compression;
+    uint64_t bytes_after_compression;
+    int64_t stored_raw;
+    double codec_s;
 } ebb_run_stats;
 
 EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);

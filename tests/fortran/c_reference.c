@@ -100,6 +100,10 @@ size_t rdtest_run_stats_layout(size_t *o)
     o[i++] = OFF(ebb_run_stats, forward_sweep_s);
     o[i++] = OFF(ebb_run_stats, reverse_sweep_s);
     o[i++] = OFF(ebb_run_stats, wall_s);
+    o[i++] = OFF(ebb_run_stats, bytes_before_compression);
+    o[i++] = OFF(ebb_run_stats, bytes_after_compression);
+    o[i++] = OFF(ebb_run_stats, stored_raw);
+    o[i++] = OFF(ebb_run_stats, codec_s);
     return sizeof(ebb_run_stats);
 }
 

@@ -47,18 +47,30 @@ static void h_revolve_case(rng *r, ebb_run_options *o, ebb_config *cfg, int disk
 }
 
 /* only >= 0: every case runs that strategy */
-static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint32_t delay_us,
-                      int only)
+/* compress: lossless compression on the disk tier (tier.disk.compression),
+ * over states that compress (wl.sparse). */
+static void run_compressed_cases(uint64_t seed, int cases, int disk_only, int inplace,
+                                 uint32_t delay_us, int only, int compress)
 {
     char dir[256];
     ebb_config cfg;
     wl_config(&cfg, dir, sizeof dir);
+    if (compress) {
+        cfg.disk.compression.mode = EBB_COMPRESSION_LOSSLESS;
+        cfg.disk.compression.codec = (ebb_codec_name)(seed % EBB_CODEC_COUNT);
+        cfg.disk.codec_threads = 1 + (int32_t)(seed % 3);
+    }
     rng r = {seed};
     int ran = 0, refused = 0;
     int64_t disk_stores = 0;
+    uint64_t before = 0, after = 0;
     for (int c = 0; c < cases; c++) {
         size_t size = (size_t)pick(&r, 1, 600);
         int64_t n = pick(&r, 1, (c % 10 == 0) ? 3000 : (c % 5 == 0) ? 800 : 120);
+        if (compress) { /* a compressed state shrinks only once over a 4 KiB block */
+            size = (size_t)pick(&r, 8192, 40000);
+            n = pick(&r, 1, (c % 5 == 0) ? 300 : 60);
+        }
         ebb_config_strategy s = strategies[pick(&r, 0, STRATEGIES - 1)];
         if (only >= 0)
             s = (ebb_config_strategy)only;
@@ -81,13 +93,16 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         if (s == EBB_CONFIG_STRATEGY_STORE_ALL)
             o.slots = (int32_t)(n > 1 ? n - 1 : 1);
         cfg.disk.max_bandwidth = 0;
+        if (compress) /* a budget sized for an earlier case's state may hold none of these */
+            cfg.host.budget = cfg.disk.budget = UINT64_C(1) << 30;
         if (s == EBB_CONFIG_STRATEGY_H_REVOLVE)
             h_revolve_case(&r, &o, &cfg, disk_only);
         if (c % 4 == 3) {
             /* slot counts from the budgets, as a configuration gives them:
              * host slots are page-rounded, disk slots 4 KiB-rounded */
-            cfg.host.budget = (uint64_t)o.slots * 4096;
-            cfg.disk.budget = (uint64_t)o.slow_slots * 4096;
+            uint64_t page = ((uint64_t)size + 4095) / 4096 * 4096;
+            cfg.host.budget = (uint64_t)o.slots * page;
+            cfg.disk.budget = (uint64_t)o.slow_slots * page;
             o.slots = 0;
             o.slow_slots = 0;
         }
@@ -95,6 +110,7 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         wl_init(&w, size);
         w.steps_known = n;
         w.check_buffers = 1;
+        w.sparse = compress;
         if ((s == EBB_CONFIG_STRATEGY_ONLINE || s == EBB_CONFIG_STRATEGY_ASYNC) && (c & 1)) {
             o.steps = 0; /* n unknown: the forward says which step is the last */
             w.steps_known = 0;
@@ -119,7 +135,7 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         }
         cr_assert_eq(st, EBB_OK, "case %d: n %lld, %s, %d slots, %d slow: %s", c, (long long)n,
                      ebb_config_strategy_name(s), o.slots, o.slow_slots, ebb_last_error());
-        uint64_t want = wl_reference(size, n, seed + (uint64_t)c);
+        uint64_t want = wl_reference_like(&w, n, seed + (uint64_t)c);
         cr_assert_eq(w.adjoint, want,
                      "case %d: n %lld, size %zu, %s, %d slots, %d slow, %s, %s: adjoint %016llx, "
                      "store-all %016llx",
@@ -135,6 +151,8 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
         cr_assert_eq(rs.forward_steps, w.forward_calls);
         cr_assert_eq(rs.forward_steps, n + rs.recomputed_steps);
         disk_stores += rs.stores[EBB_TIER_DISK];
+        before += rs.bytes_before_compression;
+        after += rs.bytes_after_compression;
         if (disk_only && s == EBB_CONFIG_STRATEGY_H_REVOLVE && n >= 3)
             cr_assert_gt(rs.stores[EBB_TIER_DISK], 0, "case %d: n %lld, h-revolve, one host "
                          "slot and a free disk stored nothing on disk", c, (long long)n);
@@ -143,9 +161,20 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
     cr_assert_gt(ran, cases * 2 / 3, "only %d of %d cases ran (%d refused)", ran, cases, refused);
     if (only == EBB_CONFIG_STRATEGY_H_REVOLVE)
         cr_assert_gt(disk_stores, 0, "h-revolve never stored on disk");
+    if (compress) /* the codec ran, and shrank the states */
+        cr_assert(before > 0 && after < before, "compressed %llu bytes to %llu",
+                  (unsigned long long)before, (unsigned long long)after);
+    else
+        cr_assert_eq(before, 0);
     cr_assert_eq(wl_dir_entries(dir), 0, "files left in %s", dir);
     rmdir(dir);
     ebb_config_dispose(&cfg);
+}
+
+static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint32_t delay_us,
+                      int only)
+{
+    run_compressed_cases(seed, cases, disk_only, inplace, delay_us, only, 0);
 }
 
 Test(exact_property, host_and_disk_out_of_place) { run_cases(1, 120, 0, 0, 0, -1); }
@@ -167,4 +196,17 @@ Test(exact_property, h_revolve_host_and_disk)
 Test(exact_property, h_revolve_disk_heavy)
 {
     run_cases(10, 60, 1, 0, 300, EBB_CONFIG_STRATEGY_H_REVOLVE);
+}
+
+/* Lossless compression on the disk tier: bitwise the same gradient under
+ * every strategy, out of place and in place, with delayed completions. */
+Test(exact_property, lossless_compression) { run_compressed_cases(11, 80, 0, 0, 0, -1, 1); }
+Test(exact_property, lossless_compression_disk_only) { run_compressed_cases(12, 40, 1, 0, 0, -1, 1); }
+Test(exact_property, lossless_compression_delayed_in_place)
+{
+    run_compressed_cases(13, 40, 0, 1, 300, -1, 1);
+}
+Test(exact_property, lossless_compression_async)
+{
+    run_compressed_cases(14, 40, 0, 0, 200, EBB_CONFIG_STRATEGY_ASYNC, 1);
 }

@@ -46,7 +46,8 @@ static const char *const keys[] = {
     "wall_s", "forward_sweep_s", "reverse_sweep_s", "forward_callback_s", "reverse_callback_s",
     "ideal_s", "overhead", "stall_s", "gradient", "peak_slots", "bytes_written", "bytes_read",
     "slots", "fast_tier", "slow_tier", "audit", "inplace", "forward_sweep_over_callbacks",
-    "asked", "reason"};
+    "asked", "reason", "bytes_before_compression", "bytes_after_compression", "stored_raw",
+    "codec_s"};
 static const char *const per_tier[] = {"peak_slots", "bytes_written", "bytes_read", "slots"};
 
 Test(run_cli, json_all_strategies, .init = setup, .fini = teardown)

@@ -88,6 +88,10 @@ class RunStats(Structure):
         ("forward_sweep_s", c_double),
         ("reverse_sweep_s", c_double),
         ("wall_s", c_double),
+        ("bytes_before_compression", c_uint64),
+        ("bytes_after_compression", c_uint64),
+        ("stored_raw", c_int64),
+        ("codec_s", c_double),
     ]
 
 

@@ -74,6 +74,10 @@ class RunStats:
     forward_sweep_s: float = 0.0
     reverse_sweep_s: float = 0.0
     wall_s: float = 0.0
+    bytes_before_compression: int = 0
+    bytes_after_compression: int = 0
+    stored_raw: int = 0
+    codec_s: float = 0.0
 
 
 def _tier_name(t):

@@ -1,0 +1,83 @@
+/* `ebb run` with tier.disk.compression: the gradient of compression off,
+ * the bytes before and after in --json and the table, random states stored
+ * raw. */
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "support/cli_run.h"
+
+static char dir[256], plain[512], packed[512];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/ebb-run-compression-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    const char *text = "[tier.host]\nbudget = \"8 MiB\"\n[tier.disk]\npath = \"%s\"\n"
+                       "budget = \"256 MiB\"\n%s";
+    snprintf(plain, sizeof plain, "%s/plain.toml", dir);
+    snprintf(packed, sizeof packed, "%s/packed.toml", dir);
+    FILE *f = fopen(plain, "w");
+    fprintf(f, text, dir, "");
+    fclose(f);
+    f = fopen(packed, "w");
+    fprintf(f, text, dir, "compression = \"lossless\"\ncodec = \"zstd\"\n");
+    fclose(f);
+}
+
+static void teardown(void)
+{
+    remove(plain);
+    remove(packed);
+    rmdir(dir);
+}
+
+static uint64_t number(const char *json, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    const char *p = strstr(json, k);
+    cr_assert_not_null(p, "no %s in %s", key, json);
+    return strtoull(p + strlen(k), NULL, 10);
+}
+
+static void gradient(const char *json, char out[17])
+{
+    const char *p = strstr(json, "\"gradient\": \"");
+    cr_assert_not_null(p, "%s", json);
+    memcpy(out, p + strlen("\"gradient\": \""), 16);
+    out[16] = '\0';
+}
+
+Test(run_cli_compression, same_gradient_fewer_bytes, .init = setup, .fini = teardown)
+{
+    const char *data[] = {"smooth", "sparse", "random"};
+    for (int d = 0; d < 3; d++) {
+        char g0[17], g1[17];
+        cli_result a = cli_run("run", "--config", plain, "--strategy", "disk-revolve", "--steps",
+                               "120", "--state-size", "256KiB", "--data", data[d], "--json", NULL);
+        cr_assert_eq(a.status, 0, "%s", a.err);
+        cli_result b = cli_run("run", "--config", packed, "--strategy", "disk-revolve", "--steps",
+                               "120", "--state-size", "256KiB", "--data", data[d], "--json", NULL);
+        cr_assert_eq(b.status, 0, "%s", b.err);
+        gradient(a.out, g0);
+        gradient(b.out, g1);
+        cr_assert_str_eq(g0, g1, "--data %s: compressed %s, off %s", data[d], g1, g0);
+        cr_assert_eq(number(a.out, "bytes_before_compression"), 0);
+        uint64_t before = number(b.out, "bytes_before_compression");
+        uint64_t after = number(b.out, "bytes_after_compression");
+        cr_assert_gt(before, 0, "%s", b.out);
+        if (d < 2)
+            cr_assert_lt(after, before, "--data %s: %llu bytes to %llu", data[d],
+                         (unsigned long long)before, (unsigned long long)after);
+        else /* random bytes do not shrink: stored raw, every one */
+            cr_assert(after == before && number(b.out, "stored_raw") > 0, "%s", b.out);
+        cli_free(&a);
+        cli_free(&b);
+    }
+    cli_result t = cli_run("run", "--config", packed, "--strategy", "disk-revolve", "--steps", "120",
+                           "--state-size", "256KiB", "--data", "sparse", NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    cr_assert(strstr(t.out, "disk-revolve: compressed ") && strstr(t.out, " stored raw, "), "%s",
+              t.out);
+    cli_free(&t);
+}
