@@ -101,7 +101,7 @@ class _Callbacks:
             if self.error is None:
                 self.error = e
             text = f"{type(e).__name__}: {e}".encode(errors="replace")[:700]
-            return L.ebb_callback_fail(b"%s", ctypes.c_char_p(text))
+            return L.ebb_callback_fail_message(text)
 
         def fwd(_user, i, inp, out):
             try:
