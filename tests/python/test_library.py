@@ -59,9 +59,22 @@ def test_nothing_found_lists_every_place_tried(tmp_path):
     r = python(PROBE, {"EBB_LIBRARY": None, "LD_LIBRARY_PATH": None,
                        "PYTHONPATH": str(tmp_path / "pkg")}, cwd=tmp_path)
     assert "NOT FOUND" in r.stdout, r.stdout + r.stderr
-    for what in ("EBB_LIBRARY: not set", "build tree", "build/release/libebb.so",
-                 "dynamic loader search libebb.so.0", "dynamic loader search libebb.so"):
+    for what in ("EBB_LIBRARY: not set", "dynamic loader search libebb.so.0",
+                 "dynamic loader search libebb.so"):
         assert what in r.stdout, (what, r.stdout)
+    # a package outside a source checkout, not installed: no build tree to try
+    assert "build tree" not in r.stdout and "bundled" not in r.stdout, r.stdout
+
+
+def test_the_source_checkouts_package_uses_its_build_tree(tmp_path):
+    lib = BINDING.parents[1] / "build" / "release" / "libebb.so"
+    if not lib.exists():
+        pytest.skip(f"{lib} is not built")
+    r = python("import ebb; print(ebb.library_path())",
+               {"EBB_LIBRARY": None, "LD_LIBRARY_PATH": None, "PYTHONPATH": str(BINDING)},
+               cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(lib), r.stdout
 
 
 # Stand-ins for a mirrored struct, each as a binding of another version of
@@ -145,7 +158,10 @@ def test_a_callback_failure_reaches_ebb_message_intact():
 
 
 def test_pip_installs_the_package_offline(tmp_path):
-    """pyproject.toml: `pip install --no-build-isolation` works with no index."""
+    """pyproject.toml: `pip install --no-build-isolation` works with no index;
+    with EBB_BUNDLE=0, from a copy of bindings/python alone, a package
+    without the library (found through EBB_LIBRARY here); test_install.py
+    has the package that bundles it."""
     pytest.importorskip("setuptools")
     if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode:
         pytest.skip(f"{sys.executable} has no pip")
@@ -155,10 +171,14 @@ def test_pip_installs_the_package_offline(tmp_path):
     target = tmp_path / "site"
     r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-build-isolation",
                         "--no-deps", "--no-index", "--target", str(target), str(src)],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "EBB_BUNDLE": "0"})
     assert r.returncode == 0, r.stdout + r.stderr
+    assert not (target / "ebb" / "libebb.so.0").exists()
+    lib = os.environ.get("EBB_LIBRARY") or str(BINDING.parents[1] / "build" / "release" /
+                                                "libebb.so")
     r = python("import ebb; print(ebb.__file__); print(ebb.version())",
-               {"PYTHONPATH": str(target)}, cwd=tmp_path)
+               {"PYTHONPATH": str(target), "EBB_LIBRARY": lib}, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert str(target) in r.stdout and r.stdout.strip().endswith(
         python("import ebb; print(ebb.version())", {"PYTHONPATH": str(BINDING)}).stdout.strip())
