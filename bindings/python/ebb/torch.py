@@ -128,8 +128,10 @@ class _Steps:
     """What the callbacks need. Holds no reference to the ebb run, so that
     dropping the graph frees the run at once (no reference cycle)."""
 
-    def __init__(self, step, layout, tuple_state, params, steps, context, trial):
+    def __init__(self, step, layout, tuple_state, params, steps, context, trial, until=None):
         self.step = step
+        self.until = until       # until(h, t): stop after step t (n unknown: steps = 0)
+        self.limit = steps       # with until: at most this many steps (None: no limit)
         self.trial = trial       # try step 0 with grad first (_trial)
         self.layout = layout
         self.tuple_state = tuple_state
@@ -195,12 +197,26 @@ class _Steps:
             for dst, src in zip(lay.views(out), h_next):
                 dst.copy_(src)
             ctx.after(lay.extra(out))
+            last = first and self.until is not None and self._stop(h_next, t)
             if first:
                 if self.hashes is not None:
                     self.hashes.append(digest((*h, *h_next, loss_t)))
                 if loss_t is not None:
                     loss_t = loss_t.reshape(())
                     self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
+        return runtime.LAST if last else None
+
+    def _stop(self, h_next, t):
+        """Whether the first forward sweep ends after step t (until, or the limit)."""
+        if self.limit is not None and t + 1 >= self.limit:
+            return True
+        res = self.until(h_next if self.tuple_state else h_next[0], t)
+        if isinstance(res, torch.Tensor):
+            if res.numel() != 1:
+                raise TypeError(f"until(h, {t}) returned a tensor of shape {tuple(res.shape)}; "
+                                "expected True/False (or a one-element tensor)")
+            res = bool(res.item())
+        return bool(res)
 
     def reverse(self, t, state):
         lay = self.layout
@@ -286,7 +302,8 @@ class _Sweep:
         if lay.device.type == "cuda":
             extra = dict(state_tier="gpu", device=lay.device.index,
                          stream=torch.cuda.current_stream(lay.device).cuda_stream)
-        self.run = runtime.Run(lay.size, s.steps, s.forward, s.reverse, buffers="address",
+        n = 0 if s.until is not None else s.steps  # 0: n unknown, the forward says when
+        self.run = runtime.Run(lay.size, n, s.forward, s.reverse, buffers="address",
                                **self.options, **extra)
         if self.run.info().audit == "hash":
             s.hashes = []
@@ -368,7 +385,8 @@ class _Scan(torch.autograd.Function):
 
 
 def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
-         disk_slots=None, audit=None, report=None, preserve_rng_state=True, memory=None):
+         disk_slots=None, audit=None, report=None, preserve_rng_state=True, memory=None,
+         until=None):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
     step       step(h, t) -> (h_next, loss_t); h is a tensor or a tuple of
@@ -377,7 +395,11 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                and must not modify h in place (refused). h is the step's own
                copy of x_t: it may keep it.
     h0         a tensor or a tuple of tensors, on one device (CPU or CUDA)
-    steps      n >= 1, any integer type (int, numpy's, a 0-d integer tensor)
+    steps      n >= 1, any integer type (int, numpy's, a 0-d integer tensor);
+               with until: None (no limit) or the most steps to run
+    until      until(h, t) -> bool, called after step t of the forward sweep
+               with its output h (x_{t+1}): True ends the sequence there
+               (n = t + 1, unknown before: ebb's online, async or auto)
     params     every tensor requiring grad that step uses; under grad mode,
                step 0 is first tried with grad enabled so that one missing
                is named at once
@@ -400,7 +422,16 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     of the loss_t, both differentiable. ebb's resources are released when the
     backward has run or the result is garbage-collected.
     """
-    steps = _steps(steps)
+    if until is not None:
+        if not callable(until):
+            raise TypeError(f"until must be a function until(h, t) -> bool, got "
+                            f"{type(until).__name__}")
+        steps = None if steps is None else _steps(steps)
+    elif steps is None:
+        raise ValueError("steps=None needs until=: a function until(h, t) that returns True "
+                         "to end the sequence after step t")
+    else:
+        steps = _steps(steps)
     tuple_state = isinstance(h0, (tuple, list))
     h0s = _as_tuple(h0)
     if not h0s or not all(isinstance(x, torch.Tensor) for x in h0s):
@@ -421,13 +452,13 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     in_state = preserve_rng_state and device.type != "cuda" and not by_step
     layout = Layout(h0s, extra_bytes=torch.get_rng_state().numel() if in_state else 0)
     if memory is not None:
-        config = _with_budget(config, memory, layout, steps)
+        config = _with_budget(config, memory, layout, None if until else steps)
     context = _Context(device, preserve_rng_state, by_step)
     dtypes = set(layout.dtypes)
     element = _ELEMENTS.get(dtypes.pop()) if len(dtypes) == 1 else None
     options = dict(config=config, strategy=strategy, slots=slots, disk_slots=disk_slots,
                    audit=audit, element=element)
-    s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled())
+    s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until)
     sweep = _Sweep(s, options, report)
     out = _Scan.apply(sweep, len(h0s), *h0s, *params)
     h_n, loss = out[:-1], out[-1]
@@ -457,6 +488,9 @@ def _with_budget(config, memory, layout, steps):
         raise TypeError(f"memory must be bytes (an int or a size text) or a fraction, got "
                         f"{memory!r}")
     if isinstance(memory, float):
+        if steps is None:
+            raise ValueError("memory as a fraction of what store-all needs needs n, which is "
+                             "not known with until=: give bytes")
         if not 0 < memory <= 1:
             raise ValueError(f"memory as a fraction of what store-all needs is in (0, 1], got "
                              f"{memory!r}; give bytes as an int")
