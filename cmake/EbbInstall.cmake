@@ -37,3 +37,16 @@ file(RELATIVE_PATH EBB_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" EBB_PC_TO_PREFIX "${EBB_PC_TO_PREFIX}")
 configure_file(cmake/ebb.pc.in ${PROJECT_BINARY_DIR}/ebb.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ebb.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The Python package (pure Python over ctypes) under
+# <prefix>/${EBB_INSTALL_PYTHONDIR}, Debian's layout by default, with
+# ebb/_install_info.py recording where the library lies relative to it (so the
+# package finds it wherever the prefix is moved; docs/python.md).
+set(EBB_INSTALL_PYTHONDIR "lib/python3/dist-packages" CACHE STRING
+  "Where make install puts the Python package ebb, relative to the prefix (or absolute)")
+install(DIRECTORY bindings/python/ebb DESTINATION ${EBB_INSTALL_PYTHONDIR}
+  FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE PATTERN "_install_info.py" EXCLUDE)
+install(CODE "set(EBB_INSTALL_PYTHONDIR \"${EBB_INSTALL_PYTHONDIR}\")
+set(EBB_INSTALL_LIBDIR \"${CMAKE_INSTALL_LIBDIR}\")
+set(EBB_LIBRARY_NAME \"libebb.so.${PROJECT_VERSION_MAJOR}\")")
+install(SCRIPT cmake/EbbInstallPython.cmake)

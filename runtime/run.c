@@ -39,6 +39,11 @@ int ebb_callback_fail(const char *fmt, ...)
     return EBB_ERR_CALLBACK;
 }
 
+int ebb_callback_fail_message(const char *message)
+{
+    return ebb_callback_fail("%s", message ? message : "(no message)");
+}
+
 static void release_all(ebb_run *run)
 {
     /* disk before host: the disk pool stages through the host pool */

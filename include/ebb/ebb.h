@@ -14,6 +14,7 @@
 #include "ebb/config.h"
 #include "ebb/runtime.h"
 #include "ebb/planner.h"
+#include "ebb/layout.h"
 
 #ifdef __cplusplus
 extern "C" {

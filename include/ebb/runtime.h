@@ -70,6 +70,12 @@ typedef int (*ebb_reverse_fn)(void *user, int64_t step, void *state);
  * Returns EBB_ERR_CALLBACK (never EBB_STEP_OK or EBB_STEP_LAST). */
 EBB_API int ebb_callback_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* As ebb_callback_fail("%s", message), without the variadic call that some
+ * language bindings (ctypes, Fortran's bind(c)) cannot make portably.
+ * `message` may be NULL ("(no message)"); it is cut at 767 bytes. Returns
+ * EBB_ERR_CALLBACK. */
+EBB_API int ebb_callback_fail_message(const char *message);
+
 /* Audit modes ([run] audit, or the environment variable EBB_AUDIT, which
  * wins: "off", "replay", "hash"). */
 typedef enum ebb_audit {

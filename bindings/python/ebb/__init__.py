@@ -13,11 +13,11 @@ from ._loader import path as library_path
 from .config import Config
 from .errors import EbbError, LibraryNotFoundError, status
 from .runtime import LAST, Run, RunInfo, RunStats
-from .schedule import STRATEGIES, PlanStats, actions, plan, revolve_forward_count, validate
+from .schedule import SCHEDULES, STRATEGIES, PlanStats, actions, plan, revolve_forward_count, validate
 
 __all__ = [
     "Config", "EbbError", "LAST", "LibraryNotFoundError", "PlanStats", "Run", "RunInfo",
-    "RunStats", "STRATEGIES", "actions", "library_path", "plan", "revolve_forward_count",
+    "RunStats", "SCHEDULES", "STRATEGIES", "actions", "library_path", "plan", "revolve_forward_count",
     "status", "validate", "version",
 ]
 

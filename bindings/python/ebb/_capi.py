@@ -1,9 +1,11 @@
 """ctypes declarations of ebb's C API (include/ebb/*.h) and the error check.
 
 The structures mirror the C headers field by field. `lib()` loads the
-library once, declares every function used and checks, with the library's
-own *_init functions, that the mirrored layouts match the library's (a
-binding from another version fails here, not with corrupted options).
+library once, declares every function used and compares each mirrored
+struct's size and every field's name, offset and size with the library's own
+(ebb_layout_get, include/ebb/layout.h): a library whose structs differ in any
+way (grown, shrunk, reordered, retyped) is refused here, naming the struct
+and the field, before any call could write past or misread one.
 """
 
 import ctypes
@@ -140,8 +142,13 @@ class Action(Structure):
 
 # ebb_config is kept opaque: the binding reads and writes it through TOML
 # (ebb_config_load_string, ebb_config_format) only, so keys added to it need
-# no change here. CONFIG_BYTES is room enough; the layout check verifies it.
-CONFIG_BYTES = 4096
+# no change here. CONFIG_BYTES is set at load to the library's sizeof(ebb_config).
+CONFIG_BYTES = None
+
+# The C structs mirrored above, checked exactly at load (_check_layout).
+MIRRORED = {"ebb_run_options": "RunOptions", "ebb_run_info": "RunInfo",
+            "ebb_run_stats": "RunStats", "ebb_schedule_options": "ScheduleOptions",
+            "ebb_schedule_stats": "ScheduleStats", "ebb_action": "Action"}
 
 
 FORWARD_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int64, c_void_p, c_void_p)
@@ -154,7 +161,9 @@ _PROTOTYPES = {
     "ebb_last_error": (c_char_p, []),
     "ebb_status_name": (c_char_p, [c_int]),
     "ebb_clear_error": (None, []),
-    "ebb_callback_fail": (c_int, [c_char_p]),  # variadic: called with "%s", msg
+    "ebb_callback_fail_message": (c_int, [c_char_p]),
+    "ebb_layout_get": (c_int, [c_char_p, POINTER(c_size_t), POINTER(c_size_t), c_size_t,
+                               POINTER(c_size_t), POINTER(c_size_t), POINTER(c_char_p)]),
     "ebb_tier_name": (c_char_p, [c_int]),
     "ebb_strategy_name": (c_char_p, [c_int]),
     "ebb_strategy_from_name": (c_int, [c_char_p, POINTER(c_int)]),
@@ -198,42 +207,76 @@ _PROTOTYPES = {
 _lock = threading.Lock()
 _lib = None
 
-_GUARD = 1024  # bytes after each mirrored struct that an *_init must not touch (room
-# enough that a library whose struct grew writes into the guard, not past it)
+_GUARD = 1024  # bytes after each struct a C function fills (out, filled): a second,
+# cheap line of defence behind the exact layout check
+
+
+def _library_layout(lib, struct_name):
+    """(size, [(name, offset, size) per field]) of a struct as the library has it."""
+    size, count = c_size_t(), c_size_t()
+    check_with(lib, lib.ebb_layout_get(struct_name.encode(), ctypes.byref(size),
+                                       ctypes.byref(count), 0, None, None, None))
+    n = count.value
+    offs, sizes, names = (c_size_t * n)(), (c_size_t * n)(), (c_char_p * n)()
+    check_with(lib, lib.ebb_layout_get(struct_name.encode(), ctypes.byref(size),
+                                       ctypes.byref(count), n, offs, sizes, names))
+    return size.value, [(names[i].decode(), offs[i], sizes[i]) for i in range(n)]
+
+
+def _mirror_layout(struct_type):
+    return ctypes.sizeof(struct_type), [(name, getattr(struct_type, name).offset,
+                                         getattr(struct_type, name).size)
+                                        for name, *_ in struct_type._fields_]
+
+
+def _layout_problems(struct_name, lib_layout, mirror_layout):
+    """What differs between the library's layout of a struct and the mirror's."""
+    (lsize, lfields), (msize, mfields) = lib_layout, mirror_layout
+    problems = []
+    if lsize != msize:
+        problems.append(f"{struct_name} is {lsize} bytes in the library, {msize} in the binding")
+    if len(lfields) != len(mfields):
+        problems.append(f"{struct_name} has {len(lfields)} fields in the library, "
+                        f"{len(mfields)} in the binding")
+
+    def show(f):
+        return f"'{f[0]}' at offset {f[1]} ({f[2]} bytes)" if f else "no field"
+
+    for i in range(max(len(lfields), len(mfields))):
+        lf = lfields[i] if i < len(lfields) else None
+        mf = mfields[i] if i < len(mfields) else None
+        if lf != mf:
+            problems.append(f"{struct_name} field {i}: {show(lf)} in the library, "
+                            f"{show(mf)} in the binding")
+            break  # the first difference; the ones after it follow from it
+    return problems
 
 
 def _check_layout(lib):
-    """Raises EbbError when a mirrored struct does not match the library's."""
-    problems = []
-
-    def guarded(struct_type, init):
-        size = ctypes.sizeof(struct_type)
-        buf = (ctypes.c_ubyte * (size + _GUARD))(*([0xA5] * (size + _GUARD)))
-        init(buf)
-        if any(b != 0xA5 for b in buf[size:]):
-            problems.append(f"{struct_type.__name__} is larger in the library")
-        return buf, struct_type.from_buffer(buf)
-
-    _, o = guarded(RunOptions, lib.ebb_run_options_init)
-    names = ("state_tier", "device", "strategy", "fast_tier", "slow_tier", "audit", "element")
-    if tuple(getattr(o, n, None) for n in names) != (1, -1, -1, -1, -1, -1, -1):
-        problems.append("ebb_run_options defaults read back wrong")
-    _, s = guarded(ScheduleOptions, lib.ebb_schedule_options_init)
-    if (s.strategy, s.disk_slots, s.fast_tier, s.slow_tier, s.write_cost, s.read_cost,
-            s.reverse_cost) != (2, -1, 1, 2, 1.0, 1.0, 1.0):
-        problems.append("ebb_schedule_options defaults read back wrong")
-    cbuf = (ctypes.c_ubyte * (CONFIG_BYTES + _GUARD))(*([0xA5] * (CONFIG_BYTES + _GUARD)))
-    st = lib.ebb_config_init_default(cbuf)
-    if any(b != 0xA5 for b in cbuf[CONFIG_BYTES:]):
-        problems.append(f"ebb_config is larger than {CONFIG_BYTES} bytes")
-    elif st == status.OK:
-        lib.ebb_config_dispose(cbuf)
+    """Raises EbbError unless every mirrored struct has exactly the library's
+    size and fields (names, offsets, sizes, in order); sets CONFIG_BYTES."""
+    global CONFIG_BYTES
+    if not hasattr(lib, "ebb_layout_get"):
+        problems = ["the library has no ebb_layout_get (it is older than this binding)"]
+    else:
+        problems = []
+        for struct_name, attr in MIRRORED.items():
+            problems += _layout_problems(struct_name, _library_layout(lib, struct_name),
+                                         _mirror_layout(globals()[attr]))
     if problems:
         version = lib.ebb_version().decode()
         raise EbbError(status.INTERNAL, "EBB_ERR_INTERNAL",
                        f"this Python binding does not match the ebb library it loaded "
                        f"({_loader.path()}, version {version}): " + "; ".join(problems) +
                        ". Use the binding from the same source tree as the library.")
+    CONFIG_BYTES = _library_layout(lib, "ebb_config")[0]
+
+
+def check_with(L, st):
+    """check(), for the library being loaded (before lib() returns it)."""
+    if st != status.OK:
+        raise EbbError(st, L.ebb_status_name(st).decode(),
+                       L.ebb_last_error().decode(errors="replace"))
 
 
 def out(struct_type):
@@ -265,10 +308,11 @@ def lib():
         if _lib is None:
             handle = _loader.load()
             for name, (restype, argtypes) in _PROTOTYPES.items():
-                fn = getattr(handle, name)
+                fn = getattr(handle, name, None)
+                if fn is None:
+                    continue  # an older library: _check_layout says so
                 fn.restype = restype
-                if name != "ebb_callback_fail":
-                    fn.argtypes = argtypes
+                fn.argtypes = argtypes
             _check_layout(handle)
             _lib = handle
         return _lib

@@ -1,10 +1,14 @@
 """Finds and loads libebb.so.
 
-Order: the EBB_LIBRARY variable (when set, nothing else is tried), the build
-tree of the source checkout this package sits in (build/release), the
-installation prefix this package was installed under, then the dynamic
-loader's own search (LD_LIBRARY_PATH, ld.so.cache). The library is loaded
-on first use, so `import ebb` works without it.
+Order: the EBB_LIBRARY variable (when set, nothing else is tried); the
+library this package was installed with, when it was (ebb/_install_info.py,
+written by pip's build, which bundles libebb.so.0 into the package, or by
+`make install`, which records where under the prefix the library went);
+the build tree (build/release) when the package is the one in a source
+checkout (bindings/python/ebb); then the dynamic loader's own search
+(LD_LIBRARY_PATH, ld.so.cache). Only the places that apply to this copy of
+the package are tried, and each is listed in LibraryNotFoundError. The
+library is loaded on first use, so `import ebb` works without it.
 """
 
 import ctypes
@@ -21,19 +25,35 @@ _loaded = None
 _NAMES = ("libebb.so", "libebb.so.0")
 
 
+def _installed():
+    """(how, path) of the library recorded at installation, or None."""
+    try:
+        from . import _install_info
+    except ImportError:
+        return None
+    here = Path(__file__).resolve().parent
+    return _install_info.HOW, os.path.normpath(here / _install_info.LIBRARY)
+
+
+def _source_checkout():
+    """The root of the source tree this package sits in (bindings/python/ebb), or None."""
+    here = Path(__file__).resolve().parent
+    root = here.parents[2]
+    if here.parent.name == "python" and here.parents[1].name == "bindings" and \
+            (root / "CMakeLists.txt").exists():
+        return root
+    return None
+
+
 def _candidates():
     """(description, path-or-name) pairs to try, in order."""
-    here = Path(__file__).resolve().parent
-    # bindings/python/ebb -> the repository root
-    repo = here.parents[2]
-    out = [("build tree", str(repo / "build" / "release" / "libebb.so"))]
-    # <prefix>/lib[/<multiarch>]/python3*/site-packages/ebb, or a pip
-    # install next to it: look for <ancestor>/lib/libebb.so.0
-    for ancestor in list(here.parents)[1:6]:
-        for libdir in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):
-            p = ancestor / libdir / "libebb.so.0"
-            if p.exists():
-                out.append(("installed next to this package", str(p)))
+    out = []
+    installed = _installed()
+    if installed:
+        out.append(installed)
+    root = _source_checkout()
+    if root is not None:
+        out.append(("build tree", str(root / "build" / "release" / "libebb.so")))
     for name in _NAMES[::-1]:
         out.append(("dynamic loader search", name))
     found = ctypes.util.find_library("ebb")

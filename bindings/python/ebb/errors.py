@@ -24,7 +24,8 @@ class LibraryNotFoundError(EbbError):
         message = (
             "cannot load the ebb library (libebb.so). Tried:\n" + lines + "\n"
             "Set EBB_LIBRARY to the path of libebb.so, build the library "
-            "(cmake --build build/release), or install it (make install)."
+            "(cmake --build build/release), or install it (make install, or "
+            "pip install ./bindings/python, which bundles it)."
         )
         super().__init__(-1, "LIBRARY_NOT_FOUND", message)
         self.tried = list(tried)

@@ -31,6 +31,9 @@ from .errors import EbbError, status
 #: written is x_n (EBB_STEP_LAST)
 LAST = 0x4C415354
 
+#: ebb_element (include/ebb/codec.h)
+ELEMENTS = {"float32": 1, "float64": 2}
+
 
 @dataclass
 class RunInfo:
@@ -105,7 +108,7 @@ class _Callbacks:
             if self.error is None:
                 self.error = e
             text = f"{type(e).__name__}: {e}".encode(errors="replace")[:700]
-            return L.ebb_callback_fail(b"%s", ctypes.c_char_p(text))
+            return L.ebb_callback_fail_message(text)
 
         def fwd(_user, i, inp, out):
             try:
@@ -147,13 +150,16 @@ class Run:
     forward_seconds, reverse_seconds   strategy "auto": one step's times, if
                  known; the planner then predicts every strategy; "h-revolve":
                  its disk write, read and reverse costs in forward steps
+    element      what a state is an array of, for compression: "float32",
+                 "float64" or None (tier.disk.element); shape: its 1 to 4
+                 extents, fastest varying first (docs/compression.md)
     """
 
     def __init__(self, state_size, steps, forward, reverse, *, config=None, strategy=None,
                  slots=None, disk_slots=None, audit=None, fast_tier=None, slow_tier=None,
                  period=0, io_ratio=0.0, staging=0, state_tier="host", device=-1,
                  stream=None, buffers="memoryview", trace=None, forward_seconds=0.0,
-                 reverse_seconds=0.0):
+                 reverse_seconds=0.0, element=None, shape=None):
         L = _capi.lib()
         if buffers not in ("memoryview", "address"):
             raise ValueError(f"buffers is 'memoryview' or 'address', got {buffers!r}")
@@ -195,6 +201,18 @@ class Run:
         o.trace = self._trace
         o.forward_seconds = float(forward_seconds)
         o.reverse_seconds = float(reverse_seconds)
+        if element is not None:
+            if element not in ELEMENTS:
+                raise ValueError(f"element is one of {', '.join(ELEMENTS)} or None, got "
+                                 f"{element!r}")
+            o.element = ELEMENTS[element]
+        if shape is not None:
+            shape = [int(e) for e in shape]
+            if not 1 <= len(shape) <= 4:
+                raise ValueError(f"shape has 1 to 4 extents, got {len(shape)}")
+            o.dims = len(shape)
+            for k, e in enumerate(shape):
+                o.shape[k] = e
         self._options = o
         h = ctypes.c_void_p()
         _capi.check(L.ebb_run_create(ctypes.byref(o), ctypes.byref(h)))

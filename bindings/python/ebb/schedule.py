@@ -6,8 +6,13 @@ from dataclasses import dataclass, field
 from . import _capi
 from .errors import EbbError, status
 
-STRATEGIES = ("store-all", "periodic", "revolve", "online", "multistage", "disk-revolve",
-              "h-revolve")
+#: the schedules plan(), actions() and validate() generate
+SCHEDULES = ("store-all", "periodic", "revolve", "online", "multistage", "disk-revolve",
+             "h-revolve")
+#: every strategy a run (ebb.Run, ebb.torch.scan) accepts: the schedules, plus
+#: "async" (revolve intervals with transfers in the background) and "auto"
+#: (ebb picks; ebb_config_strategy in include/ebb/config.h)
+STRATEGIES = SCHEDULES + ("async", "auto")
 
 
 @dataclass

@@ -20,11 +20,19 @@ of step t saw (torch.utils.checkpoint's semantics).
 
 import bisect
 import contextlib
+import operator
 
 import torch
 
 from . import runtime
 from ._torch_layout import Layout, digest
+from .config import Config, as_config
+
+# dtypes that tell ebb what a state is an array of (RunOptions.element, for
+# compression); a state of several dtypes, or another one, leaves it to
+# tier.disk.element
+_ELEMENTS = {torch.float32: "float32", torch.float64: "float64"}
+_LOSSY = ("fixed-rate", "fixed-precision", "fixed-accuracy")
 
 
 def _as_tuple(h):
@@ -40,16 +48,17 @@ class _Context:
     ebb's state buffer after the tensors, so that x_t carries the state step
     t starts from: stored, recomputed and restored with it, whatever the
     strategy, in memory that grows with the slots, not with n. For a CUDA
-    state (whose buffers are device memory) the CPU and device generators'
-    states are kept here, by step, only where they changed.
+    state (whose buffers are device memory), and where a lossy codec could
+    compress the state (by_step), the generators' states are kept here, by
+    step, only where they changed.
     """
 
-    def __init__(self, layout_device, preserve_rng_state):
+    def __init__(self, layout_device, preserve_rng_state, by_step=False):
         self.amp = _autocast_state()
         self.cuda = layout_device.type == "cuda"
         self.device = layout_device
         self.rng = preserve_rng_state
-        self.in_state = self.rng and not self.cuda
+        self.in_state = self.rng and not self.cuda and not by_step
         self.by_step = []          # (t, (cpu state, device state)) where they changed
         self.changed_at = []       # the t of by_step, for bisect
 
@@ -80,16 +89,14 @@ class _Context:
         if self.in_state:
             torch.set_rng_state(extra)
         elif first:
-            now = (torch.get_rng_state(), torch.cuda.get_rng_state(self.device))
+            now = self.stash()
             last = self.by_step[-1][1] if self.by_step else None
-            if last is None or not all(torch.equal(a, b) for a, b in zip(last, now)):
+            if last is None or not all(a is b or torch.equal(a, b) for a, b in zip(last, now)):
                 self.by_step.append((t, now))
                 self.changed_at.append(t)
         elif self.by_step:
             k = bisect.bisect_right(self.changed_at, t) - 1
-            cpu, dev = self.by_step[max(k, 0)][1]
-            torch.set_rng_state(cpu)
-            torch.cuda.set_rng_state(dev, self.device)
+            self.unstash(self.by_step[max(k, 0)][1])
 
     def after(self, extra):
         """After a forward step: the CPU generator's state into x_{t+1}'s extra bytes."""
@@ -121,8 +128,11 @@ class _Steps:
     """What the callbacks need. Holds no reference to the ebb run, so that
     dropping the graph frees the run at once (no reference cycle)."""
 
-    def __init__(self, step, layout, tuple_state, params, steps, context):
+    def __init__(self, step, layout, tuple_state, params, steps, context, trial, until=None):
         self.step = step
+        self.until = until       # until(h, t): stop after step t (n unknown: steps = 0)
+        self.limit = steps       # with until: at most this many steps (None: no limit)
+        self.trial = trial       # try step 0 with grad first (_trial)
         self.layout = layout
         self.tuple_state = tuple_state
         self.params = params
@@ -161,9 +171,25 @@ class _Steps:
                             f"None: {what}")
         return h_next, loss_t
 
+    def _trial(self, inp):
+        """Step 0 once with grad enabled, its graph dropped at once: a tensor
+        that requires grad and is not in params is named before the forward
+        sweep runs, not after it. The random generators are left as they
+        were (torch.random.fork_rng)."""
+        lay, ctx = self.layout, self.context
+        devices = [ctx.device.index if ctx.device.index is not None else
+                   torch.cuda.current_device()] if ctx.cuda else []
+        with torch.random.fork_rng(devices=devices), torch.enable_grad(), ctx.autocast():
+            h = tuple(v.requires_grad_(f) for v, f in zip(lay.copies(inp), lay.differentiable))
+            h_next, loss_t = self._call(h, 0)
+            outputs = [x for x in (*h_next, loss_t) if x is not None and x.grad_fn is not None]
+            self._check_leaves(outputs, h, 0)
+
     def forward(self, t, inp, out):
         lay, ctx = self.layout, self.context
         first = self.phase == "forward"
+        if first and t == 0 and self.trial:
+            self._trial(inp)
         with torch.no_grad(), ctx.autocast():
             ctx.before(t, lay.extra(inp), first)
             h = lay.copies(inp)
@@ -171,12 +197,26 @@ class _Steps:
             for dst, src in zip(lay.views(out), h_next):
                 dst.copy_(src)
             ctx.after(lay.extra(out))
+            last = first and self.until is not None and self._stop(h_next, t)
             if first:
                 if self.hashes is not None:
                     self.hashes.append(digest((*h, *h_next, loss_t)))
                 if loss_t is not None:
                     loss_t = loss_t.reshape(())
                     self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
+        return runtime.LAST if last else None
+
+    def _stop(self, h_next, t):
+        """Whether the first forward sweep ends after step t (until, or the limit)."""
+        if self.limit is not None and t + 1 >= self.limit:
+            return True
+        res = self.until(h_next if self.tuple_state else h_next[0], t)
+        if isinstance(res, torch.Tensor):
+            if res.numel() != 1:
+                raise TypeError(f"until(h, {t}) returned a tensor of shape {tuple(res.shape)}; "
+                                "expected True/False (or a one-element tensor)")
+            res = bool(res.item())
+        return bool(res)
 
     def reverse(self, t, state):
         lay = self.layout
@@ -262,7 +302,8 @@ class _Sweep:
         if lay.device.type == "cuda":
             extra = dict(state_tier="gpu", device=lay.device.index,
                          stream=torch.cuda.current_stream(lay.device).cuda_stream)
-        self.run = runtime.Run(lay.size, s.steps, s.forward, s.reverse, buffers="address",
+        n = 0 if s.until is not None else s.steps  # 0: n unknown, the forward says when
+        self.run = runtime.Run(lay.size, n, s.forward, s.reverse, buffers="address",
                                **self.options, **extra)
         if self.run.info().audit == "hash":
             s.hashes = []
@@ -344,7 +385,8 @@ class _Scan(torch.autograd.Function):
 
 
 def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
-         disk_slots=None, audit=None, report=None, preserve_rng_state=True):
+         disk_slots=None, audit=None, report=None, preserve_rng_state=True, memory=None,
+         until=None):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
     step       step(h, t) -> (h_next, loss_t); h is a tensor or a tuple of
@@ -353,11 +395,21 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                and must not modify h in place (refused). h is the step's own
                copy of x_t: it may keep it.
     h0         a tensor or a tuple of tensors, on one device (CPU or CUDA)
-    steps      n >= 1
-    params     every tensor requiring grad that step uses
-    strategy   an ebb strategy name; None: the configuration's ([run] strategy)
+    steps      n >= 1, any integer type (int, numpy's, a 0-d integer tensor);
+               with until: None (no limit) or the most steps to run
+    until      until(h, t) -> bool, called after step t of the forward sweep
+               with its output h (x_{t+1}): True ends the sequence there
+               (n = t + 1, unknown before: ebb's online, async or auto)
+    params     every tensor requiring grad that step uses; under grad mode,
+               step 0 is first tried with grad enabled so that one missing
+               is named at once
+    strategy   one of ebb.STRATEGIES; None: the configuration's ([run] strategy)
     config     ebb.Config, a TOML path or a dict; None: ebb's embedded default
     slots, disk_slots   override the fast and slow tiers' budgets (states)
+    memory     the budget of the state's tier (host memory for a CPU state):
+               bytes (an int, or a size such as "256 MiB"), or a float in
+               (0, 1]: that fraction of the memory store-all would need
+               (the configuration's budget by default: docs/python.md)
     audit      "off", "replay" or "hash" (None: the configuration's, or EBB_AUDIT)
     report     a dict to fill: "info" (ebb.RunInfo: strategy, slots and bytes
                per tier) and "stats" (ebb.RunStats after the forward, then
@@ -370,8 +422,16 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     of the loss_t, both differentiable. ebb's resources are released when the
     backward has run or the result is garbage-collected.
     """
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an int >= 1, got {steps!r}")
+    if until is not None:
+        if not callable(until):
+            raise TypeError(f"until must be a function until(h, t) -> bool, got "
+                            f"{type(until).__name__}")
+        steps = None if steps is None else _steps(steps)
+    elif steps is None:
+        raise ValueError("steps=None needs until=: a function until(h, t) that returns True "
+                         "to end the sequence after step t")
+    else:
+        steps = _steps(steps)
     tuple_state = isinstance(h0, (tuple, list))
     h0s = _as_tuple(h0)
     if not h0s or not all(isinstance(x, torch.Tensor) for x in h0s):
@@ -384,12 +444,69 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
         raise ValueError("params lists a tensor twice; pass each parameter once")
     device = h0s[0].device
     preserve_rng_state = bool(preserve_rng_state)
-    rng_bytes = torch.get_rng_state().numel() if preserve_rng_state and device.type != "cuda" else 0
-    layout = Layout(h0s, extra_bytes=rng_bytes)
-    context = _Context(device, preserve_rng_state)
+    config = as_config(config)
+    # a lossy codec must not see the generator's state: it is kept by step then
+    compression = (config.as_dict() if config is not None else {}).get("tier", {}) \
+        .get("disk", {}).get("compression")
+    by_step = compression in _LOSSY
+    in_state = preserve_rng_state and device.type != "cuda" and not by_step
+    layout = Layout(h0s, extra_bytes=torch.get_rng_state().numel() if in_state else 0)
+    if memory is not None:
+        config = _with_budget(config, memory, layout, None if until else steps)
+    context = _Context(device, preserve_rng_state, by_step)
+    dtypes = set(layout.dtypes)
+    element = _ELEMENTS.get(dtypes.pop()) if len(dtypes) == 1 else None
     options = dict(config=config, strategy=strategy, slots=slots, disk_slots=disk_slots,
-                   audit=audit)
-    sweep = _Sweep(_Steps(step, layout, tuple_state, params, steps, context), options, report)
+                   audit=audit, element=element)
+    s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until)
+    sweep = _Sweep(s, options, report)
     out = _Scan.apply(sweep, len(h0s), *h0s, *params)
     h_n, loss = out[:-1], out[-1]
     return (tuple(h_n) if tuple_state else h_n[0]), loss
+
+
+def _steps(steps):
+    """n as an int >= 1, from any integer type (operator.index)."""
+    try:
+        if isinstance(steps, bool):
+            raise TypeError
+        n = operator.index(steps)
+    except TypeError:
+        raise TypeError(f"steps must be an integer >= 1, got {type(steps).__name__} "
+                        f"{steps!r}") from None
+    if n < 1:
+        raise ValueError(f"steps must be an integer >= 1, got {n}")
+    return n
+
+
+def _with_budget(config, memory, layout, steps):
+    """A copy of `config` (a Config or None) whose budget for the state's
+    tier is `memory`: bytes, a size text, or a fraction of store-all's."""
+    import os
+    tier = "gpu" if layout.device.type == "cuda" else "host"
+    if isinstance(memory, bool):
+        raise TypeError(f"memory must be bytes (an int or a size text) or a fraction, got "
+                        f"{memory!r}")
+    if isinstance(memory, float):
+        if steps is None:
+            raise ValueError("memory as a fraction of what store-all needs needs n, which is "
+                             "not known with until=: give bytes")
+        if not 0 < memory <= 1:
+            raise ValueError(f"memory as a fraction of what store-all needs is in (0, 1], got "
+                             f"{memory!r}; give bytes as an int")
+        # store-all keeps n - 1 states, each in a slot of the tier's stride
+        # (config/config_pool.c: the page size on the host, 256 bytes on a GPU)
+        align = 256 if tier == "gpu" else max(os.sysconf("SC_PAGESIZE"), 4096)
+        stride = -(-layout.size // align) * align
+        budget = int(memory * (steps - 1)) * stride
+    elif isinstance(memory, str):
+        budget = memory
+    else:
+        try:
+            budget = operator.index(memory)
+        except TypeError:
+            raise TypeError(f"memory must be bytes (an int or a size text) or a fraction, "
+                            f"got {type(memory).__name__}") from None
+    out = Config(config)
+    out.update({"tier": {tier: {"budget": budget}}})
+    return out
