@@ -53,6 +53,8 @@ static const field run_stats[] = {
     F(ebb_run_stats, forward_callback_s), F(ebb_run_stats, reverse_callback_s),
     F(ebb_run_stats, copy_s),          F(ebb_run_stats, forward_sweep_s),
     F(ebb_run_stats, reverse_sweep_s), F(ebb_run_stats, wall_s),
+    F(ebb_run_stats, bytes_before_compression), F(ebb_run_stats, bytes_after_compression),
+    F(ebb_run_stats, stored_raw),      F(ebb_run_stats, codec_s),
 };
 
 static const field schedule_options[] = {
