@@ -378,6 +378,15 @@ static ebb_status compression_options(ebb_run *run, ebb_pool_options *po)
                         "set tier.disk.element = \"float32\" or \"float64\", or "
                         "ebb_run_options.element",
                         ebb_compression_name(run->codec.mode));
+    /* A lossy state comes back changed, and so do the states recomputed from
+     * it: the hash audit would report each as a corruption. */
+    if (run->codec.mode != EBB_COMPRESSION_LOSSLESS && run->info.audit == EBB_AUDIT_HASH)
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "run.audit = \"hash\" checks that every restored or recomputed state is "
+                        "bitwise its first computation, which tier.disk.compression = \"%s\" "
+                        "(lossy) does not keep: use \"lossless\", or audit \"replay\" or "
+                        "\"off\"",
+                        ebb_compression_name(run->codec.mode));
     return EBB_OK;
 }
 

@@ -4,7 +4,7 @@
  * created. */
 #include "workload.h"
 
-static ebb_status create(ebb_config *cfg, int element, int32_t dims)
+static ebb_status create_audited(ebb_config *cfg, int element, int32_t dims, int audit)
 {
     wl w;
     wl_init(&w, 4096);
@@ -21,10 +21,16 @@ static ebb_status create(ebb_config *cfg, int element, int32_t dims)
     o.user = &w;
     o.element = element;
     o.dims = dims;
+    o.audit = audit;
     ebb_run *run = NULL;
     ebb_status st = ebb_run_create(&o, &run);
     ebb_run_destroy(run);
     return st;
+}
+
+static ebb_status create(ebb_config *cfg, int element, int32_t dims)
+{
+    return create_audited(cfg, element, dims, -1);
 }
 
 Test(compression_options, lossy_needs_an_element)
@@ -64,6 +70,29 @@ Test(compression_options, element_and_dims_checked)
     cr_assert_eq(create(&cfg, -1, -1), EBB_ERR_INVALID_ARG);
     /* without compression the element is not used */
     cr_assert_eq(create(&cfg, EBB_ELEMENT_FLOAT32, 0), EBB_OK, "%s", ebb_last_error());
+    rmdir(dir);
+    ebb_config_dispose(&cfg);
+}
+
+/* A lossy state comes back changed: the hash audit, which checks that every
+ * restored and recomputed state is bitwise its first computation, is
+ * refused with it (it would report each restore as a corruption). */
+Test(compression_options, hash_audit_refused_with_lossy)
+{
+    char dir[256];
+    ebb_config cfg;
+    wl_config(&cfg, dir, sizeof dir);
+    cfg.disk.compression.mode = EBB_COMPRESSION_FIXED_ACCURACY;
+    cr_assert_eq(create_audited(&cfg, EBB_ELEMENT_FLOAT64, 0, EBB_AUDIT_HASH), EBB_ERR_CONFIG);
+    cr_assert(strstr(ebb_last_error(), "run.audit = \"hash\" checks that every restored or "
+                                       "recomputed state is bitwise its first computation, "
+                                       "which tier.disk.compression = \"fixed-accuracy\""),
+              "%s", ebb_last_error());
+    cr_assert_eq(create_audited(&cfg, EBB_ELEMENT_FLOAT64, 0, EBB_AUDIT_REPLAY), EBB_OK, "%s",
+                 ebb_last_error());
+    cfg.disk.compression.mode = EBB_COMPRESSION_LOSSLESS;
+    cr_assert_eq(create_audited(&cfg, EBB_ELEMENT_FLOAT64, 0, EBB_AUDIT_HASH), EBB_OK, "%s",
+                 ebb_last_error());
     rmdir(dir);
     ebb_config_dispose(&cfg);
 }
