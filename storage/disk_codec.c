@@ -10,7 +10,9 @@
  * writes hold buffers, and they complete without the codec threads, so the
  * wait always ends. A state that does not shrink (its compressed length,
  * rounded up to the alignment, is not below the state's) is stored raw,
- * from the host slot as without compression. Each slot remembers what its
+ * from the host slot as without compression; after EBB_DISK_CODEC_RAW_RUN
+ * such states in a row, the next ones are stored raw without a try, a
+ * growing number of them between tries (disk_codec.h). Each slot remembers what its
  * last write stored (the compressed length, or 0: raw); a read moves only
  * those bytes into the host slot, then a codec thread copies them into its
  * scratch, zero-padded to the codec's bound, and decompresses them back into
@@ -132,10 +134,43 @@ void ebb_disk_codec_release(struct ebb_pool *pool, ebb_op *op)
     op->cbuf = -1;
 }
 
+/* Whether to try compressing this state: not while skipping after a run of
+ * states that did not shrink. */
+static int worth_trying(ebb_disk_codec *c)
+{
+    int32_t k = atomic_load(&c->skip);
+    while (k > 0)
+        if (atomic_compare_exchange_weak(&c->skip, &k, k - 1))
+            return 0;
+    return 1;
+}
+
+/* What the last try gave: a state that shrank resets the skipping, one that
+ * did not counts towards (or lengthens) the next skip. */
+static void tried(ebb_disk_codec *c, int shrank)
+{
+    if (shrank) {
+        atomic_store(&c->raw_run, 0);
+        atomic_store(&c->backoff, 0);
+        return;
+    }
+    if (atomic_fetch_add(&c->raw_run, 1) + 1 < EBB_DISK_CODEC_RAW_RUN)
+        return;
+    int32_t b = atomic_load(&c->backoff);
+    b = b == 0 ? EBB_DISK_CODEC_SKIP_MIN : b < EBB_DISK_CODEC_SKIP_MAX ? 2 * b : b;
+    atomic_store(&c->backoff, b);
+    atomic_store(&c->skip, b);
+}
+
 void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_codec *c = &d->codec;
+    if (!worth_trying(c)) { /* stored as it is, counted as raw */
+        op->coded = 1;
+        c->len[op->slot] = 0;
+        return;
+    }
     int32_t i = take_buffer(c);
     unsigned char *buf = c->bufs + (size_t)i * c->cap;
     size_t len = 0;
@@ -159,8 +194,10 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
     if (len >= pool->slot_size || round_up(len, d->layout.align) >= d->layout.dstride) {
         give_buffer(c, i); /* did not shrink: stored as it is, from the host slot */
         c->len[op->slot] = 0;
+        tried(c, 0);
         return;
     }
+    tried(c, 1);
     uint32_t blocks = (uint32_t)((len + d->layout.block - 1) / d->layout.block);
     op->buf = buf;
     op->fixed = 0; /* not registered memory */

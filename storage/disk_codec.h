@@ -22,6 +22,8 @@ struct ebb_op;
  * disk. */
 #define EBB_DISK_CODEC_BUFS_PER_THREAD 2
 
+enum { EBB_DISK_CODEC_RAW_RUN = 4, EBB_DISK_CODEC_SKIP_MIN = 4, EBB_DISK_CODEC_SKIP_MAX = 256 };
+
 typedef struct ebb_disk_codec {
     ebb_codec *codec;        /* NULL: compression off (nothing below is made) */
     ebb_compression mode;
@@ -37,6 +39,12 @@ typedef struct ebb_disk_codec {
                                 0 when it was stored raw (the state as it is) */
     uint64_t bytes;          /* bufs + scratch */
     _Atomic uint64_t packs;  /* compressions so far (fault.codec_fail_nth) */
+    /* Data that does not compress: after EBB_DISK_CODEC_RAW_RUN states in a
+     * row stored raw, the next `skip` states are stored raw without trying
+     * (the codec's time saved); then one is tried again, and `backoff`
+     * doubles while the tries keep failing (at most EBB_DISK_CODEC_SKIP_MAX),
+     * and falls back once a state shrinks. */
+    _Atomic int32_t raw_run, skip, backoff;
     pthread_mutex_t lock;    /* free_bufs, nfree */
     pthread_cond_t cv;       /* a buffer came free */
     int sync_init;
