@@ -37,10 +37,29 @@ static uint64_t round_up(uint64_t v, uint64_t a)
 /* How many slots of `state` bytes `budget` holds in `tier`; *need is the
  * smallest budget that holds one, and `why` says how a slot is rounded ("" when
  * it is not), both for the message when none fits. */
+/* The bytes of a state a disk slot keeps: the state, or its size at a fixed
+ * rate when that is smaller (the disk pool's slots take only that). */
+static uint64_t disk_state_bytes(const ebb_config *cfg, uint64_t state)
+{
+    const ebb_codec_options *c = &cfg->disk.compression;
+    if (c->mode != EBB_COMPRESSION_FIXED_RATE || c->element == EBB_ELEMENT_BYTES)
+        return state;
+    ebb_codec *codec;
+    if (ebb_codec_create(c, (size_t)state, &codec) != EBB_OK) {
+        ebb_clear_error(); /* the pool says why when it is made */
+        return state;
+    }
+    uint64_t fixed = ebb_codec_fixed_size(codec);
+    ebb_codec_destroy(codec);
+    return fixed > 0 && fixed < state ? fixed : state;
+}
+
 static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state, uint64_t budget,
                             uint64_t *need, char *why, size_t why_len)
 {
     why[0] = '\0';
+    if (tier == EBB_TIER_DISK)
+        state = disk_state_bytes(cfg, state);
     if (tier == EBB_TIER_DISK && cfg->disk.path_count > 1) {
         /* Striped (storage/disk_create.c): slots go n at a time over the n
          * paths' files, block k of a slot to the next file, so a file holds

@@ -76,9 +76,18 @@ static ebb_status resolve_audit(const ebb_run_options *o, const ebb_config *cfg,
 }
 
 /* What each enabled tier's budget holds for this state; an error is kept
- * for the strategy that needs the tier. */
-static void budgets(const ebb_config *cfg, size_t state, rt_tiers *t)
+ * for the strategy that needs the tier. The disk's compression with the
+ * element type and shape the options give (a fixed rate's slots are
+ * smaller: run_setup.c makes the pool with the same). */
+static void budgets(const ebb_config *config, const ebb_run_options *o, rt_tiers *t)
 {
+    ebb_config c = *config; /* a shallow copy, read only: it owns nothing */
+    const ebb_config *cfg = &c;
+    if (o->element >= 0)
+        c.disk.compression.element = (ebb_element)o->element;
+    c.disk.compression.dims = o->dims;
+    memcpy(c.disk.compression.shape, o->shape, sizeof c.disk.compression.shape);
+    size_t state = o->state_size;
     const int enabled[EBB_TIER_COUNT] = {cfg->gpu.enabled, cfg->host.enabled, cfg->disk.enabled};
     memset(t, 0, sizeof *t);
     for (int k = 0; k < EBB_TIER_COUNT; k++) {
@@ -111,7 +120,7 @@ ebb_status rt_args_from_config(const ebb_run_options *o, const ebb_config *cfg, 
     a->trace = trace && *trace ? trace : o->trace && *o->trace ? o->trace : NULL;
     a->config = cfg;
     a->io = rt_io_storage();
-    budgets(cfg, o->state_size, &a->tiers);
+    budgets(cfg, o, &a->tiers);
     /* (the planner's problem type; no planner call: the planner sits above) */
     a->costs.state_size = o->state_size;
     a->costs.state_tier = o->state_tier;

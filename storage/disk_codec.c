@@ -45,6 +45,11 @@ ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
     if (s != EBB_OK)
         return ebb_fail_context(s, "disk pool compression");
     c->mode = o->compression->mode;
+    size_t fixed = ebb_codec_fixed_size(c->codec);
+    if (fixed > 0 && fixed < pool->slot_size) { /* a budget holds that many more slots */
+        c->fixed_slots = 1;
+        pool->disk->layout.slot_size = fixed;
+    }
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->cv, NULL);
     c->sync_init = 1;
@@ -166,7 +171,7 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_codec *c = &d->codec;
-    if (!worth_trying(c)) { /* stored as it is, counted as raw */
+    if (!c->fixed_slots && !worth_trying(c)) { /* stored as it is, counted as raw */
         op->coded = 1;
         c->len[op->slot] = 0;
         return;
@@ -191,7 +196,8 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
         return;
     }
     op->coded = 1;
-    if (len >= pool->slot_size || round_up(len, d->layout.align) >= d->layout.dstride) {
+    if (!c->fixed_slots &&
+        (len >= pool->slot_size || round_up(len, d->layout.align) >= d->layout.dstride)) {
         give_buffer(c, i); /* did not shrink: stored as it is, from the host slot */
         c->len[op->slot] = 0;
         tried(c, 0);

@@ -45,6 +45,9 @@ typedef struct ebb_disk_codec {
      * doubles while the tries keep failing (at most EBB_DISK_CODEC_SKIP_MAX),
      * and falls back once a state shrinks. */
     _Atomic int32_t raw_run, skip, backoff;
+    /* fixed rate smaller than the state: every state is stored compressed,
+     * and a slot on disk takes only the fixed size (layout.slot_size) */
+    int fixed_slots;
     pthread_mutex_t lock;    /* free_bufs, nfree */
     pthread_cond_t cv;       /* a buffer came free */
     int sync_init;

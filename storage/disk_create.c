@@ -208,7 +208,7 @@ static ebb_status check_space(struct ebb_pool *pool, const ebb_pool_options *o)
                      "free space, add directories on other drives or lower tier.disk.budget",
                      others ? "ies" : "y", dirs, others ? " (one file system)" : "",
                      others ? "have" : "has", avail, GIB(avail), need, GIB(need),
-                     (int)pool->slots, pool->slot_size);
+                     (int)pool->slots, d->layout.slot_size);
     }
     free(dev);
     return s;
@@ -357,8 +357,9 @@ static ebb_status open_files(struct ebb_pool *pool, const ebb_pool_options *o)
                         "%zu of '%s'",
                         o->block, d->layout.align, o->paths[0]);
     d->layout.block = o->block;
-    d->layout.bps = (uint32_t)((pool->slot_size + d->layout.block - 1) / d->layout.block);
-    d->layout.dstride = round_up(pool->slot_size, d->layout.align);
+    /* what a slot keeps on disk: the state, or its fixed-rate compression */
+    d->layout.bps = (uint32_t)((d->layout.slot_size + d->layout.block - 1) / d->layout.block);
+    d->layout.dstride = round_up(d->layout.slot_size, d->layout.align);
     pool->stride = d->layout.dstride;
     for (int i = 0; i < d->layout.nfiles; i++) {
         d->files.file_bytes[i] = ebb_disk_file_bytes(&d->layout, i);

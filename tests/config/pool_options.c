@@ -468,3 +468,30 @@ Test(pool_options, disk_compression)
     cr_expect_null(o.compression);
     ebb_config_dispose(&cfg);
 }
+
+/* A fixed rate below the state's size: the disk budget holds that many more
+ * slots (the pool's slots take the fixed size), once the element is known. */
+Test(pool_options, disk_fixed_rate_slots)
+{
+    ebb_config cfg;
+    init_cfg(&cfg);
+    ebb_pool_options o;
+    cr_assert_eq(ebb_config_pool_options(&cfg, EBB_TIER_DISK, 128 << 10, &o), EBB_OK, "%s",
+                 ebb_last_error());
+    int32_t plain = o.slots;
+    cr_assert_gt(plain, 0);
+    cfg.disk.compression.mode = EBB_COMPRESSION_FIXED_RATE;
+    cfg.disk.compression.rate = 16;
+    cr_assert_eq(ebb_config_pool_options(&cfg, EBB_TIER_DISK, 128 << 10, &o), EBB_OK, "%s",
+                 ebb_last_error());
+    cr_expect_eq(o.slots, plain, "no element yet: the state's size");
+    cfg.disk.compression.element = EBB_ELEMENT_FLOAT64;
+    cr_assert_eq(ebb_config_pool_options(&cfg, EBB_TIER_DISK, 128 << 10, &o), EBB_OK, "%s",
+                 ebb_last_error());
+    cr_expect_eq(o.slots, 4 * plain, "16 bits of 64: %d slots, %d without", o.slots, plain);
+    cfg.disk.compression.mode = EBB_COMPRESSION_LOSSLESS;
+    cr_assert_eq(ebb_config_pool_options(&cfg, EBB_TIER_DISK, 128 << 10, &o), EBB_OK, "%s",
+                 ebb_last_error());
+    cr_expect_eq(o.slots, plain, "lossless: sizes not known before");
+    ebb_config_dispose(&cfg);
+}

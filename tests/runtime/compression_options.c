@@ -96,3 +96,42 @@ Test(compression_options, hash_audit_refused_with_lossy)
     rmdir(dir);
     ebb_config_dispose(&cfg);
 }
+
+/* A fixed rate's smaller slots reach the schedule: the same disk budget
+ * holds 4 times the slots at 16 bits of 64, with the element from the
+ * options. */
+Test(compression_options, fixed_rate_budget_holds_more_slots)
+{
+    char dir[256];
+    ebb_config cfg;
+    wl_config(&cfg, dir, sizeof dir);
+    cfg.disk.budget = UINT64_C(1) << 20;
+    int32_t got[2];
+    for (int k = 0; k < 2; k++) {
+        cfg.disk.compression.mode = k ? EBB_COMPRESSION_FIXED_RATE : EBB_COMPRESSION_OFF;
+        cfg.disk.compression.rate = 16;
+        wl w;
+        wl_init(&w, 32 << 10);
+        ebb_run_options o;
+        ebb_run_options_init(&o);
+        o.state_size = w.size;
+        o.steps = 200;
+        o.config = &cfg;
+        o.strategy = EBB_STRATEGY_MULTISTAGE;
+        o.slots = 2;
+        o.forward = wl_forward_cb;
+        o.reverse = wl_reverse_cb;
+        o.user = &w;
+        o.element = EBB_ELEMENT_FLOAT64;
+        ebb_run *run = NULL;
+        cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+        ebb_run_info info;
+        cr_assert_eq(ebb_run_info_get(run, &info), EBB_OK);
+        got[k] = info.slots[EBB_TIER_DISK];
+        ebb_run_destroy(run);
+    }
+    cr_assert_eq(got[0], 32, "1 MiB of 32 KiB states");
+    cr_assert_eq(got[1], 4 * got[0], "fixed rate: %d disk slots, %d without", got[1], got[0]);
+    rmdir(dir);
+    ebb_config_dispose(&cfg);
+}
