@@ -215,7 +215,9 @@ EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint6
  *                "auto" resolved now), each slot rounded up as the pool
  *                rounds it: host to the page size (at least 4 KiB), gpu to
  *                256 bytes, disk to 4 KiB (with several paths each path
- *                takes an equal share of the budget and of the slots);
+ *                takes an equal share of the budget and of the slots; with
+ *                tier.disk.compression = "fixed-rate" and a float element,
+ *                a disk slot holds the compressed size when it is smaller);
  *                capped at INT32_MAX
  *   numa_node, pin, prefault                  tier.host.numa, .pin, .prefault
  *   device                                    tier.gpu.device
