@@ -73,6 +73,9 @@ ebb_status rd_gradient(rd_adjoint *a, const double *u0, const ebb_run_options *b
     o.forward_inplace = NULL;
     o.reverse = rd_reverse_cb;
     o.user = a;
+    /* a state is N doubles (for tier.disk.compression: the lossy modes need
+     * the element type, and lossless shuffles 8-byte values) */
+    o.element = EBB_ELEMENT_FLOAT64;
 
     /* Online checkpointing is for an n nobody knows in advance: show it
      * that way. Under "auto" or a configured strategy, n is given. */

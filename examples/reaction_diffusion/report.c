@@ -84,6 +84,13 @@ void report_stats(const rd_result *res)
            " stalled %.3f s\n",
            s->wall_s, s->forward_sweep_s, s->reverse_sweep_s, s->forward_callback_s,
            s->reverse_callback_s, (long long)s->copies, s->copy_s, s->stall_total_s);
+    if (s->bytes_before_compression > 0) /* tier.disk.compression */
+        printf("  disk   compressed %s to %s (ratio %.3f), %lld states stored raw, codec "
+               "threads %.3f s\n",
+               human(s->bytes_before_compression, w, sizeof w),
+               human(s->bytes_after_compression, r, sizeof r),
+               (double)s->bytes_before_compression / (double)s->bytes_after_compression,
+               (long long)s->stored_raw, s->codec_s);
 }
 
 /* The slots the other strategies are planned with: this run's fast slots C
