@@ -121,6 +121,48 @@ class _Context:
                 torch.cuda.set_rng_state(saved[1], self.device)
 
 
+class _Streams:
+    """The CUDA stream of a CUDA state's callbacks.
+
+    ebb is given one stream at scan() (its current stream there): it orders
+    its copies from a state buffer after the work queued on that stream, and
+    has the stream wait for its copies into a buffer. autograd may run the
+    backward on a device thread whose current stream is another one, and a
+    step queues its work on the current stream where it runs. So each
+    callback takes the current stream where it runs (torch.cuda.current_stream
+    at the call, not at scan()): when it is not ebb's, it waits for ebb's
+    before the step (the copies that filled the buffers it reads), and ebb's
+    waits for it after the step (so ebb's next copies from or into those
+    buffers follow the step's work), both on the GPU (events), without
+    blocking the host. `current` is torch.cuda.current_stream (a stand-in in
+    the tests)."""
+
+    def __init__(self, device, stream, current=None):
+        self.device = device
+        self.stream = stream
+        self.current = current or torch.cuda.current_stream
+
+    @contextlib.contextmanager
+    def callback(self):
+        cur = self.current(self.device)
+        if cur.cuda_stream == self.stream.cuda_stream:
+            yield
+            return
+        cur.wait_stream(self.stream)
+        try:
+            yield
+        finally:
+            self.stream.wait_stream(cur)
+
+
+def _streams_for(device):
+    """A CUDA state's _Streams, with ebb's stream the current one now; None
+    for a CPU state."""
+    if device.type != "cuda":
+        return None
+    return _Streams(device, torch.cuda.current_stream(device))
+
+
 def _autocast_state():
     return (torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype(),
             torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype(),
@@ -269,6 +311,12 @@ class _Steps:
             self._check_leaves(outputs, h, 0)
 
     def forward(self, t, inp, out):
+        if self.streams is None:
+            return self._forward(t, inp, out)
+        with self.streams.callback():
+            return self._forward(t, inp, out)
+
+    def _forward(self, t, inp, out):
         lay, ctx = self.layout, self.context
         first = self.phase == "forward"
         if first and t == 0 and self.trial:
@@ -304,6 +352,12 @@ class _Steps:
         return bool(res)
 
     def reverse(self, t, state):
+        if self.streams is None:
+            return self._reverse(t, state)
+        with self.streams.callback():
+            return self._reverse(t, state)
+
+    def _reverse(self, t, state):
         lay = self.layout
         self.context.before(t, lay.extra(state), False)
         h = []
@@ -411,9 +465,10 @@ class _Sweep:
     def forward(self, h0):
         s, lay = self.s, self.s.layout
         extra = {}
+        s.streams = _streams_for(lay.device)
         if lay.device.type == "cuda":
             extra = dict(state_tier="gpu", device=lay.device.index,
-                         stream=torch.cuda.current_stream(lay.device).cuda_stream)
+                         stream=s.streams.stream.cuda_stream)
         n = 0 if s.until is not None else s.steps  # 0: n unknown, the forward says when
         self.run = runtime.Run(lay.size, n, s.forward, s.reverse, buffers="address",
                                **self.options, **extra)
@@ -512,7 +567,9 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
          until=None):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
-    step       step(h, t) -> (h_next, loss_t); h is a tensor or a tuple of
+    step       step(h, t) -> (h_next, loss_t), or (h_next, loss_t, y_t) with
+               per-step outputs y_t (a tensor or a tuple of tensors, the
+               same shapes at every step); h is a tensor or a tuple of
                tensors (as h0), loss_t a scalar tensor or None. It must be
                deterministic given (h, t) and the random generators' states,
                and must not modify h in place (refused). h is the step's own
@@ -542,7 +599,11 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                torch.utils.checkpoint); False: they are not touched
 
     Returns (h_n, loss): the final state (same structure as h0) and the sum
-    of the loss_t, both differentiable. ebb's resources are released when the
+    of the loss_t, both differentiable; with per-step outputs (h_n, loss,
+    ys), ys the y_t stacked along a new leading time dimension (a tuple of
+    stacks when y_t is a tuple), differentiable too. For a CUDA state each
+    callback queues its work on the current stream where it runs (autograd's
+    device thread in the backward), ordered against ebb's (_Streams). ebb's resources are released when the
     backward has run or the result is garbage-collected.
     """
     if until is not None:
