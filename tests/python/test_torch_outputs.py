@@ -276,3 +276,21 @@ def test_hash_audit_covers_the_outputs():
                                    audit="hash", preserve_rng_state=False)
     with pytest.raises(RuntimeError, match="a y_11 that differs"):
         (loss + ys.sum()).backward()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_outputs():
+    """Per-step logits of a CUDA state (cuBLAS may pick other kernels with
+    and without grad: compared closely, not bitwise)."""
+    model = Logits()
+    model.cell.cuda()
+    model.out.cuda()
+    model.params = list(model.cell.parameters()) + list(model.out.parameters())
+    model.xs, model.targets = model.xs.cuda(), model.targets.cuda()
+    model.h0 = tuple(x.cuda() for x in model.h0)
+    want = gradients(model, lambda step, h0: unrolled(step, h0, T))
+    got = gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, T, params=model.params, strategy="revolve", slots=3))
+    for key in want:
+        for x, y in zip(want[key], got[key]):
+            torch.testing.assert_close(x, y, rtol=1e-6, atol=1e-7)

@@ -144,3 +144,34 @@ def test_the_stream_is_taken_at_each_callback(device):
         else:
             assert log[i - 1][0] == "step" or i == 0 or log[i - 1] == ("wait", "ebb", "side")
     assert sum(log[i][2] == "side" for i in steps) >= T - 11
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_scan_on_a_side_stream_backward_on_another():
+    """The real thing: scan under a side stream, the backward from another
+    thread on the default stream; gradients close to autograd's."""
+    model = LSTM(steps=T)
+    model.cell.cuda()
+    model.head.cuda()
+    model.xs = model.xs.cuda()
+    model.h0 = tuple(x.cuda() for x in model.h0)
+    model.params = list(model.cell.parameters())
+    want = reference(model)
+    h0 = tuple(x.clone().requires_grad_() for x in model.h0)
+    for p in model.params:
+        p.grad = None
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        h_n, loss = ebb.torch.scan(model.step, h0, T, params=model.params,
+                                   strategy="revolve", slots=3)
+        total = model.total(h_n, loss)
+    torch.cuda.current_stream().wait_stream(side)
+    th = threading.Thread(target=total.backward)
+    th.start()
+    th.join()
+    torch.cuda.synchronize()
+    got = {"params": [p.grad for p in model.params], "h0": [x.grad for x in h0]}
+    for key in want:
+        for x, y in zip(want[key], got[key]):
+            torch.testing.assert_close(x, y, rtol=1e-6, atol=1e-7)

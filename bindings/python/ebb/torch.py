@@ -603,8 +603,9 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     ys), ys the y_t stacked along a new leading time dimension (a tuple of
     stacks when y_t is a tuple), differentiable too. For a CUDA state each
     callback queues its work on the current stream where it runs (autograd's
-    device thread in the backward), ordered against ebb's (_Streams). ebb's resources are released when the
-    backward has run or the result is garbage-collected.
+    device thread in the backward), ordered against ebb's (_Streams).
+    ebb's resources are released when the backward has run or the result
+    is garbage-collected.
     """
     if until is not None:
         if not callable(until):
