@@ -21,6 +21,12 @@
 #    against one pipelined ebb_move_via (issue 10): latencies, exact;
 # 7. the reverse sweep's host -> gpu restores against the loop's h2d
 #    (issue 19's read-ahead up the hierarchy): >= 90 %.
+# 8. ebb.torch on the GPU (issue 23): an LSTMCell(512), batch 32, at
+#    T = 10,000 with a CUDA state (benchmarks/python/lstm_cuda.py): device
+#    memory (torch's allocator peak and ebb's slots) and time per step
+#    against plain autograd and torch.utils.checkpoint, and how far the
+#    gradients are from autograd's; printed, no target (needs python3 with
+#    torch built for CUDA).
 #
 # Every log and JSON goes to OUT (default build-gpu/out). Exit status 0 only
 # when the build, the tests and the 90 % target all pass.
@@ -158,6 +164,20 @@ PY
 else
   say "gpu_h2d_reverse FAIL: $(tail -1 "$out/bench.err")"
   status=1
+fi
+# 8. ebb.torch with a CUDA state (issue 23): the LSTM at T = 10,000 against
+#    autograd and checkpoint, each in its own process.
+if [ -n "$py" ] && "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  say "torch_lstm_cuda: LSTMCell(512) batch 32, T = 10000, autograd / checkpoint / ebb revolve (100 GPU slots)"
+  if PYTHONPATH="$root/bindings/python" EBB_LIBRARY="$build/libebb.so" \
+       "$py" benchmarks/python/lstm_cuda.py --steps 10000 --json > "$out/torch_lstm_cuda.txt" 2>> "$out/bench.err"; then
+    grep -v '^{' "$out/torch_lstm_cuda.txt" | tee -a "$out/summary.txt" >&2
+  else
+    say "torch_lstm_cuda FAIL: $(grep -v '^{' "$out/torch_lstm_cuda.txt" | tail -4) $(tail -1 "$out/bench.err")"
+    status=1
+  fi
+else
+  say "torch_lstm_cuda: skipped, no python3 with torch and a CUDA device (${py:-none})"
 fi
 say "outputs in $out; exit $status"
 exit $status

@@ -3,15 +3,18 @@
     h_n, loss = ebb.torch.scan(step, h0, steps, params=list(model.parameters()))
     (loss + head(h_n)).backward()
 
-`step(h, t)` returns `(h_next, loss_t)`. The gradients of `params` and of
+`step(h, t)` returns `(h_next, loss_t)`, or `(h_next, loss_t, y_t)` with
+per-step outputs y_t that scan returns stacked along a new leading time
+dimension: `h_n, loss, ys = scan(...)`. The gradients of `params` and of
 `h0` are those of the whole sequence unrolled under autograd, while only
-ebb's slots and one step's graph are in memory. docs/python.md.
+ebb's slots, one step's graph and the outputs are in memory. docs/python.md.
 
 The forward sweep runs every step under no_grad on a copy of x_t taken from
 ebb's buffer, and copies x_{t+1} into ebb's buffer. The reverse sweep
 calls back for t = n-1 .. 0 with x_t; each call runs step t again with grad
 enabled and back-propagates the adjoint of x_{t+1} and the gradient of the
-loss through it alone, summing the parameters' gradients over t in the order
+loss through it alone (and the gradient of the stacked outputs' slice t, when
+the step has outputs), summing the parameters' gradients over t in the order
 autograd would (t = n-1 first). Every call of step t (first forward,
 recomputation, reverse step) runs under the autocast state of the forward
 and, with preserve_rng_state, from the generators' states the first forward
@@ -25,7 +28,7 @@ import operator
 import torch
 
 from . import runtime
-from ._torch_layout import Layout, digest
+from ._torch_layout import Layout, _differentiable, digest
 from .config import Config, as_config
 
 # dtypes that tell ebb what a state is an array of (RunOptions.element, for
@@ -118,10 +121,55 @@ class _Context:
                 torch.cuda.set_rng_state(saved[1], self.device)
 
 
+class _Streams:
+    """The CUDA stream of a CUDA state's callbacks.
+
+    ebb is given one stream at scan() (its current stream there): it orders
+    its copies from a state buffer after the work queued on that stream, and
+    has the stream wait for its copies into a buffer. autograd may run the
+    backward on a device thread whose current stream is another one, and a
+    step queues its work on the current stream where it runs. So each
+    callback takes the current stream where it runs (torch.cuda.current_stream
+    at the call, not at scan()): when it is not ebb's, it waits for ebb's
+    before the step (the copies that filled the buffers it reads), and ebb's
+    waits for it after the step (so ebb's next copies from or into those
+    buffers follow the step's work), both on the GPU (events), without
+    blocking the host. `current` is torch.cuda.current_stream (a stand-in in
+    the tests)."""
+
+    def __init__(self, device, stream, current=None):
+        self.device = device
+        self.stream = stream
+        self.current = current or torch.cuda.current_stream
+
+    @contextlib.contextmanager
+    def callback(self):
+        cur = self.current(self.device)
+        if cur.cuda_stream == self.stream.cuda_stream:
+            yield
+            return
+        cur.wait_stream(self.stream)
+        try:
+            yield
+        finally:
+            self.stream.wait_stream(cur)
+
+
+def _streams_for(device):
+    """A CUDA state's _Streams, with ebb's stream the current one now; None
+    for a CPU state."""
+    if device.type != "cuda":
+        return None
+    return _Streams(device, torch.cuda.current_stream(device))
+
+
 def _autocast_state():
     return (torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype(),
             torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype(),
             torch.is_autocast_cache_enabled())
+
+
+_UNSET = object()
 
 
 class _Steps:
@@ -146,6 +194,15 @@ class _Steps:
         self.need_h0 = ()
         self.param_grads = None
         self.param_ids = {id(p) for p in params}
+        # per-step outputs y_t: their structure (None: the step returns
+        # none; (tuple?, count) else), which of them are the step's input h
+        # or output h_next themselves ((j, k) pairs), the stacked outputs
+        # of the first forward sweep, and the gradients of those
+        self.out_kind = _UNSET
+        self.aliases = None
+        self.ys = None
+        self.grad_ys = None
+        self.streams = None      # a CUDA state: _Streams (the callbacks' stream)
 
     def _call(self, h, t):
         versions = [x._version for x in h]
@@ -159,17 +216,84 @@ class _Steps:
                     "under torch.no_grad()) would give a gradient that belongs to another "
                     "computation. Compute a new tensor instead (h = h.clamp(...), not "
                     "h.clamp_(...))")
-        if not isinstance(res, (tuple, list)) or len(res) != 2:
-            raise TypeError(f"step(h, {t}) must return (h_next, loss_t), got "
-                            f"{type(res).__name__}")
+        if not isinstance(res, (tuple, list)) or len(res) not in (2, 3):
+            what = (f"a {type(res).__name__} of {len(res)}" if isinstance(res, (tuple, list))
+                    else type(res).__name__)
+            raise TypeError(f"step(h, {t}) must return (h_next, loss_t) or (h_next, loss_t, "
+                            f"y_t), got {what}")
         h_next, loss_t = _as_tuple(res[0]), res[1]
         self.layout.check(h_next, t, "h_next")
+        ys = self._outputs(res[2], h, h_next, t) if len(res) == 3 else ()
+        kind = (isinstance(res[2], (tuple, list)), len(ys)) if len(res) == 3 else None
+        if self.out_kind is _UNSET:
+            self.out_kind = kind
+        elif kind != self.out_kind:
+            def say(k):
+                return ("no y_t" if k is None else f"a tuple of {k[1]} outputs" if k[0]
+                        else "one output tensor")
+            raise TypeError(f"step(h, {t}) returned {say(kind)}, step 0 {say(self.out_kind)}: "
+                            "every step must return the same structure of outputs")
         if loss_t is not None and (not isinstance(loss_t, torch.Tensor) or loss_t.numel() != 1):
             what = (f"a tensor of shape {tuple(loss_t.shape)}" if isinstance(loss_t, torch.Tensor)
                     else type(loss_t).__name__)
             raise TypeError(f"step(h, {t}) returned a loss_t that is not a scalar tensor or "
                             f"None: {what}")
-        return h_next, loss_t
+        return h_next, loss_t, ys
+
+    def _outputs(self, y, h, h_next, t):
+        """The per-step outputs y_t as a tuple of tensors; which of them are
+        h or h_next themselves is the same at every step (refused else)."""
+        ys = _as_tuple(y)
+        if not ys:
+            raise TypeError(f"step(h, {t}) returned an empty tuple of outputs y_t")
+        for j, x in enumerate(ys):
+            if not isinstance(x, torch.Tensor):
+                raise TypeError(f"step(h, {t}) returned an output y_t[{j}] of type "
+                                f"{type(x).__name__}; outputs are tensors")
+        aliases = (tuple((j, k) for j, x in enumerate(ys) for k, v in enumerate(h) if x is v),
+                   tuple((j, k) for j, x in enumerate(ys) for k, v in enumerate(h_next)
+                         if x is v))
+        if self.aliases is None:
+            self.aliases = aliases
+        elif aliases != self.aliases:
+            raise RuntimeError(
+                f"step(h, {t}) returns its input or its h_next among its outputs differently "
+                "from step 0: ebb hands each output's gradient to the step that made it by "
+                "the pattern of step 0. Return the same tensors at every step (or a copy, "
+                "y = h.clone())")
+        return ys
+
+    def _keep(self, t, ys):
+        """y_t (first forward sweep) into the stacked outputs: preallocated
+        when n is known, else each copied (stacked when the sweep ends)."""
+        if self.ys is None:
+            if self.until is None:
+                self.ys = [torch.empty((self.steps, *y.shape), dtype=y.dtype, device=y.device)
+                           for y in ys]
+            else:
+                self.ys = [[] for _ in ys]
+        for j, (dst, y) in enumerate(zip(self.ys, ys)):
+            ref = dst[0] if isinstance(dst, list) and dst else dst
+            if isinstance(ref, torch.Tensor):
+                shape = tuple(ref.shape[1:]) if not isinstance(dst, list) else tuple(ref.shape)
+                if (shape, ref.dtype, ref.device) != (tuple(y.shape), y.dtype, y.device):
+                    raise ValueError(
+                        f"step(h, {t}) returned an output y_t[{j}] of shape {tuple(y.shape)}, "
+                        f"{y.dtype} on {y.device}; step 0's was {shape}, {ref.dtype} on "
+                        f"{ref.device}: outputs are stacked over t, so every step's must "
+                        "agree")
+            if isinstance(dst, list):
+                dst.append(y.clone(memory_format=torch.contiguous_format))
+            else:
+                dst[t].copy_(y)
+
+    def stacked(self):
+        """The stacked outputs of the first forward sweep, handed over (the
+        binding keeps no reference to them)."""
+        ys, self.ys = self.ys, None
+        if ys is None:
+            return ()
+        return tuple(torch.stack(y) if isinstance(y, list) else y for y in ys)
 
     def _trial(self, inp):
         """Step 0 once with grad enabled, its graph dropped at once: a tensor
@@ -181,11 +305,18 @@ class _Steps:
                    torch.cuda.current_device()] if ctx.cuda else []
         with torch.random.fork_rng(devices=devices), torch.enable_grad(), ctx.autocast():
             h = tuple(v.requires_grad_(f) for v, f in zip(lay.copies(inp), lay.differentiable))
-            h_next, loss_t = self._call(h, 0)
-            outputs = [x for x in (*h_next, loss_t) if x is not None and x.grad_fn is not None]
+            h_next, loss_t, ys = self._call(h, 0)
+            outputs = [x for x in (*h_next, loss_t, *ys)
+                       if x is not None and x.grad_fn is not None]
             self._check_leaves(outputs, h, 0)
 
     def forward(self, t, inp, out):
+        if self.streams is None:
+            return self._forward(t, inp, out)
+        with self.streams.callback():
+            return self._forward(t, inp, out)
+
+    def _forward(self, t, inp, out):
         lay, ctx = self.layout, self.context
         first = self.phase == "forward"
         if first and t == 0 and self.trial:
@@ -193,14 +324,16 @@ class _Steps:
         with torch.no_grad(), ctx.autocast():
             ctx.before(t, lay.extra(inp), first)
             h = lay.copies(inp)
-            h_next, loss_t = self._call(h, t)
+            h_next, loss_t, ys = self._call(h, t)
             for dst, src in zip(lay.views(out), h_next):
                 dst.copy_(src)
             ctx.after(lay.extra(out))
             last = first and self.until is not None and self._stop(h_next, t)
             if first:
                 if self.hashes is not None:
-                    self.hashes.append(digest((*h, *h_next, loss_t)))
+                    self.hashes.append(digest((*h, *h_next, loss_t, *ys)))
+                if ys:
+                    self._keep(t, ys)
                 if loss_t is not None:
                     loss_t = loss_t.reshape(())
                     self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
@@ -219,6 +352,12 @@ class _Steps:
         return bool(res)
 
     def reverse(self, t, state):
+        if self.streams is None:
+            return self._reverse(t, state)
+        with self.streams.callback():
+            return self._reverse(t, state)
+
+    def _reverse(self, t, state):
         lay = self.layout
         self.context.before(t, lay.extra(state), False)
         h = []
@@ -226,14 +365,15 @@ class _Steps:
             need = lay.differentiable[j] and (t > 0 or self.need_h0[j])
             h.append(v.requires_grad_(need))
         with torch.enable_grad(), self.context.autocast():
-            h_next, loss_t = self._call(tuple(h), t)
-        if self.hashes is not None and digest((*h, *h_next, loss_t)) != self.hashes[t]:
+            h_next, loss_t, ys = self._call(tuple(h), t)
+        if self.hashes is not None and digest((*h, *h_next, loss_t, *ys)) != self.hashes[t]:
             raise RuntimeError(
                 f"step {t} is not deterministic: recomputed with grad enabled it gives an "
-                f"x_{t + 1} or a loss_{t} that differs from its first computation, so the "
+                f"x_{t + 1}, a loss_{t} or a y_{t} that differs from its first computation, "
+                "so the "
                 "gradient would be wrong. Make the step depend only on (h, t) and the "
                 "random generators' states (docs/python.md)")
-        outputs, grads = [], []
+        outputs, grads = self._output_grads(t, h, ys)
         for x, a in zip(h_next, self.adjoint):
             if a is not None and x.requires_grad:
                 outputs.append(x)
@@ -264,6 +404,32 @@ class _Steps:
         for k, g in enumerate(got[len(leaves):]):
             if g is not None:
                 self.param_grads[k] = g
+
+    def _output_grads(self, t, h, ys):
+        """The stacked outputs' gradients for reverse step t, as (outputs,
+        grads) of its autograd.grad, in the order the unrolled graph adds
+        them: the stack's backward runs before every step's, so a slice that
+        belongs to x_t itself (y_t is h, or y_{t-1} was h_next) enters x_t's
+        gradient first, ahead of step t's own contributions (y_{n-1} that is
+        h_next joins h_n's gradient in backward); the other y_t are outputs
+        of step t. Later outputs first, as stacks made in order run."""
+        outputs, grads = [], []
+        if not ys or self.grad_ys is None:
+            return outputs, grads
+        into_in, into_next = self.aliases
+        seeds = [(j, k, t) for j, k in into_in] + \
+                [(j, k, t - 1) for j, k in into_next if t > 0]
+        for j, k, s in sorted(seeds, reverse=True):
+            if self.grad_ys[j] is not None and h[k].requires_grad:
+                outputs.append(h[k])
+                grads.append(self.grad_ys[j][s])
+        own = {j for j, _ in into_in} | {j for j, _ in into_next}
+        for j in reversed(range(len(ys))):
+            y, g = ys[j], self.grad_ys[j]
+            if j not in own and g is not None and y.requires_grad:
+                outputs.append(y)
+                grads.append(g[t])
+        return outputs, grads
 
     def _check_leaves(self, outputs, h, t):
         """A tensor that needs a gradient, used by the step and not passed in
@@ -299,9 +465,10 @@ class _Sweep:
     def forward(self, h0):
         s, lay = self.s, self.s.layout
         extra = {}
+        s.streams = _streams_for(lay.device)
         if lay.device.type == "cuda":
             extra = dict(state_tier="gpu", device=lay.device.index,
-                         stream=torch.cuda.current_stream(lay.device).cuda_stream)
+                         stream=s.streams.stream.cuda_stream)
         n = 0 if s.until is not None else s.steps  # 0: n unknown, the forward says when
         self.run = runtime.Run(lay.size, n, s.forward, s.reverse, buffers="address",
                                **self.options, **extra)
@@ -320,12 +487,20 @@ class _Sweep:
         if loss is None:
             dtype = next((d for d, f in zip(lay.dtypes, lay.differentiable) if f), torch.float32)
             loss = torch.zeros((), dtype=dtype, device=lay.device)
-        return h_n, loss
+        return h_n, loss, s.stacked()
 
-    def backward(self, grads_h, grad_loss, need_h0, need_params):
+    def backward(self, grads_h, grad_loss, grad_ys, need_h0, need_params):
         s = self.s
         s.adjoint = list(grads_h)
         s.grad_loss = grad_loss
+        s.grad_ys = list(grad_ys)
+        if grad_ys:
+            # y_{n-1} that is h_next: its slice is part of h_n's gradient
+            for j, k in sorted(s.aliases[1], reverse=True):
+                g = grad_ys[j]
+                if g is not None and s.layout.differentiable[k]:
+                    a = s.adjoint[k]
+                    s.adjoint[k] = g[-1] if a is None else a + g[-1]
         s.need_h0 = need_h0
         s.param_grads = [None] * sum(1 for p in s.params if p.requires_grad)
         rng = s.context.stash()
@@ -346,6 +521,7 @@ class _Sweep:
             self.run.close()
         self.s.layout.forget()
         self.s.adjoint = self.s.param_grads = self.s.hashes = None
+        self.s.ys = self.s.grad_ys = None
 
 
 class _Scan(torch.autograd.Function):
@@ -353,15 +529,16 @@ class _Scan(torch.autograd.Function):
     def forward(ctx, sweep, nh, *tensors):
         ctx.set_materialize_grads(False)
         try:
-            h_n, loss = sweep.forward(tensors[:nh])
+            h_n, loss, ys = sweep.forward(tensors[:nh])
         except BaseException:
             sweep.close()
             raise
         ctx.sweep = sweep
         ctx.nh = nh
         ctx.mark_non_differentiable(*[x for x, f in zip(h_n, sweep.s.layout.differentiable)
-                                      if not f])
-        return (*h_n, loss)
+                                      if not f],
+                                    *[y for y in ys if not _differentiable(y)])
+        return (*h_n, loss, *ys)
 
     @staticmethod
     def backward(ctx, *grads):
@@ -378,7 +555,8 @@ class _Scan(torch.autograd.Function):
         nh = ctx.nh
         need = ctx.needs_input_grad[2:]
         try:
-            hgrads, pgrads = sweep.backward(grads[:nh], grads[nh], need[:nh], need[nh:])
+            hgrads, pgrads = sweep.backward(grads[:nh], grads[nh], grads[nh + 1:], need[:nh],
+                                            need[nh:])
         finally:
             sweep.close()
         return (None, None, *hgrads, *pgrads)
@@ -389,7 +567,9 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
          until=None):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
-    step       step(h, t) -> (h_next, loss_t); h is a tensor or a tuple of
+    step       step(h, t) -> (h_next, loss_t), or (h_next, loss_t, y_t) with
+               per-step outputs y_t (a tensor or a tuple of tensors, the
+               same shapes at every step); h is a tensor or a tuple of
                tensors (as h0), loss_t a scalar tensor or None. It must be
                deterministic given (h, t) and the random generators' states,
                and must not modify h in place (refused). h is the step's own
@@ -419,8 +599,13 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                torch.utils.checkpoint); False: they are not touched
 
     Returns (h_n, loss): the final state (same structure as h0) and the sum
-    of the loss_t, both differentiable. ebb's resources are released when the
-    backward has run or the result is garbage-collected.
+    of the loss_t, both differentiable; with per-step outputs (h_n, loss,
+    ys), ys the y_t stacked along a new leading time dimension (a tuple of
+    stacks when y_t is a tuple), differentiable too. For a CUDA state each
+    callback queues its work on the current stream where it runs (autograd's
+    device thread in the backward), ordered against ebb's (_Streams).
+    ebb's resources are released when the backward has run or the result
+    is garbage-collected.
     """
     if until is not None:
         if not callable(until):
@@ -460,9 +645,13 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                    audit=audit, element=element)
     s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until)
     sweep = _Sweep(s, options, report)
-    out = _Scan.apply(sweep, len(h0s), *h0s, *params)
-    h_n, loss = out[:-1], out[-1]
-    return (tuple(h_n) if tuple_state else h_n[0]), loss
+    nh = len(h0s)
+    out = _Scan.apply(sweep, nh, *h0s, *params)
+    h_n, loss, ys = out[:nh], out[nh], out[nh + 1:]
+    h_n = tuple(h_n) if tuple_state else h_n[0]
+    if not s.out_kind:
+        return h_n, loss
+    return h_n, loss, (tuple(ys) if s.out_kind[0] else ys[0])
 
 
 def _steps(steps):

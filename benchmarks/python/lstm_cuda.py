@@ -1,0 +1,185 @@
+"""An LSTM on the GPU over T steps: device memory and time of plain
+autograd, torch.utils.checkpoint (sqrt(T) segments) and ebb.torch.scan with
+a CUDA state (revolve in --slots GPU slots), each in its own process.
+
+    PYTHONPATH=bindings/python EBB_LIBRARY=build-gpu/libebb.so \\
+        python3 benchmarks/python/lstm_cuda.py --steps 10000 --json
+
+A child builds an LSTMCell(hidden) on the device, runs 20 warm-up steps,
+then one forward and one backward over T steps (inputs x_t = bank[t % 64]),
+synchronising the device around each. Printed per method: the peak of
+torch's allocator over the run above what was allocated before it
+(torch.cuda.max_memory_allocated), ebb's own GPU slots (cudaMalloc'd by
+ebb, outside torch's allocator: RunInfo.bytes["gpu"]), their sum, time per
+step, and the largest relative difference of the parameter gradients from
+autograd's (cuBLAS may pick other kernels with and without grad, so not
+bitwise). `--device cpu` runs the same on the CPU (a smoke test of the
+script: the memory columns are then zero).
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+METHODS = ("autograd", "checkpoint", "ebb-revolve")
+
+
+def child(args):
+    import torch
+
+    dev = torch.device(args.device)
+    cuda = dev.type == "cuda"
+    torch.manual_seed(0)
+    H, B, T = args.hidden, args.batch, args.steps
+    cell = torch.nn.LSTMCell(H, H).to(dev)
+    params = list(cell.parameters())
+    bank = torch.randn(64, B, H, device=dev)
+
+    def step(hc, t):
+        h, c = cell(bank[t % 64], hc)
+        return (h, c), h.pow(2).mean()
+
+    def h0():
+        return (torch.zeros(B, H, device=dev), torch.zeros(B, H, device=dev))
+
+    def sync():
+        if cuda:
+            torch.cuda.synchronize(dev)
+
+    hc, loss = h0(), 0
+    for t in range(20):
+        hc, l = step(hc, t)
+        loss = loss + l
+    loss.backward()
+    cell.zero_grad(set_to_none=True)
+    del hc, loss, l
+    sync()
+    base = torch.cuda.memory_allocated(dev) if cuda else 0
+    if cuda:
+        torch.cuda.reset_peak_memory_stats(dev)
+    extra, ebb_gpu = {}, 0
+
+    t0 = time.perf_counter()
+    if args.child == "autograd":
+        hc, loss = h0(), None
+        for t in range(T):
+            hc, l = step(hc, t)
+            loss = l if loss is None else loss + l
+    elif args.child == "checkpoint":
+        from torch.utils.checkpoint import checkpoint
+        seg = math.ceil(math.sqrt(T))
+        extra["segments"] = math.ceil(T / seg)
+
+        def segment(a, b):
+            def run(h, c):
+                total = None
+                for t in range(a, b):
+                    (h, c), l = step((h, c), t)
+                    total = l if total is None else total + l
+                return h, c, total
+            return run
+
+        kw = {}
+        try:
+            import inspect
+            if "use_reentrant" in inspect.signature(checkpoint).parameters:
+                kw = {"use_reentrant": False}
+        except (TypeError, ValueError):
+            pass
+        extra["use_reentrant"] = not kw
+        hc, loss = tuple(x.requires_grad_(not kw) for x in h0()), None
+        for a in range(0, T, seg):
+            h, c, l = checkpoint(segment(a, min(a + seg, T)), *hc, **kw)
+            hc = (h, c)
+            loss = l if loss is None else loss + l
+    else:
+        import ebb.torch
+        report = {}
+        hc, loss = ebb.torch.scan(step, h0(), T, params=params, strategy="revolve",
+                                  slots=args.slots, report=report)
+    sync()
+    t1 = time.perf_counter()
+    loss.backward()
+    sync()
+    t2 = time.perf_counter()
+    if args.child.startswith("ebb"):
+        st, info = report["stats"], report["info"]
+        ebb_gpu = info.bytes.get("gpu", 0)
+        extra.update(strategy=info.strategy, slots=info.slots, bytes=info.bytes,
+                     recomputed_steps=st.recomputed_steps)
+    peak = (torch.cuda.max_memory_allocated(dev) - base) if cuda else 0
+    torch.save([p.grad.cpu() for p in params], os.path.join(args.out, args.child + ".pt"))
+    print(json.dumps(dict(method=args.child, device=str(dev), steps=T,
+                          gpu_name=torch.cuda.get_device_name(dev) if cuda else "cpu",
+                          torch_peak_mib=peak / 2**20, ebb_slots_mib=ebb_gpu / 2**20,
+                          total_mib=(peak + ebb_gpu) / 2**20, forward_s=t1 - t0,
+                          backward_s=t2 - t1, ms_per_step=1e3 * (t2 - t0) / T,
+                          loss=loss.item(), **extra)))
+    return 0
+
+
+def parent(args):
+    import torch
+
+    rows = []
+    with tempfile.TemporaryDirectory() as out:
+        for m in args.methods.split(","):
+            cmd = [sys.executable, __file__, "--child", m, "--out", out, "--steps",
+                   str(args.steps), "--hidden", str(args.hidden), "--batch", str(args.batch),
+                   "--slots", str(args.slots), "--device", args.device]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                rows.append(dict(method=m, error=(r.stderr or r.stdout).strip()[-2000:]))
+                continue
+            rows.append(json.loads(r.stdout.strip().splitlines()[-1]))
+        ref = os.path.join(out, "autograd.pt")
+        want = torch.load(ref) if os.path.exists(ref) else None
+        for row in rows:
+            got = os.path.join(out, row["method"] + ".pt")
+            if want is not None and "error" not in row and os.path.exists(got):
+                row["grad_max_rel_diff"] = max(
+                    ((a - b).abs().max() / b.abs().max().clamp_min(1e-30)).item()
+                    for a, b in zip(torch.load(got), want))
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+    auto = next((r for r in rows if r["method"] == "autograd" and "error" not in r), None)
+    print(f"LSTMCell({args.hidden}) batch {args.batch}, T = {args.steps} on {args.device}"
+          f" ({rows[0].get('gpu_name', '?')}):")
+    print(f"  {'method':12} {'torch peak':>11} {'ebb slots':>10} {'total MiB':>10} "
+          f"{'of autograd':>11} {'ms/step':>8} {'grad rel diff':>14}")
+    status = 0
+    for r in rows:
+        if "error" in r:
+            print(f"  {r['method']:12} FAILED: {r['error'].splitlines()[-1]}")
+            status = 1
+            continue
+        frac = (r["total_mib"] / auto["total_mib"]) if auto and auto["total_mib"] else float("nan")
+        print(f"  {r['method']:12} {r['torch_peak_mib']:11.1f} {r['ebb_slots_mib']:10.1f} "
+              f"{r['total_mib']:10.1f} {frac:11.3f} {r['ms_per_step']:8.3f} "
+              f"{r.get('grad_max_rel_diff', float('nan')):14.2e}")
+    return status
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=int, default=10000)
+    p.add_argument("--hidden", type=int, default=512)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--slots", type=int, default=100, help="ebb's GPU slots (states)")
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--out", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    return child(args) if args.child else parent(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
