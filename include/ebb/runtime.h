@@ -226,7 +226,9 @@ EBB_API ebb_status ebb_run_push(ebb_run *run, const void *x_next);
 /* Ends the forward sweep at the live state, which becomes x_n (n unknown:
  * n = steps run; n known: EBB_ERR_STATE unless all n ran). *xn (may be
  * NULL) receives ebb's buffer holding x_n (device memory for a GPU state),
- * valid until ebb_run_reverse starts. */
+ * valid until the reverse sweep starts. Errors: EBB_ERR_STATE outside the
+ * forward sweep, or n known and fewer than n steps run or pushed (the run
+ * goes on). */
 EBB_API ebb_status ebb_run_finish_forward(ebb_run *run, void **xn);
 
 /* The reverse sweep: reverse(n-1) .. reverse(0), recomputing and restoring
@@ -279,12 +281,14 @@ EBB_API ebb_status ebb_run_info_get(const ebb_run *run, ebb_run_info *info);
 /* Statistics so far (times in seconds, from CLOCK_MONOTONIC). */
 typedef struct ebb_run_stats {
     int64_t steps;                /* n, 0 while unknown */
-    int64_t forward_steps;        /* forward callbacks, first sweep included */
+    int64_t forward_steps;        /* forward callbacks, first sweep included (a pushed
+                                     state counts as a step of it) */
     int64_t recomputed_steps;     /* forward_steps - n */
     int64_t reverse_steps;
     int64_t stores[EBB_TIER_COUNT];   /* STORE actions per tier */
     int64_t restores[EBB_TIER_COUNT]; /* RESTORE actions per tier */
-    int64_t copies;               /* state copies on the compute thread (in-place form) */
+    int64_t copies;               /* state copies on the compute thread (in-place form,
+                                     pushed states) */
     int64_t prefetches;           /* disk reads started ahead of their RESTORE */
     int64_t cache_hits;           /* disk RESTOREs served from a host buffer that still
                                      held the state (no read) */
@@ -300,7 +304,8 @@ typedef struct ebb_run_stats {
     double reverse_callback_s;    /* time inside reverse callbacks */
     double copy_s;                /* time in the copies counted above */
     double forward_sweep_s;       /* ebb_run_begin .. ebb_run_finish_forward */
-    double reverse_sweep_s;       /* ebb_run_reverse */
+    double reverse_sweep_s;       /* ebb_run_reverse (pulled: the first
+                                     ebb_run_reverse_next to the end) */
     double wall_s;                /* both sweeps */
     /* tier.disk.compression (docs/compression.md): the states written to disk
      * through the codec, their bytes before and after (a state that did not
