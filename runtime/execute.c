@@ -324,18 +324,12 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
     return EBB_OK;
 }
 
-static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
+/* After reverse(i) (the callback, or the caller of the pull form done with
+ * x_i): the bookkeeping of the step. t0, t1: its span on the timeline. */
+static ebb_status reverse_done(ebb_run *run, int64_t step, double t0, double t1)
 {
-    void *state = rt_buf_ptr(run, run->state, run->live);
-    ebb_clear_error();
-    double t0 = rt_clock(run);
-    int rc = run->opt.reverse(run->opt.user, a->step, state);
-    double t1 = rt_clock(run);
-    run->stats.reverse_callback_s += t1 - t0;
     if (run->trace.f)
-        rt_trace_span(&run->trace, "reverse", a->step, NULL, t0, t1);
-    if (rc != EBB_STEP_OK)
-        return callback_failed("reverse", a->step, rc, 0);
+        rt_trace_span(&run->trace, "reverse", step, NULL, t0, t1);
     ebb_status st = slot_used(run, run->state, run->live);
     if (st != EBB_OK)
         return st;
@@ -344,6 +338,36 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
     run->stats.reverse_steps++;
     rt_set_ref(run->state, &run->live, -1);
     return EBB_OK;
+}
+
+ebb_status rt_reverse_done(ebb_run *run)
+{
+    int64_t step = run->pulled;
+    if (step < 0)
+        return EBB_OK;
+    run->pulled = -1;
+    return reverse_done(run, step, run->pulled_at, rt_clock(run));
+}
+
+static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
+{
+    if (run->pulling) { /* pull form: the caller gets x_i; reverse_done when it asks again */
+        run->pulled = a->step;
+        run->pulled_at = rt_clock(run);
+        return EBB_OK;
+    }
+    void *state = rt_buf_ptr(run, run->state, run->live);
+    ebb_clear_error();
+    double t0 = rt_clock(run);
+    int rc = run->opt.reverse(run->opt.user, a->step, state);
+    double t1 = rt_clock(run);
+    run->stats.reverse_callback_s += t1 - t0;
+    if (rc != EBB_STEP_OK) {
+        if (run->trace.f)
+            rt_trace_span(&run->trace, "reverse", a->step, NULL, t0, t1);
+        return callback_failed("reverse", a->step, rc, 0);
+    }
+    return reverse_done(run, a->step, t0, t1);
 }
 
 ebb_status rt_execute(ebb_run *run, const ebb_action *a)
@@ -415,6 +439,27 @@ static void forward_timed(ebb_run *run, int64_t k, int recomputed, double t0, st
     c->prefetches = run->stats.prefetches;
 }
 
+ebb_status rt_put_state(ebb_run *run, const void *src, int32_t *out)
+{
+    rt_mem *m = run->state;
+    int32_t b;
+    ebb_status st = rt_take(run, m, 0, &b);
+    if (st != EBB_OK)
+        return st;
+    rt_ticket t;
+    if (m->tier == EBB_TIER_HOST) {
+        st = run->io->ops->put(run->io, m->pool, b, src, &t);
+    } else {
+        /* the caller's state in device memory may still be in the making on the stream */
+        if ((st = rt_order_after(run, m->pool)) == EBB_OK &&
+            (st = run->io->ops->put(run->io, m->pool, b, src, &t)) == EBB_OK &&
+            (st = rt_mark(run, m, b, t, EBB_TIER_GPU, 1)) == EBB_OK)
+            st = rt_stream_wait(run, &t, EBB_TIER_GPU);
+    }
+    *out = b;
+    return st;
+}
+
 /* One forward step from the live state x_k; keep_prev: x_k must survive (the
  * turn may follow). */
 static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last, step_clock *c)
@@ -426,7 +471,23 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
     int rc;
     *last = 0;
     rt_set_ref(m, &run->prev, -1); /* x_{k-1} is not needed once step k starts */
-    if (run->opt.forward) {
+    if (run->pushed) {
+        /* push form: the caller computed x_{k+1}; it is copied into a fresh
+         * buffer, whichever forward form the run has (never in place: x_k
+         * may be held) */
+        if (recomputed || run->phase != RT_FORWARD)
+            return ebb_fail(EBB_ERR_INTERNAL, "a pushed state for step %lld outside the first "
+                            "sweep", (long long)k);
+        double t0 = rt_clock(run);
+        st = rt_put_state(run, run->pushed, &out);
+        if (st != EBB_OK)
+            return ebb_fail_context(st, "copying the pushed state");
+        run->pushed = NULL; /* one state, one step */
+        run->stats.copies++;
+        run->stats.copy_s += rt_clock(run) - t0;
+        c->t = -1;
+        rc = EBB_STEP_OK;
+    } else if (run->opt.forward) {
         st = rt_take(run, m, 1, &out);
         if (st != EBB_OK)
             return st;

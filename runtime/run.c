@@ -1,6 +1,8 @@
 /*
- * The public runtime calls: create, the forward sweep (in one call or step
- * by step), the reverse sweep, destroy, info and statistics.
+ * The public runtime calls: create, the forward sweep (in one call, step
+ * by step, or with the caller's states pushed in), the reverse sweep (run
+ * with the reverse callback, or pulled one state at a time), destroy, info
+ * and statistics.
  *
  * A run that meets an error stops at once: it waits for its transfers,
  * releases every pool (the disk files go with them) and keeps the message;
@@ -98,6 +100,7 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
     run->live = run->prev = run->xn = run->scratch = -1;
     run->computed = -1;
     run->last_step_at = -1;
+    run->pulled = -1;
     run->info.steps = o->steps;
     run->info.inplace = o->forward_inplace != NULL;
     run->info.warnings = run->warnings;
@@ -189,20 +192,8 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
     run->phase = RT_FORWARD;
     rt_mem *m = run->state;
     int32_t b;
-    if ((st = rt_take(run, m, 0, &b)) != EBB_OK)
-        return stop(run, st);
-    rt_ticket t;
-    if (m->tier == EBB_TIER_HOST) {
-        if ((st = run->io->ops->put(run->io, m->pool, b, x0, &t)) != EBB_OK)
-            return stop(run, ebb_fail_context(st, "copying x_0"));
-    } else {
-        /* x_0 in device memory may still be in the making on the stream */
-        if ((st = rt_order_after(run, m->pool)) != EBB_OK ||
-            (st = run->io->ops->put(run->io, m->pool, b, x0, &t)) != EBB_OK ||
-            (st = rt_mark(run, m, b, t, EBB_TIER_GPU, 1)) != EBB_OK ||
-            (st = rt_stream_wait(run, &t, EBB_TIER_GPU)) != EBB_OK)
-            return stop(run, ebb_fail_context(st, "copying x_0"));
-    }
+    if ((st = rt_put_state(run, x0, &b)) != EBB_OK)
+        return stop(run, ebb_fail_context(st, "copying x_0"));
     rt_set_ref(m, &run->live, b);
     run->live_step = 0;
     if ((st = rt_audit_computed(run, 0, b)) != EBB_OK)
@@ -221,15 +212,29 @@ static ebb_status tell_online_n(ebb_run *run)
     return rt_source_set_steps(run, run->opt.steps);
 }
 
-ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done)
+/* A sweep runs in one form: the first call that steps chooses it. */
+static ebb_status check_form(ebb_run *run, int form, const char *call)
 {
-    if (done)
-        *done = 0;
-    ebb_status st = check_phase(run, RT_FORWARD, "ebb_run_advance");
-    if (st != EBB_OK)
-        return st;
-    if (max_steps < 0)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_advance: max_steps must be >= 0");
+    if (run->forward_form == RT_FORM_NONE || run->forward_form == form) {
+        run->forward_form = form;
+        return EBB_OK;
+    }
+    if (form == RT_FORM_PUSH)
+        return ebb_fail(EBB_ERR_STATE,
+                        "%s: this forward sweep runs the forward callback (ebb_run_advance); a "
+                        "sweep is either pushed or advanced, not both",
+                        call);
+    return ebb_fail(EBB_ERR_STATE,
+                    "%s: this forward sweep is pushed (ebb_run_push); a sweep is either pushed "
+                    "or advanced, not both: push the remaining states, then call "
+                    "ebb_run_finish_forward",
+                    call);
+}
+
+/* ebb_run_advance's loop (push form: run->pushed set, max_steps 1). */
+static ebb_status advance(ebb_run *run, int64_t max_steps, int64_t *done)
+{
+    ebb_status st;
     int64_t total = 0;
     while (total < max_steps && run->last_step_at < 0) {
         if ((st = tell_online_n(run)) != EBB_OK)
@@ -265,6 +270,46 @@ ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done)
     return EBB_OK;
 }
 
+ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done)
+{
+    if (done)
+        *done = 0;
+    ebb_status st = check_phase(run, RT_FORWARD, "ebb_run_advance");
+    if (st != EBB_OK)
+        return st;
+    if (max_steps < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_advance: max_steps must be >= 0");
+    if ((st = check_form(run, RT_FORM_CALLBACK, "ebb_run_advance")) != EBB_OK)
+        return st;
+    return advance(run, max_steps, done);
+}
+
+ebb_status ebb_run_push(ebb_run *run, const void *x_next)
+{
+    ebb_status st = check_phase(run, RT_FORWARD, "ebb_run_push");
+    if (st != EBB_OK)
+        return st;
+    if (!x_next)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_push: x_next is NULL");
+    if ((st = check_form(run, RT_FORM_PUSH, "ebb_run_push")) != EBB_OK)
+        return st;
+    if (run->opt.steps > 0 && run->live_step >= run->opt.steps)
+        return ebb_fail(EBB_ERR_STATE,
+                        "ebb_run_push: all %lld states were pushed already (the run was created "
+                        "with steps = %lld); call ebb_run_finish_forward",
+                        (long long)run->opt.steps, (long long)run->opt.steps);
+    int64_t ran = 0;
+    run->pushed = x_next;
+    st = advance(run, 1, &ran);
+    run->pushed = NULL;
+    if (st != EBB_OK)
+        return st; /* the run stopped */
+    if (ran != 1)
+        return stop(run, ebb_fail(EBB_ERR_INTERNAL, "the schedule took no pushed state at step %lld",
+                                  (long long)run->live_step));
+    return EBB_OK;
+}
+
 ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
 {
     ebb_status st = check_phase(run, RT_FORWARD, "ebb_run_finish_forward");
@@ -292,8 +337,10 @@ ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
             if (a->kind == EBB_ACT_ADVANCE)
                 return ebb_fail(EBB_ERR_STATE,
                                 "ebb_run_finish_forward: only %lld of the %lld steps ran; call "
-                                "ebb_run_advance until all have",
-                                (long long)run->live_step, (long long)run->opt.steps);
+                                "%s until all have",
+                                (long long)run->live_step, (long long)run->opt.steps,
+                                run->forward_form == RT_FORM_PUSH ? "ebb_run_push"
+                                                                  : "ebb_run_advance");
             run->win.pos++;
             if ((st = rt_execute(run, a)) != EBB_OK || (st = peek(run, &a)) != EBB_OK)
                 return stop(run, st);
@@ -325,12 +372,12 @@ ebb_status ebb_run_forward(ebb_run *run, const void *x0, void **xn)
     return st;
 }
 
-ebb_status ebb_run_reverse(ebb_run *run)
+/* Works through the reverse sweep's actions until END (*ended = 1) or, in
+ * the pull form, until a REVERSE handed its state out (run->pulled). */
+static ebb_status reverse_actions(ebb_run *run, int *ended)
 {
-    ebb_status st = check_phase(run, RT_TURNED, "ebb_run_reverse");
-    if (st != EBB_OK)
-        return st;
-    run->t_reverse_begin = rt_clock(run);
+    ebb_status st;
+    *ended = 0;
     for (;;) {
         const ebb_action *a = NULL;
         if ((st = peek(run, &a)) != EBB_OK)
@@ -339,8 +386,11 @@ ebb_status ebb_run_reverse(ebb_run *run)
         const ebb_action act = *a;
         if ((st = rt_execute(run, &act)) != EBB_OK)
             return stop(run, st);
-        if (act.kind == EBB_ACT_END)
-            break;
+        if (act.kind == EBB_ACT_END) {
+            *ended = 1;
+            return EBB_OK;
+        }
+        /* pull form: before the caller's own step, so that it overlaps the reads */
         if ((st = rt_lookahead(run)) != EBB_OK)
             return stop(run, st);
         if (act.kind == EBB_ACT_ADVANCE) {
@@ -349,7 +399,15 @@ ebb_status ebb_run_reverse(ebb_run *run)
             if ((st = rt_run_steps(run, act.to, INT64_MAX, &ran)) != EBB_OK)
                 return stop(run, st);
         }
+        if (run->pulled >= 0)
+            return EBB_OK;
     }
+}
+
+/* After END: the agreement's and the validator's last word, the times. */
+static ebb_status end_reverse(ebb_run *run)
+{
+    ebb_status st;
     if (run->validator && (st = ebb_validator_finish(run->validator)) != EBB_OK)
         return stop(run, st);
     if (run->agree && (st = run->agree->finish_reverse(run->agree)) != EBB_OK)
@@ -357,6 +415,54 @@ ebb_status ebb_run_reverse(ebb_run *run)
     run->phase = RT_REVERSED;
     run->stats.reverse_sweep_s = rt_clock(run) - run->t_reverse_begin;
     run->stats.wall_s = run->stats.forward_sweep_s + run->stats.reverse_sweep_s;
+    return EBB_OK;
+}
+
+ebb_status ebb_run_reverse(ebb_run *run)
+{
+    ebb_status st = check_phase(run, RT_TURNED, "ebb_run_reverse");
+    if (st != EBB_OK)
+        return st;
+    if (run->pulling)
+        return ebb_fail(EBB_ERR_STATE, "ebb_run_reverse: this reverse sweep is pulled "
+                                       "(ebb_run_reverse_next); go on with it to its end");
+    if (!run->opt.reverse)
+        return ebb_fail(EBB_ERR_STATE,
+                        "ebb_run_reverse: the run was created without a reverse callback "
+                        "(ebb_run_options.reverse); pull the reverse sweep with "
+                        "ebb_run_reverse_next, or give the callback");
+    run->t_reverse_begin = rt_clock(run);
+    int ended;
+    if ((st = reverse_actions(run, &ended)) != EBB_OK)
+        return st;
+    return end_reverse(run);
+}
+
+ebb_status ebb_run_reverse_next(ebb_run *run, int64_t *step, const void **state)
+{
+    if (step)
+        *step = -1;
+    if (state)
+        *state = NULL;
+    if (!step || !state)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_reverse_next: NULL argument");
+    ebb_status st = check_phase(run, RT_TURNED, "ebb_run_reverse_next");
+    if (st != EBB_OK)
+        return st;
+    if (!run->pulling) {
+        run->pulling = 1;
+        run->t_reverse_begin = rt_clock(run);
+    } else if (run->pulled >= 0) { /* the caller is done with the last state */
+        if ((st = rt_reverse_done(run)) != EBB_OK || (st = rt_lookahead(run)) != EBB_OK)
+            return stop(run, st);
+    }
+    int ended;
+    if ((st = reverse_actions(run, &ended)) != EBB_OK)
+        return st;
+    if (ended)
+        return end_reverse(run);
+    *step = run->pulled;
+    *state = rt_buf_ptr(run, run->state, run->live);
     return EBB_OK;
 }
 

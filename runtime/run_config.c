@@ -23,8 +23,6 @@ static ebb_status check_options(const ebb_run_options *o)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "give exactly one of ebb_run_options.forward (out of place) and "
                         "forward_inplace");
-    if (!o->reverse)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.reverse is required");
     if (o->steps < 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.steps must be >= 1, or 0 when n is unknown; got %lld",

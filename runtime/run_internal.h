@@ -83,6 +83,10 @@ typedef enum rt_phase {
     RT_FAILED       /* stopped on an error; every resource released */
 } rt_phase;
 
+/* The first sweep's form: not chosen yet, the forward callback
+ * (ebb_run_advance, ebb_run_forward) or states handed in (ebb_run_push). */
+enum { RT_FORM_NONE = 0, RT_FORM_CALLBACK, RT_FORM_PUSH };
+
 struct ebb_run {
     rt_io *io;             /* time and transfers (io.h): real, or the planner's */
     ebb_run_options opt;
@@ -107,6 +111,12 @@ struct ebb_run {
     int64_t advance_at;    /* within the current ADVANCE: the next step to run */
     int64_t last_step_at;  /* n unknown: the forward said x_{this} is the last, else -1 */
     int steps_told;        /* online with n known: ebb_schedule_set_steps called */
+    int forward_form;      /* the first sweep's form once chosen: RT_FORM_* */
+    const void *pushed;    /* within ebb_run_push: x_{k+1}, the caller's, copied in
+                              instead of calling the forward callback */
+    int pulling;           /* the reverse sweep is pulled (ebb_run_reverse_next) */
+    int64_t pulled;        /* pull form: the step whose x_i the caller holds, else -1 */
+    double pulled_at;      /* when it was handed out (its span on the timeline) */
 
     rt_mem host, gpu;      /* gpu.pool NULL for a host state */
     rt_mem *state;         /* the memory the live state lives in */
@@ -173,6 +183,13 @@ ebb_status rt_source_set_steps(ebb_run *run, int64_t steps);
 /* execute.c */
 ebb_status rt_execute(ebb_run *run, const ebb_action *a);
 ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *done);
+/* A buffer of the state's memory taken and filled with the caller's state
+ * at `src` (x_0, or a pushed x_{k+1}; for a GPU state ordered after the
+ * work on the user's stream, and the stream waits for the copy). */
+ebb_status rt_put_state(ebb_run *run, const void *src, int32_t *out);
+/* Pull form: the caller is done with the x_i it was handed (run->pulled);
+ * the bookkeeping a reverse callback's return does. */
+ebb_status rt_reverse_done(ebb_run *run);
 
 /* buffers.c */
 ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, int32_t slots);

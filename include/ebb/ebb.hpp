@@ -277,7 +277,8 @@ struct run_options : ebb_run_options {
 /* A run driving two callables:
  *   forward  (int64_t i, const T *in, T *out)  out of place, or
  *            (int64_t i, T *state)             in place (detected by arity);
- *   reverse  (int64_t i, T *state)             state holds x_i.
+ *   reverse  (int64_t i, T *state)             state holds x_i; left out, the
+ *                                              reverse sweep is pulled (reverse_next).
  * T is any object type (void included). A callable returns void or an int
  * (EBB_STEP_OK, EBB_STEP_LAST, ebb_callback_fail(...)); an exception thrown
  * from it stops the run and is rethrown from the call that ran it. Moving a
@@ -288,25 +289,16 @@ public:
     run(const ebb_run_options &o, Forward forward_step, Reverse reverse_step)
         : cb_(std::make_unique<detail::callbacks>())
     {
-        ebb_run_options c = o;
-        c.forward = nullptr;
-        c.forward_inplace = nullptr;
-        if constexpr (detail::arity<Forward>() == 3) {
-            cb_->forward = detail::wrap_forward(std::move(forward_step));
-            c.forward = &detail::callbacks::forward_c;
-        } else {
-            static_assert(detail::arity<Forward>() == 2,
-                          "forward takes (step, in, out) or (step, state)");
-            cb_->forward_inplace = detail::wrap_state(std::move(forward_step));
-            c.forward_inplace = &detail::callbacks::forward_inplace_c;
-        }
         static_assert(detail::arity<Reverse>() == 2, "reverse takes (step, state)");
         cb_->reverse = detail::wrap_state(std::move(reverse_step));
-        c.reverse = &detail::callbacks::reverse_c;
-        c.user = cb_.get();
-        ebb_run *r = nullptr;
-        check(ebb_run_create(&c, &r));
-        h_ = decltype(h_)(r);
+        create(o, std::move(forward_step), &detail::callbacks::reverse_c);
+    }
+    /* Without a reverse step: the reverse sweep is pulled (reverse_next). */
+    template <class Forward>
+    run(const ebb_run_options &o, Forward forward_step)
+        : cb_(std::make_unique<detail::callbacks>())
+    {
+        create(o, std::move(forward_step), nullptr);
     }
 
     /* The whole forward sweep from x0; returns ebb's buffer holding x_n,
@@ -332,6 +324,20 @@ public:
         return xn;
     }
     void reverse() { done(ebb_run_reverse(ptr())); }
+
+    /* The push form of the first sweep (ebb_run_push): x_next, computed by
+     * the caller from the state before it, is copied in as the next state. */
+    void push(const void *x_next) { done(ebb_run_push(ptr(), x_next)); }
+    /* The pull form of the reverse sweep (ebb_run_reverse_next): true with
+     * step = i and state = x_i (ebb's, valid until the next call), for
+     * i = n-1 .. 0; false once the sweep ended. */
+    template <class T> bool reverse_next(int64_t &step, const T *&state)
+    {
+        const void *s = nullptr;
+        done(ebb_run_reverse_next(ptr(), &step, &s));
+        state = static_cast<const T *>(s);
+        return step >= 0;
+    }
 
     ebb_run_info info() const
     {
@@ -362,6 +368,27 @@ public:
     run &operator=(const run &) = delete;
 
 private:
+    template <class Forward> void create(const ebb_run_options &o, Forward forward_step,
+                                         ebb_reverse_fn reverse_c)
+    {
+        ebb_run_options c = o;
+        c.forward = nullptr;
+        c.forward_inplace = nullptr;
+        if constexpr (detail::arity<Forward>() == 3) {
+            cb_->forward = detail::wrap_forward(std::move(forward_step));
+            c.forward = &detail::callbacks::forward_c;
+        } else {
+            static_assert(detail::arity<Forward>() == 2,
+                          "forward takes (step, in, out) or (step, state)");
+            cb_->forward_inplace = detail::wrap_state(std::move(forward_step));
+            c.forward_inplace = &detail::callbacks::forward_inplace_c;
+        }
+        c.reverse = reverse_c;
+        c.user = cb_.get();
+        ebb_run *r = nullptr;
+        check(ebb_run_create(&c, &r));
+        h_ = decltype(h_)(r);
+    }
     ebb_run *ptr() const { return detail::live(h_.get(), "ebb::run"); }
     /* A callback's exception first (ebb already stopped the run), then ebb's error. */
     void done(ebb_status s)

@@ -21,10 +21,23 @@
  *         fprintf(stderr, "ebb: %s\n", ebb_last_error());
  *     ebb_run_destroy(run);
  *
+ * A framework that owns the time loop (PETSc's TSTrajectory) drives the
+ * sweeps itself instead: it hands each state it computed to ebb_run_push
+ * (the forward callback then only recomputes, in the reverse sweep) and
+ * pulls x_{n-1} .. x_0 with ebb_run_reverse_next (the reverse callback may
+ * then be NULL):
+ *
+ *     ebb_run_begin(run, x0);
+ *     for (k = 0; k < n; k++) { my_step(x); ebb_run_push(run, x); }
+ *     ebb_run_finish_forward(run, NULL);
+ *     int64_t i;  const void *xi;
+ *     while (ebb_run_reverse_next(run, &i, &xi) == EBB_OK && i >= 0)
+ *         my_adjoint_step(i, xi);
+ *
  * Buffers handed to callbacks belong to ebb: a callback must not keep their
  * addresses past its return. The callbacks run on the thread that called
- * ebb_run_forward, ebb_run_advance or ebb_run_reverse, never on ebb's I/O
- * threads; a run is used by one thread at a time. docs/runtime.md describes
+ * ebb_run_forward, ebb_run_advance, ebb_run_reverse or ebb_run_reverse_next,
+ * never on ebb's I/O threads; a run is used by one thread at a time. docs/runtime.md describes
  * the costs.
  */
 #ifndef EBB_RUNTIME_H
@@ -103,10 +116,13 @@ typedef struct ebb_run_options {
     void *stream;            /* gpu state: the cudaStream_t the callbacks queue
                                 work on (NULL: the legacy default stream) */
 
-    /* the steps: exactly one of forward and forward_inplace */
+    /* the steps: exactly one of forward and forward_inplace, required even
+       when the first sweep is pushed (ebb_run_push): the reverse sweep
+       recomputes with it */
     ebb_forward_fn forward;
     ebb_forward_inplace_fn forward_inplace;
-    ebb_reverse_fn reverse;  /* required */
+    ebb_reverse_fn reverse;  /* required by ebb_run_reverse; NULL when the reverse
+                                sweep is pulled (ebb_run_reverse_next) */
     void *user;              /* passed to every callback */
     int64_t steps;           /* n >= 1; 0 = unknown: the forward says when it
                                 ends (EBB_STEP_LAST or ebb_run_finish_forward) */
@@ -181,19 +197,66 @@ EBB_API ebb_status ebb_run_begin(ebb_run *run, const void *x0);
 
 /* Runs up to `max_steps` more steps of the first forward sweep; stops early
  * at x_n (n known) or after a forward step returned EBB_STEP_LAST. *done
- * (may be NULL) receives the steps run by this call. */
+ * (may be NULL) receives the steps run by this call. Errors: EBB_ERR_STATE
+ * outside the forward sweep or when the sweep is pushed (ebb_run_push;
+ * the run goes on), EBB_ERR_INVALID_ARG for max_steps < 0, and a failed
+ * step's or transfer's error (the run stops). */
 EBB_API ebb_status ebb_run_advance(ebb_run *run, int64_t max_steps, int64_t *done);
+
+/* The push form of the first sweep, for a caller that runs the time steps
+ * itself: x_next is x_{k+1}, which the caller computed from x_k (k = the
+ * states pushed so far; x_0 came from ebb_run_begin). ebb copies it in
+ * (host memory for a host state; device or pinned host memory for a GPU
+ * state, the copy ordered after the work queued on the run's stream) and
+ * treats it as the output of forward step k: stored as the schedule says,
+ * as if the forward callback had produced it, which is not called in this
+ * sweep; the caller keeps its own state and `x_next` stays its own. The
+ * forward callback still recomputes states in the reverse sweep, so it must
+ * give bitwise the states pushed for the adjoint to be exact (audit "hash"
+ * checks it). A pushed state counts in ebb_run_stats.forward_steps (as a
+ * step of the first sweep) and its copy in copies and copy_s. The sweep
+ * ends with ebb_run_finish_forward: after n pushes when n is known, at
+ * whatever step the caller says when the run was created with steps = 0.
+ * A sweep is pushed or advanced, never both. Errors: EBB_ERR_INVALID_ARG
+ * (x_next NULL), EBB_ERR_STATE outside the forward sweep, after an
+ * ebb_run_advance of this sweep, or beyond n states (the run goes on);
+ * a failed copy or store (the run stops). */
+EBB_API ebb_status ebb_run_push(ebb_run *run, const void *x_next);
 
 /* Ends the forward sweep at the live state, which becomes x_n (n unknown:
  * n = steps run; n known: EBB_ERR_STATE unless all n ran). *xn (may be
  * NULL) receives ebb's buffer holding x_n (device memory for a GPU state),
- * valid until ebb_run_reverse starts. */
+ * valid until the reverse sweep starts. Errors: EBB_ERR_STATE outside the
+ * forward sweep, or n known and fewer than n steps run or pushed (the run
+ * goes on). */
 EBB_API ebb_status ebb_run_finish_forward(ebb_run *run, void **xn);
 
 /* The reverse sweep: reverse(n-1) .. reverse(0), recomputing and restoring
  * states as the schedule says. For a GPU state the callbacks' work may still
- * be queued on the stream when this returns. */
+ * be queued on the stream when this returns. Errors: EBB_ERR_STATE before
+ * ebb_run_finish_forward, after the reverse sweep, once ebb_run_reverse_next
+ * pulled it, or when the run has no reverse callback (the run goes on:
+ * pull the sweep instead); a failed step's or transfer's error (the run
+ * stops). */
 EBB_API ebb_status ebb_run_reverse(ebb_run *run);
+
+/* The pull form of the reverse sweep, for a caller that runs the adjoint
+ * steps itself: each call returns the next state in reverse order, *step =
+ * i and *state = x_i for i = n-1 down to 0, restoring and recomputing (with
+ * the forward callback) as the schedule says; the reverse callback is not
+ * called (it may be NULL). *state is ebb's buffer (device memory for a GPU
+ * state, ready on the run's stream), read-only, valid until the next call
+ * of ebb_run_reverse_next or ebb_run_destroy; the call after x_0 ends the
+ * sweep, as ebb_run_reverse's end does, and returns EBB_OK with *step = -1
+ * and *state = NULL. The caller may stop early: ebb_run_destroy frees
+ * everything, files included. ebb_run_stats.reverse_steps counts the states
+ * the caller was done with (asked past), reverse_sweep_s runs from the first
+ * call to the end. Errors: EBB_ERR_INVALID_ARG (a NULL argument),
+ * EBB_ERR_STATE before ebb_run_finish_forward, after the sweep ended or once
+ * ebb_run_reverse ran (the run goes on); a failed recomputation or transfer
+ * (EBB_ERR_CALLBACK with the forward callback's message, ...: the run
+ * stops). */
+EBB_API ebb_status ebb_run_reverse_next(ebb_run *run, int64_t *step, const void **state);
 
 /* What the run resolved. Strings stay valid until the run is destroyed. */
 typedef struct ebb_run_info {
@@ -218,12 +281,14 @@ EBB_API ebb_status ebb_run_info_get(const ebb_run *run, ebb_run_info *info);
 /* Statistics so far (times in seconds, from CLOCK_MONOTONIC). */
 typedef struct ebb_run_stats {
     int64_t steps;                /* n, 0 while unknown */
-    int64_t forward_steps;        /* forward callbacks, first sweep included */
+    int64_t forward_steps;        /* forward callbacks, first sweep included (a pushed
+                                     state counts as a step of it) */
     int64_t recomputed_steps;     /* forward_steps - n */
     int64_t reverse_steps;
     int64_t stores[EBB_TIER_COUNT];   /* STORE actions per tier */
     int64_t restores[EBB_TIER_COUNT]; /* RESTORE actions per tier */
-    int64_t copies;               /* state copies on the compute thread (in-place form) */
+    int64_t copies;               /* state copies on the compute thread (in-place form,
+                                     pushed states) */
     int64_t prefetches;           /* disk reads started ahead of their RESTORE */
     int64_t cache_hits;           /* disk RESTOREs served from a host buffer that still
                                      held the state (no read) */
@@ -239,7 +304,8 @@ typedef struct ebb_run_stats {
     double reverse_callback_s;    /* time inside reverse callbacks */
     double copy_s;                /* time in the copies counted above */
     double forward_sweep_s;       /* ebb_run_begin .. ebb_run_finish_forward */
-    double reverse_sweep_s;       /* ebb_run_reverse */
+    double reverse_sweep_s;       /* ebb_run_reverse (pulled: the first
+                                     ebb_run_reverse_next to the end) */
     double wall_s;                /* both sweeps */
     /* tier.disk.compression (docs/compression.md): the states written to disk
      * through the codec, their bytes before and after (a state that did not

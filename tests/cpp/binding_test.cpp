@@ -416,3 +416,74 @@ Test(cpp, inplace_generic_and_function_pointer_callbacks)
     cr_expect(same_bits(xn, plain.data(), 96 * sizeof(double)), "x_n of a function pointer run");
     r.reverse();
 }
+
+/* The push and pull forms (ebb_run_push, ebb_run_reverse_next) through
+ * ebb::run: the caller's own time loop and adjoint loop give the C API's
+ * gradient bitwise, the forward lambda only recomputing; a run without a
+ * reverse step refuses reverse() with ebb::error and is pulled; an exception
+ * thrown in a recomputation comes out of reverse_next. */
+Test(cpp, push_and_pull)
+{
+    problem pr(128, 40);
+    ebb::config cfg = budgets(pr, 3, 0);
+    ebb::run_options o;
+    o.config = cfg.get();
+    o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
+    o.slots = 3;
+    o.state_size = 128 * sizeof(double);
+    o.steps = 40;
+    const rd::gradient ref = rd::compute(pr.p, pr.target, pr.u0, o);
+
+    int calls = 0;
+    bool throw_at_5 = false;
+    auto fwd = [&](int64_t i, const double *in, double *out) {
+        calls++;
+        if (throw_at_5 && i == 5)
+            throw std::runtime_error("no step 5 today");
+        rd_step(&pr.p, in, out);
+    };
+    for (int attempt = 0; attempt < 2; attempt++) {
+        throw_at_5 = attempt == 1;
+        calls = 0;
+        ebb::run r(o, fwd);
+        std::vector<double> x(pr.u0), y(128);
+        r.begin(x.data());
+        for (int k = 0; k < 40; k++) {
+            rd_step(&pr.p, x.data(), y.data());
+            x.swap(y);
+            r.push(x.data());
+        }
+        const auto *xn = static_cast<const double *>(r.finish_forward());
+        cr_expect(same_bits(xn, x.data(), 128 * sizeof(double)), "x_n is the last pushed");
+        cr_expect_eq(calls, 0, "the forward lambda ran in a pushed sweep");
+        try {
+            r.reverse();
+            cr_assert_fail("reverse() without a reverse step");
+        } catch (const ebb::error &e) {
+            cr_expect_eq(e.status(), EBB_ERR_STATE);
+            cr_expect(strstr(e.what(), "without a reverse callback") != nullptr, "%s", e.what());
+        }
+        std::vector<double> lambda(128), next(128);
+        double grad_r = 0.0;
+        rd_final_adjoint(&pr.p, pr.target.data(), xn, lambda.data());
+        int64_t i, want = 39;
+        const double *u;
+        try {
+            while (r.reverse_next(i, u)) {
+                cr_assert_eq(i, want--);
+                std::swap(lambda, next);
+                rd_adjoint_step(&pr.p, u, next.data(), lambda.data(), &grad_r);
+            }
+            cr_expect(!throw_at_5, "the exception did not come out");
+        } catch (const std::runtime_error &e) {
+            cr_expect(throw_at_5, "%s", e.what());
+            cr_expect_str_eq(e.what(), "no step 5 today");
+            continue;
+        }
+        cr_expect_eq(want, -1);
+        cr_expect_gt(calls, 0, "nothing was recomputed");
+        cr_expect_eq(r.stats().recomputed_steps, calls);
+        cr_expect(same_bits(lambda.data(), ref.lambda.data(), 128 * sizeof(double)), "dJ/du0");
+        cr_expect(same_bits(&grad_r, &ref.grad_r, sizeof grad_r), "dJ/dr");
+    }
+}
