@@ -83,9 +83,9 @@ static const cli_option demo_options[] = {
     {OPT("state-size", CLI_STRING, state)},
 };
 #undef OPT
-/* Operands are ignored, as they always were. */
 static const cli_command demo_command = {"demo", demo_help, demo_options,
-                                         sizeof demo_options / sizeof *demo_options, -1, NULL};
+                                         sizeof demo_options / sizeof *demo_options, 0,
+                                         ": demo takes options only"};
 
 /* The tiers' slots of a `state` state; 0, or 1 after printing why not. */
 static int size_tiers(const demo_args *a, const ebb_config *cfg, uint64_t state, int32_t *host,
