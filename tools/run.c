@@ -74,7 +74,8 @@ static const char run_help[] =
     "with its slots on disk. The gradient is a hash of every state the reverse steps\n"
     "saw, in order: equal gradients mean every strategy gave each reverse step its\n"
     "exact state.\n"
-    "A progress line goes to stderr.\n";
+    "On a terminal a progress line goes to stderr, rewritten in place; to a file or\n"
+    "a pipe, a plain line every 10 s of a long run (none from a short one).\n";
 
 typedef struct run_args {
     const char *config;
