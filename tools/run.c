@@ -316,7 +316,7 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         printf("warnings (");
         for (int j = i, k = 0; j < count; j++)
             if (res[j].ran && strcmp(res[j].warnings, res[i].warnings) == 0)
-                printf("%s%s", k++ ? ", " : "", res[j].strategy);
+                printf("%s%s", k++ ? ", " : "", res[j].asked); /* each run once */
         printf("): %s\n", res[i].warnings);
     }
     if (a->pick.all && ran > 1)
