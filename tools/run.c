@@ -323,6 +323,20 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         printf("gradients: %s\n", equal ? "all equal" : "DIFFER");
 }
 
+/* The disk tier's "... or lower tier.disk.budget" where --disk-slots D, not
+ * the budget, set how many slots it has: the flag is the one to lower. */
+static void name_disk_slots(char *error, size_t len, int32_t disk_slots)
+{
+    static const char budget[] = "lower tier.disk.budget";
+    char *at = strstr(error, budget);
+    if (!at || disk_slots <= 0)
+        return;
+    char tail[512];
+    snprintf(tail, sizeof tail, "lower --disk-slots %d (the slots it asked for, whatever "
+             "tier.disk.budget holds)%s", (int)disk_slots, at + sizeof budget - 1);
+    snprintf(at, len - (size_t)(at - error), "%s", tail);
+}
+
 /* ---- the command --------------------------------------------------------------- */
 
 static const int every_strategy[] = {
@@ -419,6 +433,7 @@ static int run_each(const run_args *a, const workload_plan *plan, workload_reque
             (*ran)++;
             continue;
         }
+        name_disk_slots(res[i].error, sizeof res[i].error, a->disk_slots);
         fprintf(stderr, "ebb run: %s: %s%s\n", res[i].strategy,
                 out == WORKLOAD_SKIPPED && a->pick.all ? "skipped: " : "", res[i].error);
         if (out == WORKLOAD_FAILED || !a->pick.all)
