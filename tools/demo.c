@@ -150,6 +150,10 @@ int ebb_cmd_demo(int argc, char **argv)
         fprintf(stderr, "ebb demo: --state-size: %s\n", ebb_last_error());
         return 2;
     }
+    if (state == 0) {
+        fprintf(stderr, "ebb demo: --state-size must be at least 1 byte, got '%s'\n", a.state);
+        return 2;
+    }
     ebb_config cfg;
     if (ebb_config_init_default(&cfg) != EBB_OK ||
         (a.config && ebb_config_load_file(a.config, &cfg) != EBB_OK) ||
