@@ -1,7 +1,9 @@
 /* What reaches the TOML parser is bounded first (docs/configuration.md,
  * *Limits*): the text's size, each line's length, the parts of a dotted key
  * and the nesting of arrays and inline tables. toml++ recurses once per
- * dotted key part, so a key of 50,000 parts overflowed the stack.
+ * dotted key part, so a key of 50,000 parts overflowed the stack. Non-ASCII
+ * bytes outside strings and comments are refused too (toml++'s whitespace
+ * test has undefined behaviour for many such characters).
  *
  * The scan is a small lexer that knows TOML's strings and comments: a dot
  * inside a string or a comment is not counted. A run of bare or quoted key
@@ -127,6 +129,17 @@ ebb_status ebb_config_check_bounds(const char *text, size_t len, const char *nam
             } else if (c == '\n') {
                 next_line(&s);
                 at_line_start = 1;
+            } else if ((unsigned char)c >= 0x80) {
+                /* TOML has non-ASCII text only in strings and comments; and
+                 * toml++ 3.x, asked whether such a character is whitespace,
+                 * reaches an unreachable point for many of them (U+00A1 ..
+                 * U+0499, U+2C5E .. U+3057, U+FB26 .. U+FEFE): undefined
+                 * behaviour, found by fuzz/fuzz_config. */
+                return ebb_fail(EBB_ERR_CONFIG,
+                                "%s:%lld:%lld: the byte 0x%02X (non-ASCII text) outside a string "
+                                "or a comment; TOML allows it only in quoted strings and after '#'",
+                                name, (long long)s.line,
+                                (long long)(s.p - text - s.line_start + 1), (unsigned char)c);
             } else {
                 /* A table header's '[' (at a line's start, outside any value) is not nesting. */
                 if ((c == '[' && !(at_line_start && nesting == 0)) || c == '{')
