@@ -1,10 +1,12 @@
 # Thin wrapper over CMake presets. The two commands a new machine needs:
 #   make demo   set up, build, and run the main job on the default configuration
-#   make test   set up, build, and run the whole test suite (release + sanitizers)
+#   make test   set up, build, and run the whole test suite (release + sanitizers,
+#               and each fuzz target for a few seconds when clang is installed)
+#   make fuzz   build the fuzz targets (clang) and run each for FUZZ_SECONDS (60)
 JOBS ?= $(shell nproc)
 CTEST_FLAGS ?= --output-on-failure -j $(JOBS)
 
-.PHONY: all deps build demo test test-release test-asan install clean
+.PHONY: all deps build demo test test-release test-asan test-fuzz fuzz fuzz-build install clean
 
 all: build
 
@@ -31,7 +33,33 @@ test-asan: deps build/asan/CMakeCache.txt
 	cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest $(CTEST_FLAGS) -LE slow
 
-test: test-release test-asan
+# The fuzz targets (fuzz/, docs/fuzzing.md) need clang's libFuzzer; without
+# clang they are skipped, saying so.
+FUZZ_SECONDS ?= 60
+HAVE_CLANG := $(shell command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1 && echo 1)
+FUZZ_NAMES := config actions size rate options codec
+
+build/fuzz/CMakeCache.txt: | deps
+	cmake --preset fuzz
+
+fuzz-build: deps build/fuzz/CMakeCache.txt
+	cmake --build --preset fuzz -j $(JOBS)
+
+ifeq ($(HAVE_CLANG),1)
+test-fuzz: fuzz-build
+	cd build/fuzz && ctest $(CTEST_FLAGS) -L fuzz
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_NAMES); do \
+	  bash scripts/fuzz.sh --seconds $(FUZZ_SECONDS) --quiet --work build/fuzz/work \
+	    build/fuzz/fuzz/fuzz_$$t fuzz/corpus/$$t || exit 1; \
+	done
+else
+test-fuzz fuzz:
+	@echo "SKIP fuzz targets: no clang/clang++ (Debian: apt-get install clang); libFuzzer needs it"
+endif
+
+test: test-release test-asan test-fuzz
 
 install: build
 	cmake --install build/release $(if $(PREFIX),--prefix $(PREFIX))

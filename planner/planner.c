@@ -83,7 +83,7 @@ static ebb_status check_problem(const ebb_plan_problem *p)
                             ch->latency);
     }
     if (!(p->disk_pace >= 0) || isinf(p->disk_pace))
-        return ebb_fail(EBB_ERR_INVALID_ARG, "problem.disk_pace must be finite and >= 0, got %g",
+        return ebb_fail(EBB_ERR_INVALID_ARG, "the disk's bandwidth limit (problem.disk_pace, bytes/s) must be finite and >= 0, got %g",
                         p->disk_pace);
     if (!(p->step_slowdown >= 0) || !isfinite(p->step_slowdown))
         return ebb_fail(EBB_ERR_INVALID_ARG,

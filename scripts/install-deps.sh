@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  clang
   liburing-dev libhwloc-dev libxxhash-dev libtomlplusplus-dev libjansson-dev
   libblosc-dev libzfp-dev
   libcriterion-dev

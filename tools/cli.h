@@ -10,6 +10,7 @@ int ebb_cmd_demo(int argc, char **argv);
 int ebb_cmd_bench(int argc, char **argv);
 int ebb_cmd_run(int argc, char **argv);
 int ebb_cmd_validate(int argc, char **argv);
+int ebb_cmd_config(int argc, char **argv);
 
 /* Set by a command that said itself why standard output failed: main()
  * then only sets the exit status (main.c checks standard output after every

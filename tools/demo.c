@@ -83,9 +83,9 @@ static const cli_option demo_options[] = {
     {OPT("state-size", CLI_STRING, state)},
 };
 #undef OPT
-/* Operands are ignored, as they always were. */
 static const cli_command demo_command = {"demo", demo_help, demo_options,
-                                         sizeof demo_options / sizeof *demo_options, -1, NULL};
+                                         sizeof demo_options / sizeof *demo_options, 0,
+                                         ": demo takes options only"};
 
 /* The tiers' slots of a `state` state; 0, or 1 after printing why not. */
 static int size_tiers(const demo_args *a, const ebb_config *cfg, uint64_t state, int32_t *host,
@@ -148,6 +148,10 @@ int ebb_cmd_demo(int argc, char **argv)
     uint64_t state = 0;
     if (ebb_parse_size(a.state, &state) != EBB_OK) {
         fprintf(stderr, "ebb demo: --state-size: %s\n", ebb_last_error());
+        return 2;
+    }
+    if (state == 0) {
+        fprintf(stderr, "ebb demo: --state-size must be at least 1 byte, got '%s'\n", a.state);
         return 2;
     }
     ebb_config cfg;

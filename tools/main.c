@@ -20,6 +20,7 @@ static const command commands[] = {
     {"bench", ebb_cmd_bench, "measure tier bandwidths and the compute/transfer ratio"},
     {"run", ebb_cmd_run, "run a synthetic workload under a strategy and measure its cost"},
     {"validate", ebb_cmd_validate, "check an action stream (as 'ebb plan --actions' prints)"},
+    {"config", ebb_cmd_config, "print the effective configuration (ebb config show)"},
 };
 
 static void usage(FILE *f)
@@ -27,7 +28,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: ebb <command> [options]   (ebb %s)\n\ncommands:\n", ebb_version());
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'ebb <command> --help' describes a command's options.\n");
+    fprintf(f, "\n'ebb help <command>' (or 'ebb <command> --help') describes a command's "
+               "options.\n");
 }
 
 double cli_now(void)
@@ -65,9 +67,22 @@ static int dispatch(int argc, char **argv)
         return 2;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
+        (strcmp(argv[1], "help") == 0 && argc == 2)) {
         usage(stdout);
         return 0;
+    }
+    if (strcmp(argv[1], "help") == 0) { /* ebb help CMD: CMD --help */
+        if (argc > 3) {
+            fprintf(stderr, "ebb help: give one command (try 'ebb --help')\n");
+            return 2;
+        }
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            if (strcmp(argv[2], commands[i].name) == 0) {
+                char *help_argv[] = {argv[2], "--help", NULL};
+                return commands[i].run(2, help_argv);
+            }
+        fprintf(stderr, "ebb help: unknown command '%s' (try 'ebb --help')\n", argv[2]);
+        return 2;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("ebb %s\n", ebb_version());

@@ -224,8 +224,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, void *args, cli_par
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (c == HELP_VAL) {
+    /* -h, the one short option: --help */
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == HELP_VAL || c == 'h') {
             fputs(cmd->help, stdout);
             return CLI_HELP;
         }

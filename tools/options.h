@@ -14,7 +14,8 @@
  *   ebb CMD: unexpected argument 'TEXT' (see 'ebb CMD --help')
  *
  * Long options only, as getopt_long reads them: "--opt VALUE",
- * "--opt=VALUE", an unambiguous prefix of the name, operands anywhere.
+ * "--opt=VALUE", an unambiguous prefix of the name, operands anywhere; and
+ * -h, the same as --help.
  */
 #ifndef EBB_TOOLS_OPTIONS_H
 #define EBB_TOOLS_OPTIONS_H
@@ -101,7 +102,7 @@ typedef struct cli_parsed {
 enum { CLI_OK = 0, CLI_HELP = 1, CLI_USAGE = 2 };
 
 /* Reads argv[1..argc-1] into `args` (the struct the table's offsets are
- * in). CLI_HELP after printing cmd->help on stdout for --help; CLI_USAGE
+ * in). CLI_HELP after printing cmd->help on stdout for --help or -h; CLI_USAGE
  * after printing why not on stderr; CLI_OK otherwise. */
 int cli_parse(const cli_command *cmd, int argc, char **argv, void *args, cli_parsed *parsed);
 

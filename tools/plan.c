@@ -67,11 +67,19 @@ typedef struct plan_args {
     int json, actions;
 } plan_args;
 
-/* ebb_strategy_from_name, whose message names the strategies. */
+/* ebb_strategy_from_name, whose message names the strategies; async and
+ * auto decide while they run, from times a schedule alone does not have. */
 static int strategy_check(const cli_ctx *ctx, void *field)
 {
-    if (ebb_strategy_from_name(ctx->text, field) == EBB_OK)
-        return 0;
+    if (ebb_strategy_from_name(ctx->text, field) == EBB_OK) {
+        ebb_strategy s = *(ebb_strategy *)field;
+        if (s != EBB_STRATEGY_ASYNC && s != EBB_STRATEGY_AUTO)
+            return 0;
+        cli_error(ctx, "--strategy %s decides while it runs, from the step and transfer times: "
+                  "give them to predict it (--state-size BYTES --forward-ms F --reverse-ms B), "
+                  "or run it (ebb run --strategy %s)", ctx->text, ctx->text);
+        return -1;
+    }
     cli_error(ctx, "%s", ebb_last_error());
     return -1;
 }

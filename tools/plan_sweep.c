@@ -26,6 +26,15 @@ int plan_sweep_print(const ebb_plan_problem *problem, const double *ratios, int 
                "disk GB/s", "", "");
     for (int i = 0; i < count; i++) {
         p.disk_pace = ratios[i] * (double)p.state_size / p.forward_s;
+        if (!(p.disk_pace <= (double)EBB_RATE_MAX)) {
+            if (json)
+                fputs("]}\n", stdout);
+            fprintf(stderr, "ebb plan: --ratios %g with a state of %llu bytes every %g ms asks "
+                            "the disk for %.3g bytes/s, above the most ebb models (1 EB/s): "
+                            "give a smaller ratio\n",
+                    ratios[i], (unsigned long long)p.state_size, p.forward_s * 1e3, p.disk_pace);
+            return 2;
+        }
         ebb_plan_prediction r[EBB_PLAN_MAX];
         size_t n = 0;
         int best = -1;

@@ -74,7 +74,8 @@ static const char run_help[] =
     "with its slots on disk. The gradient is a hash of every state the reverse steps\n"
     "saw, in order: equal gradients mean every strategy gave each reverse step its\n"
     "exact state.\n"
-    "A progress line goes to stderr.\n";
+    "On a terminal a progress line goes to stderr, rewritten in place; to a file or\n"
+    "a pipe, a plain line every 10 s of a long run (none from a short one).\n";
 
 typedef struct run_args {
     const char *config;
@@ -331,11 +332,25 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         printf("warnings (");
         for (int j = i, k = 0; j < count; j++)
             if (res[j].ran && strcmp(res[j].warnings, res[i].warnings) == 0)
-                printf("%s%s", k++ ? ", " : "", res[j].strategy);
+                printf("%s%s", k++ ? ", " : "", res[j].asked); /* each run once */
         printf("): %s\n", res[i].warnings);
     }
     if (a->pick.all && ran > 1)
         printf("gradients: %s\n", equal ? "all equal" : "DIFFER");
+}
+
+/* The disk tier's "... or lower tier.disk.budget" where --disk-slots D, not
+ * the budget, set how many slots it has: the flag is the one to lower. */
+static void name_disk_slots(char *error, size_t len, int32_t disk_slots)
+{
+    static const char budget[] = "lower tier.disk.budget";
+    char *at = strstr(error, budget);
+    if (!at || disk_slots <= 0)
+        return;
+    char tail[512];
+    snprintf(tail, sizeof tail, "lower --disk-slots %d (the slots it asked for, whatever "
+             "tier.disk.budget holds)%s", (int)disk_slots, at + sizeof budget - 1);
+    snprintf(at, len - (size_t)(at - error), "%s", tail);
 }
 
 /* ---- the command --------------------------------------------------------------- */
@@ -434,6 +449,7 @@ static int run_each(const run_args *a, const workload_plan *plan, workload_reque
             (*ran)++;
             continue;
         }
+        name_disk_slots(res[i].error, sizeof res[i].error, a->disk_slots);
         fprintf(stderr, "ebb run: %s: %s%s\n", res[i].strategy,
                 out == WORKLOAD_SKIPPED && a->pick.all ? "skipped: " : "", res[i].error);
         if (out == WORKLOAD_FAILED || !a->pick.all)

@@ -190,25 +190,38 @@ typedef struct workload_ctx {
     /* progress */
     int progress;
     const char *name;
-    double last_print;
+    double last_print, progress_start;
 } workload_ctx;
+
+/* Seconds between progress lines when standard error is not a terminal,
+ * the first after as long: a log gets a heartbeat from a long run, none
+ * from a short one, and never a carriage return. */
+#define PROGRESS_LOG_S 10.0
 
 static void progress(workload_ctx *c, const char *phase, int64_t done, double now)
 {
-    if (!c->progress || now - c->last_print < (c->progress == 1 ? 0.1 : 1.0))
+    if (!c->progress)
         return;
+    if (c->progress == 2) {
+        if (c->progress_start == 0)
+            c->progress_start = now;
+        if (now - c->progress_start < PROGRESS_LOG_S || now - c->last_print < PROGRESS_LOG_S)
+            return;
+    } else if (now - c->last_print < 0.1) {
+        return;
+    }
     c->last_print = now;
-    fprintf(stderr, "\rebb run: %-12s %-7s step %lld of %lld", c->name, phase, (long long)done,
-            (long long)c->plan->steps);
+    fprintf(stderr, "%sebb run: %-12s %-7s step %lld of %lld", c->progress == 1 ? "\r" : "",
+            c->name, phase, (long long)done, (long long)c->plan->steps);
     if (c->recomputed)
         fprintf(stderr, ", %lld recomputed", (long long)c->recomputed);
-    fputc(' ', stderr);
+    fputc(c->progress == 1 ? ' ' : '\n', stderr);
     fflush(stderr);
 }
 
 static void progress_end(workload_ctx *c)
 {
-    if (c->progress && c->last_print > 0) {
+    if (c->progress == 1 && c->last_print > 0) {
         fprintf(stderr, "\r%-79s\r", "");
         fflush(stderr);
     }

@@ -41,7 +41,8 @@ typedef struct workload_request {
     double io_ratio;
     int audit;          /* -1 or EBB_AUDIT_HASH */
     int inplace;
-    int progress;       /* 0 none, 1 on a terminal (10 updates/s), 2 to a file (1/s) */
+    int progress;       /* 0 none, 1 on a terminal (a \r line, 10 updates/s), 2 to a
+                           file or pipe (a plain line every 10 s, the first after 10 s) */
     const char *trace;  /* timeline file, or NULL */
     uint64_t seed;      /* x_0's seed (ebb run --seed); 0: the default x_0 */
     int fail;           /* tests: 1 = the forward step fail_step fails (--fail-at-step) */

@@ -119,3 +119,9 @@ Test(outputs_full, help_and_demo)
     const char *plan_help[] = {"plan", "--help", NULL};
     expect_failed(NULL, plan_help, nospace);
 }
+
+Test(outputs_full, config_show)
+{
+    const char *show[] = {"config", "show", NULL};
+    expect_failed(NULL, show, "No space left on device");
+}

@@ -74,6 +74,10 @@ Test(plan_cli, bad_arguments_say_what_is_wrong)
     expect_error("plan --steps 10 --slots 3 --strategy store-all", "store-all needs 9 slots for 10 steps, got 3");
     expect_error("plan --steps 10000 --slots 3 --strategy periodic", "periodic needs at least");
     expect_error("plan --steps 10 --slots 3 --strategy disk-revolve", "needs the io ratio");
+    expect_error("plan --steps 10 --slots 3 --strategy async",
+                 "--strategy async decides while it runs, from the step and transfer times: give "
+                 "them to predict it (--state-size BYTES --forward-ms F --reverse-ms B)");
+    expect_error("plan --steps 10 --slots 3 --strategy auto", "or run it (ebb run --strategy auto)");
     expect_error("plan --steps 10 --slots 3 --io-ratio -1", "--io-ratio must be a number >= 0");
     expect_error("plan --steps 10 --slots 3 --bogus", "unknown or incomplete option '--bogus'");
     expect_error("plan --steps 10 --slots 3 extra", "unexpected argument 'extra'");
