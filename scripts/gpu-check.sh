@@ -41,7 +41,7 @@ cd "$root"
 say() { echo "gpu-check: $*" | tee -a "$out/summary.txt" >&2; }
 : > "$out/summary.txt"
 
-deps=(liburing hwloc libxxhash tomlplusplus jansson criterion)
+deps=(liburing hwloc libxxhash tomlplusplus jansson blosc criterion)
 if ! "${PKG_CONFIG:-pkg-config}" --exists "${deps[@]}" 2>/dev/null; then
   if [ ! -d .deps/debs ]; then
     say "missing build dependencies (${deps[*]}) and no .deps/debs to unpack:"

@@ -35,9 +35,11 @@ direct=(
   libzfp-dev libzfp1
   libcriterion-dev libcriterion3
 )
-# What those libraries need in turn (Criterion: libgit2, nanomsg and theirs):
-# unpacked only where the machine lacks them.
+# What those libraries need in turn (Criterion: libgit2, nanomsg and theirs;
+# c-blosc: lz4, snappy, zstd, zlib; zfp: OpenMP's runtime): unpacked only
+# where the machine lacks them.
 indirect=(
+  liblz4-1 libsnappy1v5 libzstd1 zlib1g libgomp1
   libgit2-1.5 libnanomsg5 libhttp-parser2.9 libmbedcrypto7 libmbedtls14 libmbedx509-1
   libssh2-1 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libcom-err2
   libkeyutils1 libffi8 libpcre2-8-0

@@ -27,7 +27,7 @@ endif()
 # find_package(ebb)
 run(${CMAKE_COMMAND} -S ${EBB_CONSUMER_DIR} -B ${EBB_WORK_DIR}/build
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=${san_flags_str}"
-    "-DCMAKE_EXE_LINKER_FLAGS=${san_flags_str}")
+    "-DCMAKE_EXE_LINKER_FLAGS=$ENV{LDFLAGS} ${san_flags_str}")
 run(${CMAKE_COMMAND} --build ${EBB_WORK_DIR}/build)
 run(${EBB_WORK_DIR}/build/consumer)
 
@@ -41,8 +41,11 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config does not know ebb (PKG_CONFIG_PATH=${pcdir})")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
+# the environment's LDFLAGS too (scripts/offline-deps.sh puts the rpath of an
+# unpacked prefix there, where libebb's own dependencies are found)
+separate_arguments(ldflags UNIX_COMMAND "$ENV{LDFLAGS}")
 file(GLOB libdir ${prefix}/lib*/libebb.so ${prefix}/lib/*/libebb.so)
 get_filename_component(libdir "${libdir}" DIRECTORY)
-run(cc -std=c17 -Wall -Werror ${san_flags} ${EBB_CONSUMER_DIR}/main.c ${flags}
+run(cc -std=c17 -Wall -Werror ${san_flags} ${EBB_CONSUMER_DIR}/main.c ${flags} ${ldflags}
     -Wl,-rpath,${libdir} -o ${EBB_WORK_DIR}/consumer_pc)
 run(${EBB_WORK_DIR}/consumer_pc)

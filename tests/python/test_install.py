@@ -81,6 +81,13 @@ def test_pip_install_into_a_fresh_venv_bundles_the_library(tmp_path):
     if r.returncode:
         pytest.skip(f"{sys.executable} -m venv fails here (python3-venv?): {r.stderr}")
     py = venv / "bin" / "python"
+    # A python3 that is itself a venv's (torch installed there, not in the
+    # system's site-packages) gives the new venv its packages by a .pth file.
+    if sys.prefix != sys.base_prefix:
+        r = subprocess.run([str(py), "-c", "import site; print(site.getsitepackages()[0])"],
+                           capture_output=True, text=True, timeout=60, check=True)
+        Path(r.stdout.strip(), "parent-venv.pth").write_text(
+            "\n".join(p for p in sys.path if p.endswith("-packages")) + "\n")
     env = clean_env(EBB_CMAKE_BUILD_DIR=str(BUILD), CMAKE_BUILD_PARALLEL_LEVEL="2",
                     PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     r = subprocess.run([str(py), "-m", "pip", "install", "--no-build-isolation", "--no-deps",

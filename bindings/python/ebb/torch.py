@@ -90,7 +90,10 @@ class _Context:
         if not self.rng:
             return
         if self.in_state:
-            torch.set_rng_state(extra)
+            # A copy: torch >= 2.x reads a byte view at a nonzero offset as if
+            # the offset counted whole generator states (an invalid state, or
+            # memory far past the buffer).
+            torch.set_rng_state(extra.clone())
         elif first:
             now = self.stash()
             last = self.by_step[-1][1] if self.by_step else None
