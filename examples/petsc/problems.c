@@ -83,7 +83,19 @@ static PetscErrorCode VdpJacP(TS ts, PetscReal t, Vec U, Mat A, void *ctx)
     PetscFunctionReturn(0);
 }
 
-/* reaction-diffusion: u_t = D u_xx + k u (1 - u), periodic, h = 1/cells */
+/* reaction-diffusion: u_t = D u_xx + k(t) u (1 - u), periodic, h = 1/cells,
+   k(t) = p (1 + sin(2 pi t) / 2): time-dependent, so that a trajectory that
+   hands back a wrong time changes the gradient */
+static PetscReal Rate(const problem *pb, PetscReal t)
+{
+    return pb->p * (1.0 + 0.5 * PetscSinReal(2.0 * PETSC_PI * t));
+}
+
+static PetscReal RateP(PetscReal t)
+{
+    return 1.0 + 0.5 * PetscSinReal(2.0 * PETSC_PI * t);
+}
+
 static PetscErrorCode RdRHS(TS ts, PetscReal t, Vec U, Vec F, void *ctx)
 {
     problem *pb = ctx;
@@ -93,9 +105,10 @@ static PetscErrorCode RdRHS(TS ts, PetscReal t, Vec U, Vec F, void *ctx)
     PetscInt xs, xm;
     PetscReal h = 1.0 / (PetscReal)pb->cells, c = pb->diffusion / (h * h);
 
+    PetscReal k = Rate(pb, t);
+
     PetscFunctionBegin;
     (void)ts;
-    (void)t;
     PetscCall(CountCall(pb));
     PetscCall(DMGetLocalVector(pb->da, &L));
     PetscCall(DMGlobalToLocalBegin(pb->da, U, INSERT_VALUES, L));
@@ -104,7 +117,7 @@ static PetscErrorCode RdRHS(TS ts, PetscReal t, Vec U, Vec F, void *ctx)
     PetscCall(DMDAVecGetArrayRead(pb->da, L, &u));
     PetscCall(DMDAVecGetArray(pb->da, F, &f));
     for (PetscInt i = xs; i < xs + xm; i++)
-        f[i] = c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) + pb->p * u[i] * (1.0 - u[i]);
+        f[i] = c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) + k * u[i] * (1.0 - u[i]);
     PetscCall(DMDAVecRestoreArrayRead(pb->da, L, &u));
     PetscCall(DMDAVecRestoreArray(pb->da, F, &f));
     PetscCall(DMRestoreLocalVector(pb->da, &L));
@@ -116,16 +129,15 @@ static PetscErrorCode RdJac(TS ts, PetscReal t, Vec U, Mat A, Mat B, void *ctx)
     problem *pb = ctx;
     const PetscScalar *u;
     PetscInt xs, xm;
-    PetscReal h = 1.0 / (PetscReal)pb->cells, c = pb->diffusion / (h * h);
+    PetscReal h = 1.0 / (PetscReal)pb->cells, c = pb->diffusion / (h * h), k = Rate(pb, t);
 
     PetscFunctionBegin;
     (void)ts;
-    (void)t;
     PetscCall(DMDAGetCorners(pb->da, &xs, NULL, NULL, &xm, NULL, NULL));
     PetscCall(DMDAVecGetArrayRead(pb->da, U, &u));
     for (PetscInt i = xs; i < xs + xm; i++) {
         MatStencil row = {.i = i}, cols[3] = {{.i = i - 1}, {.i = i}, {.i = i + 1}};
-        PetscScalar v[3] = {c, -2.0 * c + pb->p * (1.0 - 2.0 * u[i]), c};
+        PetscScalar v[3] = {c, -2.0 * c + k * (1.0 - 2.0 * u[i]), c};
         PetscCall(MatSetValuesStencil(B, 1, &row, 3, cols, v, INSERT_VALUES));
     }
     PetscCall(DMDAVecRestoreArrayRead(pb->da, U, &u));
@@ -145,12 +157,11 @@ static PetscErrorCode RdJacP(TS ts, PetscReal t, Vec U, Mat A, void *ctx)
 
     PetscFunctionBegin;
     (void)ts;
-    (void)t;
     (void)ctx;
     PetscCall(VecGetOwnershipRange(U, &lo, &hi));
     PetscCall(VecGetArrayRead(U, &u));
     for (PetscInt i = lo; i < hi; i++) {
-        PetscScalar v = u[i - lo] * (1.0 - u[i - lo]);
+        PetscScalar v = RateP(t) * u[i - lo] * (1.0 - u[i - lo]);
         PetscCall(MatSetValues(A, 1, &i, 1, &col, &v, INSERT_VALUES));
     }
     PetscCall(VecRestoreArrayRead(U, &u));

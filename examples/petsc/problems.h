@@ -1,8 +1,8 @@
 /*
  * Two PETSc adjoint problems for the ebb trajectory's example and tests:
  * van der Pol (2 unknowns, parameter mu; one rank) and a 1-D
- * reaction-diffusion equation on a periodic DMDA (u_t = D u_xx + k u(1-u),
- * parameter k; any number of ranks). Each gives TS its right-hand side, its
+ * reaction-diffusion equation on a periodic DMDA (u_t = D u_xx + k(t) u(1-u),
+ * k(t) = p (1 + sin(2 pi t)/2), parameter p; any number of ranks). Each gives TS its right-hand side, its
  * Jacobian and the Jacobian with respect to the parameter, so that
  * TSAdjointSolve returns dJ/du0 (lambda) and dJ/dp (mu) of the final state.
  */
