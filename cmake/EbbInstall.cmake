@@ -2,15 +2,25 @@
 # package config so that find_package(ebb) works.
 include(CMakePackageConfigHelpers)
 
+# ebb/petsc.h only with libebb_petsc
+set(EBB_PETSC_HEADER_EXCLUDE PATTERN "petsc.h" EXCLUDE)
+if(EBB_HAVE_PETSC)
+  set(EBB_PETSC_HEADER_EXCLUDE "")
+  install(TARGETS ebb_petsc EXPORT ebbTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
 if(EBB_HAVE_MPI)
-  install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+  install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp"
+    ${EBB_PETSC_HEADER_EXCLUDE})
   install(TARGETS ebb_mpi ebb_mpi_static EXPORT ebbTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 else()
   # ebb/mpi.h only with the library that implements it
-  install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "mpi.h" EXCLUDE)
+  install(DIRECTORY include/ebb DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "mpi.h" EXCLUDE
+    ${EBB_PETSC_HEADER_EXCLUDE})
 endif()
 install(FILES ${PROJECT_BINARY_DIR}/include/ebb/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ebb)
 install(TARGETS ebb ebb_static EXPORT ebbTargets

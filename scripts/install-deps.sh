@@ -10,6 +10,7 @@ packages=(
   libblosc-dev libzfp-dev
   libcriterion-dev
   openmpi-bin libopenmpi-dev
+  petsc-dev
   gfortran
   python3 python3-pytest python3-torch libopenblas0-pthread
 )
