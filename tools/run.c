@@ -17,7 +17,6 @@
 #include "tools/json.h"
 #include "tools/options.h"
 #include "tools/state_data.h"
-#include "tools/trace_file.h"
 #include "tools/workload.h"
 #ifdef EBB_HAVE_MPI
 #include "tools/run_mpi.h"
@@ -53,8 +52,8 @@ static const char run_help[] =
     "  --trace FILE       write the timeline (Chrome trace-event JSON: open it in\n"
     "                     Perfetto); with all, one file per strategy: FILE.<strategy>.\n"
     "                     FILE (absent, or a regular file: not a link) is replaced\n"
-    "                     when the run ends, and left as it was if the run is\n"
-    "                     interrupted or a write fails\n"
+    "                     when the run ends, and left as it was if the run fails,\n"
+    "                     is interrupted or a write fails\n"
     "  --seed S           x_0's seed (default 0); with --mpi rank r uses S + r\n"
     "  --data D           what the states hold: random (default: pseudo-random bytes),\n"
     "                     smooth (a smooth field) or sparse (95 %% zeros), for\n"
@@ -400,33 +399,14 @@ static int load_config(const run_args *a, ebb_config *cfg)
     return 0;
 }
 
-/* workload_run with its timeline in `trace` (NULL: none), written as
- * trace_file.h says; WORKLOAD_FAILED with the reason in r->error when the
- * file cannot be written. */
+/* workload_run with its timeline in `trace` (NULL: none): the library writes
+ * it (runtime/trace.h: FILE replaced only by a complete timeline). */
 static int run_traced(const workload_plan *plan, workload_request *req, const char *trace,
                       workload_result *r)
 {
-    if (!trace)
-        return workload_run(plan, req, r);
-    trace_file tf;
-    char err[sizeof r->error];
-    if (trace_file_open(&tf, trace, err, sizeof err) != 0) {
-        memset(r, 0, sizeof *r);
-        snprintf(r->strategy, sizeof r->strategy, "%s",
-                 ebb_config_strategy_name((ebb_config_strategy)(req->strategy >= 0
-                     ? req->strategy : (int)req->config->strategy)));
-        snprintf(r->error, sizeof r->error, "%s", err);
-        return WORKLOAD_FAILED;
-    }
-    req->trace = tf.runtime_path;
+    req->trace = trace;
     int out = workload_run(plan, req, r);
     req->trace = NULL;
-    /* a run that started wrote a complete timeline of what it did, failed or not */
-    if (trace_file_close(&tf, out != WORKLOAD_SKIPPED, err, sizeof err) != 0) {
-        snprintf(r->error, sizeof r->error, "%s", err);
-        r->ran = 0;
-        return WORKLOAD_FAILED;
-    }
     return out;
 }
 
@@ -535,11 +515,6 @@ int ebb_cmd_run(int argc, char **argv)
     int rc = parse(argc, argv, &a, &fail);
     if (rc)
         return rc == 1 ? 0 : rc;
-    char why[512];
-    if (a.trace && !a.pick.all && !a.mpi && trace_file_check(a.trace, why, sizeof why) != 0) {
-        fprintf(stderr, "ebb run: --trace: %s\n", why);
-        return 2;
-    }
     ebb_config cfg;
     if (load_config(&a, &cfg) != 0)
         return 1;
