@@ -306,8 +306,8 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
             printf("%s\n", res[i].reason);
     for (int i = 0; i < count; i++)
         if (res[i].ran && res[i].on_disk)
-            printf("%s: the fast tier (its budget, or --slots) was too small for it: slots on "
-                   "disk\n", res[i].strategy);
+            printf("%s: slots on disk, as the fast tier could not hold them: %s\n",
+                   res[i].strategy, res[i].on_disk_why);
     for (int i = 0; i < count; i++) {
         const ebb_run_stats *st = &res[i].stats;
         if (res[i].ran && st->bytes_before_compression > 0)
@@ -384,14 +384,18 @@ static int parse(int argc, char **argv, run_args *a, int *fail)
     return 0;
 }
 
-/* The configuration (a->config or the embedded default); 0, or 1 after printing why not. */
+/* The configuration (a->config or the embedded default), checked for states
+ * of --state-size on this machine; 0, or 1 after printing why not. */
 static int load_config(const run_args *a, ebb_config *cfg)
 {
     if (ebb_config_init_default(cfg) != EBB_OK) {
         fprintf(stderr, "ebb run: %s\n", ebb_last_error());
         return 1;
     }
-    if (a->config && ebb_config_load_file(a->config, cfg) != EBB_OK) {
+    /* what the machine cannot hold (a budget above its memory, a GPU tier
+     * without a device) is refused as `ebb demo` refuses it */
+    if ((a->config && ebb_config_load_file(a->config, cfg) != EBB_OK) ||
+        ebb_config_check(cfg, (size_t)a->state_size) != EBB_OK) {
         fprintf(stderr, "ebb run: %s\n", ebb_last_error());
         ebb_config_dispose(cfg);
         return 1;
