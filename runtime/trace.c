@@ -92,8 +92,8 @@ ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int named, do
     int fd = create_beside(t, dir, named, tmp_len);
     if (fd < 0) {
         char why[4200];
-        snprintf(why, sizeof why, "cannot create a file in '%s' (set ebb_run_options.trace or "
-                 "EBB_TRACE to a path in a writable directory)", dir);
+        snprintf(why, sizeof why, "cannot create a file in '%s' (give a path in a writable "
+                 "directory)", dir);
         free(dir);
         return refuse(t, why, errno);
     }

@@ -220,3 +220,21 @@ Test(trace_file, full_file_system, .init = make_dir, .fini = remove_dir)
         cr_skip_test("cannot mount a 64 KiB tmpfs on %s: %s", dir, strerror(errno));
     expect_write_refused((child_env){0}, "No space left on device");
 }
+
+/* A directory that does not exist: the path and the errno text, and no
+ * key or field that the command line does not have (it said "set
+ * run.trace", a key that does not exist). */
+Test(trace_file, missing_directory_named, .init = make_dir, .fini = remove_dir)
+{
+    snprintf(file, sizeof file, "%s/none/t.json", dir);
+    char *text;
+    int rc = finish(start((child_env){0}, quick), &text);
+    cr_expect_eq(rc, 1, "%s", text);
+    char want[256];
+    snprintf(want, sizeof want, "trace file '%s': cannot create a file in '%s/none'", file, dir);
+    cr_expect(strstr(text, want) && strstr(text, "No such file or directory"), "%s", text);
+    static const char *const not_here[] = {"run.trace", "ebb_run_options", "EBB_TRACE"};
+    for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++)
+        cr_expect_null(strstr(text, not_here[i]), "names '%s': %s", not_here[i], text);
+    free(text);
+}
