@@ -100,9 +100,6 @@ static const cli_name data_names[] = {{"random", STATE_DATA_RANDOM},
 static const cli_name element_names[] = {{"float32", EBB_ELEMENT_FLOAT32},
                                          {"float64", EBB_ELEMENT_FLOAT64}, {NULL, 0}};
 
-/* A step time: an hour at most (the workload counts its passes in an int64). */
-#define STEP_MS_MAX 3.6e6
-
 #define OPT(n, k, f) CLI_OPT(run_args, n, k, f)
 static const cli_option run_options[] = {
     {OPT("config", CLI_STRING, config)},
@@ -114,8 +111,8 @@ static const cli_option run_options[] = {
     {OPT("io-ratio", CLI_DOUBLE, io_ratio)},
     /* the workload's buffers hold a few states, sizes in size_t */
     {OPT("state-size", CLI_SIZE, state_size), .min = 1, .max = INT64_MAX},
-    {OPT("forward-ms", CLI_DOUBLE, forward_ms), .most = STEP_MS_MAX},
-    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms), .most = STEP_MS_MAX},
+    {OPT("forward-ms", CLI_DOUBLE, forward_ms), .most = CLI_STEP_MS_MAX},
+    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms), .most = CLI_STEP_MS_MAX},
     {OPT("audit", CLI_FLAG, audit), .value = EBB_AUDIT_HASH},
     {OPT("inplace", CLI_FLAG, inplace)},
     {OPT("json", CLI_FLAG, json)},
