@@ -267,10 +267,14 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         any = res[i].ran ? &res[i] : NULL;
     if (strspn(size, "0123456789") == strlen(size))
         snprintf(size + strlen(size), sizeof size - strlen(size), " bytes");
-    printf("ebb run: %lld steps, state %s; forward %d pass%s, reverse %d pass%s of %.3g ms; "
+    /* the step times asked, else what the passes over the state take */
+    double fwd_ms = p->forward_s > 0 ? p->forward_s * 1e3
+                                     : (double)p->forward_passes * p->pass_s * 1e3;
+    double rev_ms = p->reverse_s > 0 ? p->reverse_s * 1e3
+                                     : (double)(p->reverse_passes + 1) * p->pass_s * 1e3;
+    printf("ebb run: %lld steps, state %s; forward step %.3g ms, reverse step %.3g ms; "
            "audit %s%s\n\n",
-           (long long)p->steps, size, (int)p->forward_passes, p->forward_passes == 1 ? "" : "es",
-           (int)p->reverse_passes, p->reverse_passes == 1 ? "" : "es", p->pass_s * 1e3,
+           (long long)p->steps, size, fwd_ms, rev_ms,
            any ? ebb_audit_name(any->info.audit) : "?", a->inplace ? "; in-place forward" : "");
     printf("%-17s %-9s %8s %10s %9s %8s %8s %7s %5s %5s %5s  %s\n", "strategy", "tiers",
            "forward", "recomputed", "wall s", "overhead", "stall s", "fwd/cb", "gpu", "host",
