@@ -230,6 +230,49 @@ static inline void wl_config(ebb_config *cfg, char *dir, size_t dir_len)
     cfg->gpu.enabled = 0;
 }
 
+/* The contract tests' setup: a configuration (with wl_config's directory), */
+typedef struct wl_setup {
+    char dir[256];
+    ebb_config cfg;
+} wl_setup;
+
+static inline void wl_setup_open(wl_setup *env) { wl_config(&env->cfg, env->dir, sizeof env->dir); }
+
+static inline void wl_setup_close(wl_setup *env)
+{
+    rmdir(env->dir);
+    ebb_config_dispose(&env->cfg);
+}
+
+/* the options of n steps of w's callbacks under cfg, */
+static inline ebb_run_options wl_options(wl *w, ebb_config *cfg, int64_t n)
+{
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = w->size;
+    o.steps = n;
+    o.config = cfg;
+    o.forward = wl_forward_cb;
+    o.reverse = wl_reverse_cb;
+    o.user = w;
+    return o;
+}
+
+/* a run that must be created, */
+static inline ebb_run *wl_create(const ebb_run_options *o)
+{
+    ebb_run *run = NULL;
+    cr_assert_eq(ebb_run_create(o, &run), EBB_OK, "%s", ebb_last_error());
+    return run;
+}
+
+/* and a call that must fail with `want`, saying `text`. */
+static inline void wl_says(ebb_status got, ebb_status want, const char *text)
+{
+    cr_assert_eq(got, want, "got %s: %s", ebb_status_name(got), ebb_last_error());
+    cr_assert(strstr(ebb_last_error(), text), "'%s' lacks '%s'", ebb_last_error(), text);
+}
+
 /* Number of entries in dir other than . and .. */
 static inline int wl_dir_entries(const char *dir)
 {
