@@ -13,40 +13,18 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "support/scratch_dir.h"
 #include "workload.h"
 
 static char dir[64], file[128];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ebb-trace-lib-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    scratch_dir_make(dir, sizeof dir, "ebb-trace-lib");
     snprintf(file, sizeof file, "%s/t.json", dir);
 }
 
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[512];
-    while (d && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
+static void remove_dir(void) { scratch_dir_remove(dir); }
 
 static char *slurp(const char *path)
 {
@@ -117,7 +95,7 @@ static ebb_status traced(const char *path, int named, how h, int64_t steps, ebb_
 Test(trace_replace, complete_run_replaces_the_file, .init = make_dir, .fini = remove_dir)
 {
     for (int named = 0; named < 2; named++) {
-        put(file, "previous");
+        scratch_put(file, "previous");
         ebb_status swept;
         cr_assert_eq(traced(file, named, TO_END, 30, &swept), EBB_OK, "%s", ebb_last_error());
         cr_assert_eq(swept, EBB_OK, "%s", ebb_last_error());
@@ -141,7 +119,7 @@ Test(trace_replace, symlink_refused_its_target_untouched, .init = make_dir, .fin
 {
     char target[192];
     snprintf(target, sizeof target, "%s/target", dir);
-    put(target, "precious");
+    scratch_put(target, "precious");
     cr_assert_eq(symlink(target, file), 0);
     for (int named = 0; named < 2; named++) {
         ebb_status swept;
@@ -160,7 +138,7 @@ Test(trace_replace, unfinished_run_leaves_the_file, .init = make_dir, .fini = re
 {
     for (int named = 0; named < 2; named++) {
         for (how h = DESTROY_AFTER_FORWARD; h <= FAIL_IN_REVERSE; h++) {
-            put(file, "previous");
+            scratch_put(file, "previous");
             ebb_status swept;
             cr_assert_eq(traced(file, named, h, 30, &swept), EBB_OK, "%s", ebb_last_error());
             cr_assert_eq(swept, h == FAIL_IN_REVERSE ? EBB_ERR_CALLBACK : EBB_OK, "%s",
@@ -183,7 +161,7 @@ Test(trace_replace, failed_write_named_with_errno_text, .init = make_dir, .fini 
     struct rlimit lim = {4096, 4096};
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
     for (int named = 0; named < 2; named++) {
-        put(file, "previous");
+        scratch_put(file, "previous");
         ebb_status swept;
         cr_assert_eq(traced(file, named, TO_END, 200, &swept), EBB_OK, "%s", ebb_last_error());
         cr_expect_eq(swept, EBB_ERR_IO, "named %d: %s", named, ebb_last_error());

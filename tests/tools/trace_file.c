@@ -16,41 +16,18 @@
 #include <time.h>
 
 #include "support/cli_run.h"
+#include "support/scratch_dir.h"
 
 static char dir[64];
 static char file[128];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ebb-trace-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    scratch_dir_make(dir, sizeof dir, "ebb-trace");
     snprintf(file, sizeof file, "%s/t.json", dir);
 }
 
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[512];
-    while (d && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    }
-    if (d)
-        closedir(d);
-    umount2(dir, MNT_DETACH);
-    rmdir(dir);
-}
-
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
+static void remove_dir(void) { scratch_dir_remove(dir); }
 
 /* A complete timeline: the JSON object the runtime writes, closed. */
 static void expect_timeline(const char *path)
@@ -116,7 +93,7 @@ static const char *const quick[] = {"--steps", "20", "--state-size", "4KiB", NUL
 Test(trace_file, replaces_the_previous_file_whole, .init = make_dir, .fini = remove_dir)
 {
     {
-        put(file, "old");
+        scratch_put(file, "old");
         char *text;
         int rc = finish(start((child_env){0}, quick), &text);
         cr_expect_eq(rc, 0, "%s", text);
@@ -136,7 +113,7 @@ Test(trace_file, symlink_not_followed, .init = make_dir, .fini = remove_dir)
 {
     char target[192];
     snprintf(target, sizeof target, "%s/target", dir);
-    put(target, "precious");
+    scratch_put(target, "precious");
     cr_assert_eq(symlink(target, file), 0);
     char *text;
     int rc = finish(start((child_env){0}, quick), &text);
@@ -154,7 +131,7 @@ Test(trace_file, symlink_not_followed, .init = make_dir, .fini = remove_dir)
 static void interrupt(int previous)
 {
     if (previous)
-        put(file, "previous");
+        scratch_put(file, "previous");
     else
         unlink(file);
     const char *const slow[] = {"--steps", "100000", "--state-size", "4KiB", "--forward-ms",
@@ -190,7 +167,7 @@ Test(trace_file, sigint_keeps_the_previous_file, .init = make_dir, .fini = remov
 
 static void expect_write_refused(child_env env, const char *why)
 {
-    put(file, "previous");
+    scratch_put(file, "previous");
     const char *const longer[] = {"--steps", "3000", "--state-size", "4KiB", NULL};
     char *text;
     int rc = finish(start(env, longer), &text);
