@@ -12,6 +12,7 @@ Test(run_progress_cli, nothing_on_a_pipe)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert_null(strchr(r.err, '\r'), "a carriage return on a pipe: %s", r.err);
     cr_assert_null(strstr(r.err, " of 100"), "a progress line from a short run: %s", r.err);
+    cli_free(&r);
 }
 
 Test(run_progress_cli, rewritten_on_a_terminal, .timeout = 60)
