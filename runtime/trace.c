@@ -78,24 +78,24 @@ ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int named, do
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the trace file's name");
     }
     struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    int exists = lstat(path, &st) == 0;
+    if ((exists && S_ISLNK(st.st_mode)) || (exists && !S_ISREG(st.st_mode))) {
         free(dir);
-        return refuse(t, "is a symbolic link; give the path of a regular file (the timeline "
-                         "replaces the file when the run ends and is never written through a "
-                         "link)", 0);
-    }
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        free(dir);
-        return refuse(t, "exists and is not a regular file; give the path of a new or a "
-                         "regular file", 0);
+        return refuse(t, S_ISLNK(st.st_mode)
+                             ? "is a symbolic link; give the path of a regular file (the "
+                               "timeline replaces the file when the run ends and is never "
+                               "written through a link)"
+                             : "exists and is not a regular file; give the path of a new or a "
+                               "regular file", 0);
     }
     int fd = create_beside(t, dir, named, tmp_len);
     if (fd < 0) {
+        int e = errno;
         char why[4200];
         snprintf(why, sizeof why, "cannot create a file in '%s' (give a path in a writable "
                  "directory)", dir);
         free(dir);
-        return refuse(t, why, errno);
+        return refuse(t, why, e);
     }
     free(dir);
     if (!(t->f = fdopen(fd, "w"))) {
@@ -118,6 +118,8 @@ ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int named, do
 static void event(rt_trace *t, int track, const char *name, int64_t step, const char *detail,
                   double t0, double t1)
 {
+    if (t->error) /* the timeline is lost already (a full disk): no more writes */
+        return;
     double ts = (t0 - t->t0) * 1e6, dur = (t1 - t0) * 1e6;
     fprintf(t->f,
             ",\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, "
