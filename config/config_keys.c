@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "config/config_internal.h"
+#include "storage/codec_names.h"
 
 /* offsetof(ebb_config, m), refused at compile time (an array of size -1) when
  * the field is not the size of the type the key's type stores. */
@@ -184,7 +185,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_DISK_COMPRESSION] = {
         .name = "tier.disk.compression", ENUM(disk.compression.mode),
-        .names = ebb_config_compression_names, .name_count = EBB_COMPRESSION_COUNT,
+        .names = ebb_codec_mode_names, .name_count = EBB_COMPRESSION_COUNT,
         .c_type = "ebb_compression", .dflt = EBB_COMPRESSION_OFF,
         .doc = "States compressed on their way to the disk and decompressed on their way "
                "back (docs/compression.md): \"off\"; \"lossless\" (c-blosc: every byte "
@@ -193,7 +194,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_DISK_CODEC] = {
         .name = "tier.disk.codec", ENUM(disk.compression.codec),
-        .names = ebb_config_codec_names, .name_count = EBB_CODEC_COUNT,
+        .names = ebb_codec_names, .name_count = EBB_CODEC_COUNT,
         .c_type = "ebb_codec_name", .dflt = EBB_CODEC_LZ4,
         .doc = "c-blosc's compressor: \"lz4\", \"lz4hc\", \"zstd\", \"zlib\" or "
                "\"blosclz\"." LOSSLESS_ONLY,
@@ -205,7 +206,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_DISK_SHUFFLE] = {
         .name = "tier.disk.shuffle", ENUM(disk.compression.shuffle),
-        .names = ebb_config_shuffle_names, .name_count = EBB_SHUFFLE_COUNT,
+        .names = ebb_codec_shuffle_names, .name_count = EBB_SHUFFLE_COUNT,
         .c_type = "ebb_shuffle", .dflt = EBB_SHUFFLE_BYTE,
         .doc = "c-blosc's shuffle of each value's bytes (\"byte\") or bits (\"bit\") "
                "before compressing, over values of the element's size; \"none\"."
@@ -213,7 +214,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_DISK_ELEMENT] = {
         .name = "tier.disk.element", ENUM(disk.compression.element),
-        .names = ebb_config_element_names, .name_count = EBB_ELEMENT_COUNT,
+        .names = ebb_codec_element_names, .name_count = EBB_ELEMENT_COUNT,
         .c_type = "ebb_element", .dflt = EBB_ELEMENT_BYTES,
         .doc = "What a state is an array of: \"bytes\" (unknown), \"float32\" or "
                "\"float64\". The lossy modes need a float type; lossless shuffles values "

@@ -26,13 +26,6 @@ const char *const ebb_config_audit_names[EBB_CONFIG_AUDIT_COUNT] = {
     [EBB_AUDIT_OFF] = "off", [EBB_AUDIT_REPLAY] = "replay", [EBB_AUDIT_HASH] = "hash",
 };
 
-const char *const ebb_config_compression_names[EBB_COMPRESSION_COUNT] = {
-    "off", "lossless", "fixed-rate", "fixed-precision", "fixed-accuracy"};
-const char *const ebb_config_codec_names[EBB_CODEC_COUNT] = {"lz4", "lz4hc", "zstd", "zlib",
-                                                             "blosclz"};
-const char *const ebb_config_shuffle_names[EBB_SHUFFLE_COUNT] = {"none", "byte", "bit"};
-const char *const ebb_config_element_names[EBB_ELEMENT_COUNT] = {"bytes", "float32", "float64"};
-
 const char *ebb_config_strategy_name(ebb_config_strategy strategy)
 {
     return (unsigned)strategy < EBB_CONFIG_STRATEGY_COUNT ? ebb_config_strategy_names[strategy] : "?";

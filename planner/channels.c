@@ -102,19 +102,55 @@ static double slowdown(probes *pr)
     return alone > 0 && during > alone ? during / alone - 1.0 : 0.0;
 }
 
+/* The slots of the measurement, within the disk's and the host's budgets
+ * (the run's pools are made after it, so it may use them whole): up to
+ * MEASURE_SLOTS states of at most 16 MiB (a large state is measured in
+ * part), fewer where the budgets hold fewer, and one smaller part of a state
+ * where they hold none (4 KiB at least: a disk budget holds one state
+ * rounded up to 4 KiB). */
+static ebb_status measure_slots(const ebb_config *cfg, size_t state, size_t *size, int32_t *count)
+{
+    const uint64_t align = 4096; /* as the disk pool rounds a slot */
+    uint64_t room = UINT64_MAX, b;
+    for (int t = EBB_TIER_HOST; t <= EBB_TIER_DISK; t++) {
+        ebb_status st = ebb_config_budget(cfg, (ebb_tier)t, &b);
+        if (st != EBB_OK)
+            return st;
+        if (b > 0 && b < room) /* 0: a disabled tier bounds nothing */
+            room = b;
+    }
+    uint64_t s = state < (size_t)16 << 20 ? state : (size_t)16 << 20;
+    uint64_t per = (s + align - 1) / align * align;
+    uint64_t fit = room / per;
+    if (fit == 0) {
+        s = room / align * align;
+        if (s == 0)
+            return ebb_fail(EBB_ERR_NO_MEMORY,
+                            "the budgets leave %llu bytes, below the 4 KiB the disk needs to be "
+                            "measured: raise tier.disk.budget and tier.host.budget",
+                            (unsigned long long)room);
+        fit = 1;
+    }
+    *size = (size_t)s;
+    *count = fit < MEASURE_SLOTS ? (int32_t)fit : MEASURE_SLOTS;
+    return EBB_OK;
+}
+
 ebb_status ebb_plan_channels_measure(ebb_plan_problem *p, const ebb_config *cfg)
 {
     if (!p || !cfg || p->state_size == 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_plan_channels_measure: NULL argument or state_size 0");
-    /* at most 128 MiB a direction: a large state is measured in part */
-    size_t size = p->state_size < (size_t)16 << 20 ? p->state_size : (size_t)16 << 20;
-    int32_t count = MEASURE_SLOTS;
+    size_t size = 0;
+    int32_t count = 0;
+    ebb_status st = measure_slots(cfg, p->state_size, &size, &count);
+    if (st != EBB_OK)
+        return ebb_fail_context(st, "measuring the disk");
     ebb_pool_options dopt, hopt;
     ebb_config raw = *cfg; /* shallow, only read: the device's own rate, not the pace */
     raw.disk.max_bandwidth = 0;
     cfg = &raw;
-    ebb_status st = ebb_config_pool_options(cfg, EBB_TIER_DISK, size, &dopt);
+    st = ebb_config_pool_options(cfg, EBB_TIER_DISK, size, &dopt);
     if (st != EBB_OK)
         return ebb_fail_context(st, "measuring the disk");
     ebb_pool_options_init(&hopt, EBB_TIER_HOST);
@@ -145,7 +181,7 @@ ebb_status ebb_plan_channels_measure(ebb_plan_problem *p, const ebb_config *cfg)
     /* one state alone, after a pause, as the runtime's reads and spaced
      * writes come: what it takes beyond size / bandwidth is the latency */
     for (int k = 0; k < 2 && st == EBB_OK; k++) {
-        double t;
+        double t = 0;
         pause_ms(5);
         if ((st = move_all(disk, host, 1, 1, &t, NULL)) == EBB_OK && t < w1)
             w1 = t;

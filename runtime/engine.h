@@ -61,6 +61,8 @@ typedef struct rt_create_args {
     const ebb_storage_fault *fault; /* tests: the disk pool's injected faults, or NULL */
     rt_agree *agree;           /* other processes run the same schedule; NULL: none */
     const char *trace;         /* the timeline file, or NULL */
+    int trace_named;           /* tests: its temporary file named, as where the file
+                                  system refuses O_TMPFILE */
 } rt_create_args;
 
 /* Creates a run (the agreement, if any, is the run's from then on). */

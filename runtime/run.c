@@ -115,7 +115,7 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
     ebb_status st;
     if ((st = rt_setup_schedule(run, a)) == EBB_OK && (st = rt_setup_pools(run, a)) == EBB_OK &&
         (st = rt_audit_init(run)) == EBB_OK && a->trace)
-        st = rt_trace_open(&run->trace, run->io, a->trace, rt_clock(run));
+        st = rt_trace_open(&run->trace, run->io, a->trace, a->trace_named, rt_clock(run));
     if (st != EBB_OK) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", ebb_last_error());
@@ -151,7 +151,7 @@ void ebb_run_destroy(ebb_run *run)
         return;
     if (run->host.pool || run->gpu.pool || run->disk)
         (void)rt_drain(run);
-    (void)rt_trace_close(&run->trace, rt_clock(run));
+    rt_trace_discard(&run->trace); /* a timeline not finished: the path as it was */
     release_all(run);
     rt_mem_free(&run->host);
     rt_mem_free(&run->gpu);
@@ -415,7 +415,8 @@ static ebb_status end_reverse(ebb_run *run)
     run->phase = RT_REVERSED;
     run->stats.reverse_sweep_s = rt_clock(run) - run->t_reverse_begin;
     run->stats.wall_s = run->stats.forward_sweep_s + run->stats.reverse_sweep_s;
-    return EBB_OK;
+    /* the timeline is complete: it replaces the trace file (the sweep itself ended) */
+    return rt_trace_finish(&run->trace, rt_clock(run));
 }
 
 ebb_status ebb_run_reverse(ebb_run *run)

@@ -1,6 +1,10 @@
 /* The timeline file (see trace.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/error_internal.h"
 #include "runtime/trace.h"
@@ -10,15 +14,95 @@ static const char *const track_name[RT_TRACK_COUNT] = {
     [RT_TRACK_HOST_GPU] = "host -> gpu",    [RT_TRACK_HOST_DISK] = "host -> disk",
     [RT_TRACK_DISK_HOST] = "disk -> host"};
 
-ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, double now)
+/* The directory part of path ("." without one) into a new string. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+/* The first failed write's errno, kept (errno alone is overwritten later). */
+static void check(rt_trace *t)
+{
+    if (!t->error && ferror(t->f))
+        t->error = errno ? errno : EIO;
+}
+
+static ebb_status refuse(rt_trace *t, const char *why, int e)
+{
+    ebb_status st = e ? ebb_fail(EBB_ERR_IO, "trace file '%s': %s: %s", t->path, why, strerror(e))
+                      : ebb_fail(EBB_ERR_IO, "trace file '%s' %s", t->path, why);
+    rt_trace_discard(t);
+    return st;
+}
+
+/* The unnamed file in dir, or (named, or O_TMPFILE refused) a new named one
+ * beside path: its descriptor, or -1 with errno. */
+static int create_beside(rt_trace *t, const char *dir, int named, size_t tmp_len)
+{
+    if (!named) {
+        int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+            return fd;
+    }
+    for (int i = 0; i < 100; i++) {
+        snprintf(t->tmp, tmp_len, "%s.tmp.%ld.%d", t->path, (long)getpid(), i);
+        /* O_EXCL | O_NOFOLLOW: never an existing file, nor through a link */
+        int fd = open(t->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) {
+            if (fd < 0)
+                t->tmp[0] = '\0';
+            return fd;
+        }
+    }
+    t->tmp[0] = '\0';
+    errno = EEXIST;
+    return -1;
+}
+
+ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int named, double now)
 {
     memset(t, 0, sizeof *t);
     t->io = io;
-    t->f = fopen(path, "w");
-    if (!t->f)
-        return ebb_fail(EBB_ERR_IO, "trace file '%s': %s (set run.trace, EBB_TRACE or "
-                                    "ebb_run_options.trace to a writable path)",
-                        path, strerror(errno));
+    size_t tmp_len = strlen(path) + 48;
+    t->path = strdup(path);
+    t->tmp = calloc(1, tmp_len);
+    char *dir = dir_of(path);
+    if (!t->path || !t->tmp || !dir) {
+        free(dir);
+        rt_trace_discard(t);
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the trace file's name");
+    }
+    struct stat st;
+    int exists = lstat(path, &st) == 0;
+    if ((exists && S_ISLNK(st.st_mode)) || (exists && !S_ISREG(st.st_mode))) {
+        free(dir);
+        return refuse(t, S_ISLNK(st.st_mode)
+                             ? "is a symbolic link; give the path of a regular file (the "
+                               "timeline replaces the file when the run ends and is never "
+                               "written through a link)"
+                             : "exists and is not a regular file; give the path of a new or a "
+                               "regular file", 0);
+    }
+    int fd = create_beside(t, dir, named, tmp_len);
+    if (fd < 0) {
+        int e = errno;
+        char why[4200];
+        snprintf(why, sizeof why, "cannot create a file in '%s' (give a path in a writable "
+                 "directory)", dir);
+        free(dir);
+        return refuse(t, why, e);
+    }
+    free(dir);
+    if (!(t->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        return refuse(t, "cannot open a stream on it", e);
+    }
     t->t0 = now;
     fprintf(t->f, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
     fprintf(t->f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, "
@@ -27,12 +111,15 @@ ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, double now)
         fprintf(t->f, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
                       "\"args\": {\"name\": \"%s\"}}",
                 k, track_name[k]);
+    check(t);
     return EBB_OK;
 }
 
 static void event(rt_trace *t, int track, const char *name, int64_t step, const char *detail,
                   double t0, double t1)
 {
+    if (t->error) /* the timeline is lost already (a full disk): no more writes */
+        return;
     double ts = (t0 - t->t0) * 1e6, dur = (t1 - t0) * 1e6;
     fprintf(t->f,
             ",\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, "
@@ -40,6 +127,7 @@ static void event(rt_trace *t, int track, const char *name, int64_t step, const 
             name, track == RT_TRACK_COMPUTE ? "compute" : "transfer", track, ts,
             dur > 0 ? dur : 0, (long long)step, detail ? ", \"detail\": \"" : "",
             detail ? detail : "", detail ? "\"" : "");
+    check(t);
     t->events++;
 }
 
@@ -94,20 +182,63 @@ int rt_trace_track(int from, int to)
     return 0;
 }
 
-ebb_status rt_trace_close(rt_trace *t, double now)
+/* Gives the unnamed file a name beside the path (linkat through /proc):
+ * 0 or errno. */
+static int name_it(rt_trace *t, int fd, size_t tmp_len)
+{
+    if (t->tmp[0])
+        return 0;
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    for (int i = 0; i < 100; i++) {
+        snprintf(t->tmp, tmp_len, "%s.tmp.%ld.%d", t->path, (long)getpid(), i);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, t->tmp, AT_SYMLINK_FOLLOW) == 0)
+            return 0;
+        if (errno != EEXIST)
+            break;
+    }
+    int e = errno;
+    t->tmp[0] = '\0';
+    return e;
+}
+
+ebb_status rt_trace_finish(rt_trace *t, double now)
 {
     if (!t->f)
         return EBB_OK;
     rt_trace_poll(t, now, 1);
     fprintf(t->f, "\n]}\n");
-    int bad = ferror(t->f);
-    int e = errno;
-    if (fclose(t->f) != 0 && !bad) {
-        bad = 1;
+    check(t);
+    int e = t->error;
+    if (!e && fflush(t->f) != 0)
         e = errno;
-    }
+    int fd = fileno(t->f);
+    if (!e && fsync(fd) != 0 && errno != EINVAL) /* EINVAL: a file that cannot sync */
+        e = errno;
+    if (!e)
+        e = name_it(t, fd, strlen(t->path) + 48);
+    if (!e && rename(t->tmp, t->path) != 0)
+        e = errno;
+    if (!e)
+        t->tmp[0] = '\0'; /* it is the path now */
+    char *path = t->path;
+    t->path = NULL;
+    rt_trace_discard(t);
+    ebb_status st = e ? ebb_fail(EBB_ERR_IO, "trace file '%s': %s (the timeline is not written; "
+                                             "the file is as it was)", path, strerror(e))
+                      : EBB_OK;
+    free(path);
+    return st;
+}
+
+void rt_trace_discard(rt_trace *t)
+{
+    if (t->f)
+        fclose(t->f); /* an unnamed file vanishes here */
     t->f = NULL;
-    if (bad)
-        return ebb_fail(EBB_ERR_IO, "writing the trace file: %s", strerror(e));
-    return EBB_OK;
+    if (t->tmp && t->tmp[0])
+        unlink(t->tmp);
+    free(t->tmp);
+    free(t->path);
+    t->tmp = t->path = NULL;
 }

@@ -7,6 +7,16 @@
  * Events are written as they end, through stdio's buffer: a few hundred
  * bytes per step. A transfer's end is when the runtime saw it complete (it
  * looks at each step boundary), so it is late by at most one step.
+ *
+ * The file at the path is either what it was or a complete timeline, never
+ * a part of one: a symbolic link or anything but a regular file there is
+ * refused (nothing is written through a link); the events go into a file
+ * beside it, created unnamed (O_TMPFILE, which vanishes with the process if
+ * it is killed) or, where the file system cannot, named PATH.tmp.PID.N with
+ * O_CREAT | O_EXCL | O_NOFOLLOW, close-on-exec both, mode 0666 less the
+ * umask as fopen("w") gives. When the reverse sweep ends the file is
+ * completed, flushed, fsynced and renamed over the path; on a failed write,
+ * or when the run is destroyed before its end, it is removed.
  */
 #ifndef EBB_RUNTIME_TRACE_H
 #define EBB_RUNTIME_TRACE_H
@@ -33,7 +43,10 @@ typedef struct rt_open_transfer {
 } rt_open_transfer;
 
 typedef struct rt_trace {
-    FILE *f;
+    FILE *f;            /* the file beside path; NULL: no timeline (or done) */
+    char *path;         /* where the timeline goes */
+    char *tmp;          /* the temporary file's name; "" while unnamed */
+    int error;          /* errno of the first failed write, 0 */
     rt_io *io;          /* tests the transfers' tickets */
     double t0;          /* the run's creation: time 0 of the file */
     int events;
@@ -41,10 +54,15 @@ typedef struct rt_trace {
     int nopen;
 } rt_trace;
 
-/* Opens `path` for writing (truncating it); EBB_ERR_IO naming the path. */
-ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, double now);
-/* Ends the JSON and closes the file (open transfers end now). */
-ebb_status rt_trace_close(rt_trace *t, double now);
+/* Creates the file beside `path` (named: the named way, as where O_TMPFILE
+ * is refused; tests); EBB_ERR_IO naming the path and the errno text. */
+ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int named, double now);
+/* Ends the JSON (open transfers end now) and renames the file over the
+ * path; EBB_ERR_IO naming the path and the errno text (the file removed, the
+ * path as it was). The trace is closed either way. */
+ebb_status rt_trace_finish(rt_trace *t, double now);
+/* Removes the file unfinished (the path as it was) and frees the trace. */
+void rt_trace_discard(rt_trace *t);
 
 /* A compute event: name is "forward", "recompute", "reverse" or "stall". */
 void rt_trace_span(rt_trace *t, const char *name, int64_t step, const char *detail, double t0,

@@ -5,14 +5,13 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "ebb/codec.h"
+#include "storage/codec_names.h"
 
-static const char *const mode_names[EBB_COMPRESSION_COUNT] = {
+const char *const ebb_codec_mode_names[EBB_COMPRESSION_COUNT] = {
     "off", "lossless", "fixed-rate", "fixed-precision", "fixed-accuracy"};
-static const char *const codec_names[EBB_CODEC_COUNT] = {"lz4", "lz4hc", "zstd", "zlib",
-                                                         "blosclz"};
-static const char *const shuffle_names[EBB_SHUFFLE_COUNT] = {"none", "byte", "bit"};
-static const char *const element_names[EBB_ELEMENT_COUNT] = {"bytes", "float32", "float64"};
+const char *const ebb_codec_names[EBB_CODEC_COUNT] = {"lz4", "lz4hc", "zstd", "zlib", "blosclz"};
+const char *const ebb_codec_shuffle_names[EBB_SHUFFLE_COUNT] = {"none", "byte", "bit"};
+const char *const ebb_codec_element_names[EBB_ELEMENT_COUNT] = {"bytes", "float32", "float64"};
 
 static const char *name_of(const char *const *names, int count, int v)
 {
@@ -39,19 +38,19 @@ static ebb_status from_name(const char *name, const char *const *names, int coun
 
 const char *ebb_compression_name(ebb_compression m)
 {
-    return name_of(mode_names, EBB_COMPRESSION_COUNT, (int)m);
+    return name_of(ebb_codec_mode_names, EBB_COMPRESSION_COUNT, (int)m);
 }
 const char *ebb_codec_name_str(ebb_codec_name c)
 {
-    return name_of(codec_names, EBB_CODEC_COUNT, (int)c);
+    return name_of(ebb_codec_names, EBB_CODEC_COUNT, (int)c);
 }
 const char *ebb_shuffle_name(ebb_shuffle s)
 {
-    return name_of(shuffle_names, EBB_SHUFFLE_COUNT, (int)s);
+    return name_of(ebb_codec_shuffle_names, EBB_SHUFFLE_COUNT, (int)s);
 }
 const char *ebb_element_name(ebb_element e)
 {
-    return name_of(element_names, EBB_ELEMENT_COUNT, (int)e);
+    return name_of(ebb_codec_element_names, EBB_ELEMENT_COUNT, (int)e);
 }
 
 #define FROM_NAME(fn, type, names, count, what)                                             \
@@ -63,11 +62,13 @@ const char *ebb_element_name(ebb_element e)
             *out = (type)v;                                                                 \
         return st;                                                                          \
     }
-FROM_NAME(ebb_compression_from_name, ebb_compression, mode_names, EBB_COMPRESSION_COUNT,
-          "compression")
-FROM_NAME(ebb_codec_from_name, ebb_codec_name, codec_names, EBB_CODEC_COUNT, "codec")
-FROM_NAME(ebb_shuffle_from_name, ebb_shuffle, shuffle_names, EBB_SHUFFLE_COUNT, "shuffle")
-FROM_NAME(ebb_element_from_name, ebb_element, element_names, EBB_ELEMENT_COUNT, "element type")
+FROM_NAME(ebb_compression_from_name, ebb_compression, ebb_codec_mode_names,
+          EBB_COMPRESSION_COUNT, "compression")
+FROM_NAME(ebb_codec_from_name, ebb_codec_name, ebb_codec_names, EBB_CODEC_COUNT, "codec")
+FROM_NAME(ebb_shuffle_from_name, ebb_shuffle, ebb_codec_shuffle_names, EBB_SHUFFLE_COUNT,
+          "shuffle")
+FROM_NAME(ebb_element_from_name, ebb_element, ebb_codec_element_names, EBB_ELEMENT_COUNT,
+          "element type")
 #undef FROM_NAME
 
 size_t ebb_element_size(ebb_element e)

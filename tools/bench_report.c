@@ -248,6 +248,21 @@ static const char *ordinal(int64_t k, char *buf, size_t n)
     return buf;
 }
 
+/* A bandwidth in the table's GB/s: two decimals, and three significant
+ * digits below 1 GB/s (a small state's 0.0042 printed as 0.00). */
+static const char *gbps(double v, char *buf, size_t n)
+{
+    snprintf(buf, n, v > 0 && v < 1 ? "%.3g" : "%.2f", v);
+    return buf;
+}
+
+/* "1 slot", "2 slots" */
+static const char *plural(int k, const char *what, char *buf, size_t n)
+{
+    snprintf(buf, n, "%d %s%s", k, what, k == 1 ? "" : "s");
+    return buf;
+}
+
 /* The disk row's details, after its bandwidths. */
 static void table_disk_details(const bench_result *r)
 {
@@ -263,9 +278,12 @@ static void table_disk_details(const bench_result *r)
         memcpy(lim, ", paced to ", 12);
         ebb_format_rate((uint64_t)r->max_bandwidth, lim + 11, sizeof lim - 11);
     }
-    printf(" %9s %9s %9s  %s moved each way, %d slots, %d in flight, %s, %s, "
+    char n1[32], n2[48];
+    /* states in flight, not requests (--depth, in the header) */
+    printf(" %9s %9s %9s  %s moved each way, %s, %s in flight, %s, %s, "
            "%d thread%s%s%s\n",
-           "-", "-", "-", size_str(r->moved, s1, sizeof s1), (int)r->slots, (int)r->in_flight,
+           "-", "-", "-", size_str(r->moved, s1, sizeof s1), plural((int)r->slots, "slot", n1,
+           sizeof n1), plural((int)r->in_flight, "state", n2, sizeof n2),
            r->direct ? "O_DIRECT" : "buffered (page cache!)", reg, (int)r->threads,
            r->threads == 1 ? "" : "s", r->checksum ? ", checksums" : "", lim);
 }
@@ -273,20 +291,22 @@ static void table_disk_details(const bench_result *r)
 /* One tier's row: its figures, or why it was skipped. */
 static void table_tier(ebb_tier t, const bench_result *r, const char *skipped)
 {
-    char s1[32];
+    char s1[32], g1[32], g2[32], g3[32], n1[48];
     if (!r->ran) {
         if (skipped[0])
             printf("%-5s skipped: %s\n", ebb_tier_name(t), skipped);
         return;
     }
-    printf("%-5s %-9s %9.2f %9.2f", ebb_tier_name(t), r->backend, r->write_GBps, r->read_GBps);
+    printf("%-5s %-9s %9s %9s", ebb_tier_name(t), r->backend, gbps(r->write_GBps, g1, sizeof g1),
+           gbps(r->read_GBps, g2, sizeof g2));
     if (t == EBB_TIER_GPU)
-        printf(" %9.2f %9.2f %9.2f  device %d, %s moved each way, %d in flight\n", r->d2h_GBps,
-               r->h2d_GBps, r->both_GBps, r->device, size_str(r->moved, s1, sizeof s1),
-               (int)r->in_flight);
+        printf(" %9s %9s %9s  device %d, %s moved each way, %s in flight\n",
+               gbps(r->d2h_GBps, g1, sizeof g1), gbps(r->h2d_GBps, g2, sizeof g2),
+               gbps(r->both_GBps, g3, sizeof g3), r->device, size_str(r->moved, s1, sizeof s1),
+               plural((int)r->in_flight, "state", n1, sizeof n1));
     else if (t == EBB_TIER_HOST)
-        printf(" %9s %9s %9s  %s moved each way, %d slots, %s\n", "-", "-", "-",
-               size_str(r->moved, s1, sizeof s1), (int)r->slots,
+        printf(" %9s %9s %9s  %s moved each way, %s, %s\n", "-", "-", "-",
+               size_str(r->moved, s1, sizeof s1), plural((int)r->slots, "slot", n1, sizeof n1),
                r->pinned ? "pinned" : "not pinned");
     else
         table_disk_details(r);
@@ -351,7 +371,8 @@ void bench_print_table(const bench_args *a, const bench_params *p, const bench_r
     char s1[32], s2[32];
     printf("ebb bench: state %s", size_str(p->size, s1, sizeof s1));
     if (res[EBB_TIER_DISK].ran)
-        printf(", disk block %s, depth %d", size_str(p->block, s2, sizeof s2), (int)p->depth);
+        printf(", disk requests up to %s, %d in flight", size_str(p->block, s2, sizeof s2),
+               (int)p->depth);
     printf(" (GB/s = 10^9 bytes/s)\n\n");
     printf("%-5s %-9s %9s %9s %9s %9s %9s  %s\n", "tier", "backend", "write", "read", "d2h",
            "h2d", "both", "details");

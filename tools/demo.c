@@ -12,6 +12,7 @@
 #include "ebb/ebb.h"
 #include "tools/cli.h"
 #include "tools/options.h"
+#include "tools/replay_progress.h"
 
 enum { DEMO_STEPS = 1000000 };
 static const char *const demo_state = "16 MiB";
@@ -24,7 +25,9 @@ static const char demo_help[] =
     "\n"
     "Sizes the memory and disk tiers from the configuration (default: the\n"
     "embedded one), then plans and validates every strategy that fits them\n"
-    "for N steps (default 1000000) of a SIZE state (default 16 MiB).\n";
+    "for N steps (default 1000000) of a SIZE state (default 16 MiB). On a terminal\n"
+    "a strategy that plans for over half a second (online) shows its progress on\n"
+    "standard error; to a file or a pipe, none.\n";
 
 /* "11.3 GiB": a rounded size for people (ebb_format_size is exact). */
 static void human_size(uint64_t bytes, char *buf, size_t len)
@@ -59,8 +62,19 @@ static int32_t tier_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state, 
 static void plan_row(ebb_schedule_options o, int64_t steps)
 {
     ebb_schedule_stats st;
+    memset(&st, 0, sizeof st);
     double t0 = cli_now();
-    ebb_status s = ebb_schedule_validate(&o, &st);
+    ebb_schedule *schedule = NULL;
+    ebb_status s = ebb_schedule_create(&o, &schedule);
+    if (s == EBB_OK) { /* as ebb_schedule_validate, with its progress on a terminal */
+        char label[64];
+        snprintf(label, sizeof label, "ebb demo: %s", ebb_strategy_name(o.strategy));
+        replay_progress progress;
+        replay_progress_begin(&progress, label, steps, NULL, NULL);
+        s = ebb_schedule_replay_own(schedule, steps, &st, replay_progress_visit, &progress);
+        replay_progress_end(&progress);
+        ebb_schedule_destroy(schedule);
+    }
     double dt = cli_now() - t0;
     if (s != EBB_OK) {
         printf("%-13s does not fit: %s\n", ebb_strategy_name(o.strategy), ebb_last_error());

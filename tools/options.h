@@ -80,6 +80,10 @@ struct cli_option {
  * {CLI_OPT(args_type, "steps", CLI_INT64, steps), .min = 1, .max = 100}. */
 #define CLI_OPT(t, n, k, f) .name = (n), .kind = (k), .offset = offsetof(t, f)
 
+/* A step time (--forward-ms, --reverse-ms): an hour at most, so that the
+ * times printed stay short and `ebb run`'s passes fit an int64. */
+#define CLI_STEP_MS_MAX 3.6e6
+
 /* A subcommand: its name, its --help text, its table. */
 typedef struct cli_command {
     const char *name;

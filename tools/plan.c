@@ -10,6 +10,7 @@
 #include "tools/json.h"
 #include "tools/options.h"
 #include "tools/plan_predict.h"
+#include "tools/replay_progress.h"
 
 static const char plan_help[] =
     "usage: ebb plan --steps N --slots C [options]\n"
@@ -37,7 +38,11 @@ static const char plan_help[] =
     "  --actions          print the action stream, one action a line\n"
     "\n"
     "With --state-size, --forward-ms and --reverse-ms it predicts the time of each\n"
-    "strategy instead: 'ebb plan --state-size 1 --forward-ms 1 --reverse-ms 1 --help'.\n";
+    "strategy instead: 'ebb plan --state-size 1 --forward-ms 1 --reverse-ms 1 --help'.\n"
+    "\n"
+    "A replay that runs over half a second shows its progress (the step, and in\n"
+    "the reverse sweep an estimate of the time left) on standard error when that\n"
+    "is a terminal; to a file or a pipe, none.\n";
 
 typedef struct {
     FILE *out;
@@ -261,8 +266,13 @@ int ebb_cmd_plan(int argc, char **argv)
     errno = 0;
     ebb_schedule_stats st;
     memset(&st, 0, sizeof st);
+    char label[64];
+    snprintf(label, sizeof label, "ebb plan: %s", ebb_strategy_name(o.strategy));
+    replay_progress progress;
+    replay_progress_begin(&progress, label, o.steps, actions ? print_actions : NULL, &printer);
     ebb_status status =
-        ebb_schedule_replay_own(schedule, o.steps, &st, actions ? print_actions : NULL, &printer);
+        ebb_schedule_replay_own(schedule, o.steps, &st, replay_progress_visit, &progress);
+    replay_progress_end(&progress);
     double seconds = cli_now() - t0;
     ebb_schedule_destroy(schedule);
     if (printer.error) {

@@ -28,8 +28,8 @@ static const char predict_help[] =
     "\n"
     "  --steps N             steps (n >= 1)\n"
     "  --state-size BYTES    bytes of a state, units allowed: 16MiB\n"
-    "  --forward-ms F        time of a forward step\n"
-    "  --reverse-ms B        time of a reverse step\n"
+    "  --forward-ms F        time of a forward step, 0 to 3600000\n"
+    "  --reverse-ms B        time of a reverse step, 0 to 3600000\n"
     "  --config F            budgets (slots per tier) and tier.disk.max_bandwidth\n"
     "                        (default: the embedded default)\n"
     "  --slots C             host slots (default: as tier.host.budget holds)\n"
@@ -129,8 +129,8 @@ static const cli_name state_tiers[] = {{"host", EBB_TIER_HOST}, {"gpu", EBB_TIER
 static const cli_option predict_options[] = {
     {OPT("steps", CLI_INT64, steps), .min = 1, .max = INT64_MAX / 4},
     {OPT("state-size", CLI_SIZE, size), .check = size_check},
-    {OPT("forward-ms", CLI_DOUBLE, forward_ms)},
-    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms)},
+    {OPT("forward-ms", CLI_DOUBLE, forward_ms), .most = CLI_STEP_MS_MAX},
+    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms), .most = CLI_STEP_MS_MAX},
     {OPT("config", CLI_STRING, config)},
     {OPT("slots", CLI_INT32, slots), .min = 1, .max = INT32_MAX},
     {OPT("disk-slots", CLI_INT32, disk_slots), .min = 0, .max = INT32_MAX},

@@ -17,7 +17,6 @@
 #include "tools/json.h"
 #include "tools/options.h"
 #include "tools/state_data.h"
-#include "tools/trace_file.h"
 #include "tools/workload.h"
 #ifdef EBB_HAVE_MPI
 #include "tools/run_mpi.h"
@@ -53,8 +52,8 @@ static const char run_help[] =
     "  --trace FILE       write the timeline (Chrome trace-event JSON: open it in\n"
     "                     Perfetto); with all, one file per strategy: FILE.<strategy>.\n"
     "                     FILE (absent, or a regular file: not a link) is replaced\n"
-    "                     when the run ends, and left as it was if the run is\n"
-    "                     interrupted or a write fails\n"
+    "                     when the run ends, and left as it was if the run fails,\n"
+    "                     is interrupted or a write fails\n"
     "  --seed S           x_0's seed (default 0); with --mpi rank r uses S + r\n"
     "  --data D           what the states hold: random (default: pseudo-random bytes),\n"
     "                     smooth (a smooth field) or sparse (95 %% zeros), for\n"
@@ -101,9 +100,6 @@ static const cli_name data_names[] = {{"random", STATE_DATA_RANDOM},
 static const cli_name element_names[] = {{"float32", EBB_ELEMENT_FLOAT32},
                                          {"float64", EBB_ELEMENT_FLOAT64}, {NULL, 0}};
 
-/* A step time: an hour at most (the workload counts its passes in an int64). */
-#define STEP_MS_MAX 3.6e6
-
 #define OPT(n, k, f) CLI_OPT(run_args, n, k, f)
 static const cli_option run_options[] = {
     {OPT("config", CLI_STRING, config)},
@@ -115,8 +111,8 @@ static const cli_option run_options[] = {
     {OPT("io-ratio", CLI_DOUBLE, io_ratio)},
     /* the workload's buffers hold a few states, sizes in size_t */
     {OPT("state-size", CLI_SIZE, state_size), .min = 1, .max = INT64_MAX},
-    {OPT("forward-ms", CLI_DOUBLE, forward_ms), .most = STEP_MS_MAX},
-    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms), .most = STEP_MS_MAX},
+    {OPT("forward-ms", CLI_DOUBLE, forward_ms), .most = CLI_STEP_MS_MAX},
+    {OPT("reverse-ms", CLI_DOUBLE, reverse_ms), .most = CLI_STEP_MS_MAX},
     {OPT("audit", CLI_FLAG, audit), .value = EBB_AUDIT_HASH},
     {OPT("inplace", CLI_FLAG, inplace)},
     {OPT("json", CLI_FLAG, json)},
@@ -271,10 +267,14 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         any = res[i].ran ? &res[i] : NULL;
     if (strspn(size, "0123456789") == strlen(size))
         snprintf(size + strlen(size), sizeof size - strlen(size), " bytes");
-    printf("ebb run: %lld steps, state %s; forward %d pass%s, reverse %d pass%s of %.3g ms; "
+    /* the step times asked, else what the passes over the state take */
+    double fwd_ms = p->forward_s > 0 ? p->forward_s * 1e3
+                                     : (double)p->forward_passes * p->pass_s * 1e3;
+    double rev_ms = p->reverse_s > 0 ? p->reverse_s * 1e3
+                                     : (double)(p->reverse_passes + 1) * p->pass_s * 1e3;
+    printf("ebb run: %lld steps, state %s; forward step %.3g ms, reverse step %.3g ms; "
            "audit %s%s\n\n",
-           (long long)p->steps, size, (int)p->forward_passes, p->forward_passes == 1 ? "" : "es",
-           (int)p->reverse_passes, p->reverse_passes == 1 ? "" : "es", p->pass_s * 1e3,
+           (long long)p->steps, size, fwd_ms, rev_ms,
            any ? ebb_audit_name(any->info.audit) : "?", a->inplace ? "; in-place forward" : "");
     printf("%-17s %-9s %8s %10s %9s %8s %8s %7s %5s %5s %5s  %s\n", "strategy", "tiers",
            "forward", "recomputed", "wall s", "overhead", "stall s", "fwd/cb", "gpu", "host",
@@ -307,8 +307,8 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
             printf("%s\n", res[i].reason);
     for (int i = 0; i < count; i++)
         if (res[i].ran && res[i].on_disk)
-            printf("%s: the fast tier (its budget, or --slots) was too small for it: slots on "
-                   "disk\n", res[i].strategy);
+            printf("%s: slots on disk, as the fast tier could not hold them: %s\n",
+                   res[i].strategy, res[i].on_disk_why);
     for (int i = 0; i < count; i++) {
         const ebb_run_stats *st = &res[i].stats;
         if (res[i].ran && st->bytes_before_compression > 0)
@@ -385,14 +385,18 @@ static int parse(int argc, char **argv, run_args *a, int *fail)
     return 0;
 }
 
-/* The configuration (a->config or the embedded default); 0, or 1 after printing why not. */
+/* The configuration (a->config or the embedded default), checked for states
+ * of --state-size on this machine; 0, or 1 after printing why not. */
 static int load_config(const run_args *a, ebb_config *cfg)
 {
     if (ebb_config_init_default(cfg) != EBB_OK) {
         fprintf(stderr, "ebb run: %s\n", ebb_last_error());
         return 1;
     }
-    if (a->config && ebb_config_load_file(a->config, cfg) != EBB_OK) {
+    /* what the machine cannot hold (a budget above its memory, a GPU tier
+     * without a device) is refused as `ebb demo` refuses it */
+    if ((a->config && ebb_config_load_file(a->config, cfg) != EBB_OK) ||
+        ebb_config_check(cfg, (size_t)a->state_size) != EBB_OK) {
         fprintf(stderr, "ebb run: %s\n", ebb_last_error());
         ebb_config_dispose(cfg);
         return 1;
@@ -400,33 +404,14 @@ static int load_config(const run_args *a, ebb_config *cfg)
     return 0;
 }
 
-/* workload_run with its timeline in `trace` (NULL: none), written as
- * trace_file.h says; WORKLOAD_FAILED with the reason in r->error when the
- * file cannot be written. */
+/* workload_run with its timeline in `trace` (NULL: none): the library writes
+ * it (runtime/trace.h: FILE replaced only by a complete timeline). */
 static int run_traced(const workload_plan *plan, workload_request *req, const char *trace,
                       workload_result *r)
 {
-    if (!trace)
-        return workload_run(plan, req, r);
-    trace_file tf;
-    char err[sizeof r->error];
-    if (trace_file_open(&tf, trace, err, sizeof err) != 0) {
-        memset(r, 0, sizeof *r);
-        snprintf(r->strategy, sizeof r->strategy, "%s",
-                 ebb_config_strategy_name((ebb_config_strategy)(req->strategy >= 0
-                     ? req->strategy : (int)req->config->strategy)));
-        snprintf(r->error, sizeof r->error, "%s", err);
-        return WORKLOAD_FAILED;
-    }
-    req->trace = tf.runtime_path;
+    req->trace = trace;
     int out = workload_run(plan, req, r);
     req->trace = NULL;
-    /* a run that started wrote a complete timeline of what it did, failed or not */
-    if (trace_file_close(&tf, out != WORKLOAD_SKIPPED, err, sizeof err) != 0) {
-        snprintf(r->error, sizeof r->error, "%s", err);
-        r->ran = 0;
-        return WORKLOAD_FAILED;
-    }
     return out;
 }
 
@@ -535,11 +520,6 @@ int ebb_cmd_run(int argc, char **argv)
     int rc = parse(argc, argv, &a, &fail);
     if (rc)
         return rc == 1 ? 0 : rc;
-    char why[512];
-    if (a.trace && !a.pick.all && !a.mpi && trace_file_check(a.trace, why, sizeof why) != 0) {
-        fprintf(stderr, "ebb run: --trace: %s\n", why);
-        return 2;
-    }
     ebb_config cfg;
     if (load_config(&a, &cfg) != 0)
         return 1;

@@ -9,8 +9,7 @@ const char *state_data_name(state_data d)
     return (unsigned)d < STATE_DATA_COUNT ? names[d] : "?";
 }
 
-/* splitmix64 */
-static uint64_t next(uint64_t *s)
+uint64_t state_data_next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -18,17 +17,21 @@ static uint64_t next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static double unit(uint64_t *s) { return (double)(next(s) >> 11) * 0x1p-53; }
+static double unit(uint64_t *s) { return (double)(state_data_next(s) >> 11) * 0x1p-53; }
 
 void state_data_fill(void *buf, size_t n, ebb_element e, state_data d, uint64_t seed)
 {
     uint64_t s = seed;
     if (e == EBB_ELEMENT_BYTES) {
         unsigned char *b = buf;
-        for (size_t i = 0; i < n; i++)
-            b[i] = d == STATE_DATA_SMOOTH   ? (unsigned char)(i / 64)
-                   : d == STATE_DATA_SPARSE ? (unit(&s) < 0.95 ? 0 : (unsigned char)next(&s))
-                                            : (unsigned char)next(&s);
+        for (size_t i = 0; i < n; i++) {
+            if (d == STATE_DATA_SMOOTH)
+                b[i] = (unsigned char)(i / 64);
+            else if (d == STATE_DATA_SPARSE && unit(&s) < 0.95)
+                b[i] = 0;
+            else
+                b[i] = (unsigned char)state_data_next(&s);
+        }
         return;
     }
     size_t count = n / ebb_element_size(e);
@@ -49,7 +52,7 @@ void state_data_fill(void *buf, size_t n, ebb_element e, state_data d, uint64_t 
 static int nonzero_at(size_t i)
 {
     uint64_t s = (uint64_t)i;
-    return next(&s) % 20 == 0;
+    return state_data_next(&s) % 20 == 0;
 }
 
 /* delta(i): a periodic parabola (smooth, continuous across its period), or

@@ -1,6 +1,7 @@
 /* What the synthetic states hold (`ebb bench --compression --data`, later
  * `ebb run --data`): random values, smooth fields (slow sines, as a PDE
- * solver's) or sparse ones (95 % zeros, as a spiking network's). */
+ * solver's) or sparse ones (95 % zeros, as a spiking network's). The codec
+ * tests compress the same states (tests/codec/data.h links this file). */
 #ifndef EBB_TOOLS_STATE_DATA_H
 #define EBB_TOOLS_STATE_DATA_H
 
@@ -14,6 +15,10 @@ typedef enum state_data { STATE_DATA_RANDOM = 0, STATE_DATA_SMOOTH, STATE_DATA_S
 
 /* "random", "smooth", "sparse". */
 const char *state_data_name(state_data d);
+
+/* The generator behind the fills (splitmix64): the next number from *s. The
+ * codec tests draw their random choices from it too. */
+uint64_t state_data_next(uint64_t *s);
 
 /* Fills n bytes of buf with values of `e` (bytes: random bits, a slow ramp,
  * or 95 % zero bytes; floats: uniform in [-1, 1), sines, or 95 % zeros and

@@ -327,8 +327,10 @@ static ebb_status create(ebb_run_options *o, const workload_request *req, worklo
     o->slots = req->slow_slots; /* 0: as many as the disk budget holds */
     o->slow_slots = 0;
     s = create_one(o, req, run);
-    if (s == EBB_OK)
+    if (s == EBB_OK) {
         r->on_disk = 1;
+        snprintf(r->on_disk_why, sizeof r->on_disk_why, "%s", first);
+    }
     else
         snprintf(r->error, sizeof r->error, "%s; with the fast tier on disk: %s", first,
                  ebb_last_error());

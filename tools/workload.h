@@ -58,6 +58,8 @@ typedef struct workload_request {
 typedef struct workload_result {
     int ran;                  /* 1: stats, info and gradient are set */
     int on_disk;              /* 1: retried with the fast tier on disk */
+    char on_disk_why[512];    /* then why the first try failed (a budget, --slots, or
+                                 an allocation refused) */
     char strategy[32];        /* as resolved (or as asked for, when it did not run) */
     char asked[32];           /* as asked for ("auto", "async") */
     char reason[256];         /* why the run chose what it ran (ebb_run_info.reason) */

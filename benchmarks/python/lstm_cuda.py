@@ -19,12 +19,13 @@ script: the memory columns are then zero).
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
+
+from lstm_common import Lstm
 
 METHODS = ("autograd", "checkpoint", "ebb-revolve")
 
@@ -34,73 +35,30 @@ def child(args):
 
     dev = torch.device(args.device)
     cuda = dev.type == "cuda"
-    torch.manual_seed(0)
-    H, B, T = args.hidden, args.batch, args.steps
-    cell = torch.nn.LSTMCell(H, H).to(dev)
-    params = list(cell.parameters())
-    bank = torch.randn(64, B, H, device=dev)
-
-    def step(hc, t):
-        h, c = cell(bank[t % 64], hc)
-        return (h, c), h.pow(2).mean()
-
-    def h0():
-        return (torch.zeros(B, H, device=dev), torch.zeros(B, H, device=dev))
+    T = args.steps
+    m = Lstm(torch, args.hidden, args.batch, dev)
+    params = m.params
 
     def sync():
         if cuda:
             torch.cuda.synchronize(dev)
 
-    hc, loss = h0(), 0
-    for t in range(20):
-        hc, l = step(hc, t)
-        loss = loss + l
-    loss.backward()
-    cell.zero_grad(set_to_none=True)
-    del hc, loss, l
+    m.warm_up()
     sync()
     base = torch.cuda.memory_allocated(dev) if cuda else 0
     if cuda:
         torch.cuda.reset_peak_memory_stats(dev)
-    extra, ebb_gpu = {}, 0
+    ebb_gpu = 0
 
     t0 = time.perf_counter()
     if args.child == "autograd":
-        hc, loss = h0(), None
-        for t in range(T):
-            hc, l = step(hc, t)
-            loss = l if loss is None else loss + l
+        loss, extra = m.autograd(T)
     elif args.child == "checkpoint":
-        from torch.utils.checkpoint import checkpoint
-        seg = math.ceil(math.sqrt(T))
-        extra["segments"] = math.ceil(T / seg)
-
-        def segment(a, b):
-            def run(h, c):
-                total = None
-                for t in range(a, b):
-                    (h, c), l = step((h, c), t)
-                    total = l if total is None else total + l
-                return h, c, total
-            return run
-
-        kw = {}
-        try:
-            import inspect
-            if "use_reentrant" in inspect.signature(checkpoint).parameters:
-                kw = {"use_reentrant": False}
-        except (TypeError, ValueError):
-            pass
-        extra["use_reentrant"] = not kw
-        hc, loss = tuple(x.requires_grad_(not kw) for x in h0()), None
-        for a in range(0, T, seg):
-            h, c, l = checkpoint(segment(a, min(a + seg, T)), *hc, **kw)
-            hc = (h, c)
-            loss = l if loss is None else loss + l
+        loss, extra = m.checkpoint(T)
     else:
         import ebb.torch
-        report = {}
-        hc, loss = ebb.torch.scan(step, h0(), T, params=params, strategy="revolve",
+        report, extra = {}, {}
+        hc, loss = ebb.torch.scan(m.step, m.h0(), T, params=params, strategy="revolve",
                                   slots=args.slots, report=report)
     sync()
     t1 = time.perf_counter()

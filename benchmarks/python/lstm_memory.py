@@ -20,11 +20,12 @@ included).
 import argparse
 import hashlib
 import json
-import math
 import os
 import subprocess
 import sys
 import time
+
+from lstm_common import Lstm
 
 METHODS = ("autograd", "checkpoint", "ebb-revolve", "ebb-multistage-disk", "ebb-async-disk")
 EXTRA = ("checkpoint-nonreentrant",)  # only when named in --methods
@@ -41,58 +42,18 @@ def rss_kib():
 def child(args):
     import torch
 
-    torch.manual_seed(0)
-    H, B, T = args.hidden, args.batch, args.steps
-    cell = torch.nn.LSTMCell(H, H)
-    params = list(cell.parameters())
-    bank = torch.randn(64, B, H)
-
-    def step(hc, t):
-        h, c = cell(bank[t % 64], hc)
-        return (h, c), h.pow(2).mean()
-
-    def h0():
-        return (torch.zeros(B, H), torch.zeros(B, H))
-
-    # warm-up (BLAS threads, allocator) outside the timing
-    hc = h0()
-    loss = 0
-    for t in range(20):
-        hc, l = step(hc, t)
-        loss = loss + l
-    loss.backward()
-    cell.zero_grad(set_to_none=True)
+    T = args.steps
+    m = Lstm(torch, args.hidden, args.batch)
+    params = m.params
+    m.warm_up()
     setup = rss_kib()
     extra = {}
 
     t0 = time.perf_counter()
     if args.child == "autograd":
-        hc, loss = h0(), None
-        for t in range(T):
-            hc, l = step(hc, t)
-            loss = l if loss is None else loss + l
+        loss, extra = m.autograd(T)
     elif args.child in ("checkpoint", "checkpoint-nonreentrant"):
-        from torch.utils.checkpoint import checkpoint
-        seg = math.ceil(math.sqrt(T))
-        extra["segments"] = math.ceil(T / seg)
-
-        def segment(a, b):
-            def run(h, c):
-                total = None
-                for t in range(a, b):
-                    (h, c), l = step((h, c), t)
-                    total = l if total is None else total + l
-                return h, c, total
-            return run
-
-        # The classic (reentrant) checkpoint needs an input that requires
-        # grad, or the first segment's parameters get no gradient.
-        reentrant = args.child == "checkpoint"
-        hc, loss = tuple(x.requires_grad_(reentrant) for x in h0()), None
-        for a in range(0, T, seg):
-            h, c, l = checkpoint(segment(a, min(a + seg, T)), *hc, use_reentrant=reentrant)
-            hc = (h, c)
-            loss = l if loss is None else loss + l
+        loss, extra = m.checkpoint(T, reentrant=args.child == "checkpoint")
     else:
         import ebb
         import ebb.torch
@@ -103,7 +64,7 @@ def child(args):
             strategy = "multistage" if args.child == "ebb-multistage-disk" else "async"
             dslots = T
         report = {}
-        hc, loss = ebb.torch.scan(step, h0(), T, params=params, strategy=strategy,
+        hc, loss = ebb.torch.scan(m.step, m.h0(), T, params=params, strategy=strategy,
                                   config=config, slots=args.slots, disk_slots=dslots,
                                   report=report)
     t1 = time.perf_counter()

@@ -91,8 +91,10 @@ EBB_API void ebb_plan_problem_init(ebb_plan_problem *problem);
 EBB_API ebb_status ebb_plan_problem_from_config(ebb_plan_problem *problem, const ebb_config *cfg);
 
 /* Measures the disk channels on the spot: writes and reads a few states
- * through a disk pool of *cfg (well under a second; at most 128 MiB moved
- * per direction), and one state alone for the latency; and step_slowdown:
+ * through a disk pool of *cfg (well under a second; up to 8 states of at
+ * most 16 MiB, fewer, or a part of one, where tier.disk.budget or
+ * tier.host.budget holds fewer: never beyond either), and one state alone
+ * for the latency; and step_slowdown:
  * passes over 4 MiB of memory timed alone and while the transfers run. */
 EBB_API ebb_status ebb_plan_channels_measure(ebb_plan_problem *problem, const ebb_config *cfg);
 

@@ -145,7 +145,9 @@ typedef struct ebb_run_options {
                                 beyond the schedule's slots (write-behind and
                                 read-ahead depth); 0 (default): tier.host.staging */
     const char *trace;       /* timeline file (Chrome trace-event JSON) or NULL; the
-                                environment variable EBB_TRACE wins */
+                                environment variable EBB_TRACE wins. Replaced when the
+                                reverse sweep ends, as it was otherwise; a symbolic
+                                link there is refused (docs/runtime.md) */
     double forward_seconds;  /* strategy "auto": the time of one forward step and one */
     double reverse_seconds;  /* reverse step, if known (0: not known); the planner then
                                 predicts every strategy and the fastest runs (async
@@ -237,7 +239,8 @@ EBB_API ebb_status ebb_run_finish_forward(ebb_run *run, void **xn);
  * ebb_run_finish_forward, after the reverse sweep, once ebb_run_reverse_next
  * pulled it, or when the run has no reverse callback (the run goes on:
  * pull the sweep instead); a failed step's or transfer's error (the run
- * stops). */
+ * stops); EBB_ERR_IO when the timeline (ebb_run_options.trace) could not be
+ * written (the sweep ended; the trace file is as it was). */
 EBB_API ebb_status ebb_run_reverse(ebb_run *run);
 
 /* The pull form of the reverse sweep, for a caller that runs the adjoint
@@ -255,7 +258,8 @@ EBB_API ebb_status ebb_run_reverse(ebb_run *run);
  * EBB_ERR_STATE before ebb_run_finish_forward, after the sweep ended or once
  * ebb_run_reverse ran (the run goes on); a failed recomputation or transfer
  * (EBB_ERR_CALLBACK with the forward callback's message, ...: the run
- * stops). */
+ * stops); EBB_ERR_IO from the call that ends the sweep when the timeline
+ * could not be written, as ebb_run_reverse. */
 EBB_API ebb_status ebb_run_reverse_next(ebb_run *run, int64_t *step, const void **state);
 
 /* What the run resolved. Strings stay valid until the run is destroyed. */

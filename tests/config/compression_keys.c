@@ -5,6 +5,7 @@
 #include "config/helpers.h"
 
 #include "config/config_internal.h"
+#include "config/config_keys.h"
 
 Test(compression_keys, read_into_the_codec_options)
 {
@@ -109,14 +110,28 @@ Test(compression_keys, rate_and_precision_fit_the_element)
     ebb_config_dispose(&cfg);
 }
 
+/* The keys' values are named as the codec API names them. */
+static void expect_key_names(const char *key, int count, const char *(*name)(int))
+{
+    const ebb_key_def *d = NULL;
+    for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++)
+        if (strcmp(ebb_config_keys[k].name, key) == 0)
+            d = &ebb_config_keys[k];
+    cr_assert_not_null(d, "no key %s", key);
+    cr_assert_eq(d->name_count, count, "%s", key);
+    for (int i = 0; i < count; i++)
+        cr_expect_str_eq(d->names[i], name(i), "%s value %d", key, i);
+}
+
+static const char *mode_name(int i) { return ebb_compression_name((ebb_compression)i); }
+static const char *codec_name(int i) { return ebb_codec_name_str((ebb_codec_name)i); }
+static const char *shuffle_name(int i) { return ebb_shuffle_name((ebb_shuffle)i); }
+static const char *element_name(int i) { return ebb_element_name((ebb_element)i); }
+
 Test(compression_keys, names_are_the_codec_api_s)
 {
-    for (int i = 0; i < EBB_COMPRESSION_COUNT; i++)
-        cr_expect_str_eq(ebb_config_compression_names[i], ebb_compression_name((ebb_compression)i));
-    for (int i = 0; i < EBB_CODEC_COUNT; i++)
-        cr_expect_str_eq(ebb_config_codec_names[i], ebb_codec_name_str((ebb_codec_name)i));
-    for (int i = 0; i < EBB_SHUFFLE_COUNT; i++)
-        cr_expect_str_eq(ebb_config_shuffle_names[i], ebb_shuffle_name((ebb_shuffle)i));
-    for (int i = 0; i < EBB_ELEMENT_COUNT; i++)
-        cr_expect_str_eq(ebb_config_element_names[i], ebb_element_name((ebb_element)i));
+    expect_key_names("tier.disk.compression", EBB_COMPRESSION_COUNT, mode_name);
+    expect_key_names("tier.disk.codec", EBB_CODEC_COUNT, codec_name);
+    expect_key_names("tier.disk.shuffle", EBB_SHUFFLE_COUNT, shuffle_name);
+    expect_key_names("tier.disk.element", EBB_ELEMENT_COUNT, element_name);
 }

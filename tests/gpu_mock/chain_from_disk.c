@@ -77,35 +77,13 @@ Test(chain_from_disk, random_sizes_round_trip)
 {
     uint64_t x = 0xfeed;
     for (int c = 0; c < 24; c++) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        size_t block = (size_t)(1 + (x >> 33) % 8) * 4 * KiB;
-        size_t size = 1 + (size_t)((x >> 13) % (200 * KiB));
-        int32_t slots = 1 + (int32_t)((x >> 7) % 3);
-        ebb_disk_backend backend = CHAIN_BACKENDS[c % 2];
-        int checksum = (c / 2) % 2;
+        chain_case k = chain_random_case(&x, c);
         chain_pools p;
-        chain_open(&p, size, slots, 2 * slots, 0, slots, block, backend, checksum, NULL);
-        ebb_pool *h = p.h, *g = p.g, *d = p.d;
-        ebb_ticket t[3][2];
-        for (int32_t i = 0; i < slots; i++) {
-            fill_random(slot_ptr(g, i), size, x + (uint64_t)i); /* mock: device memory is host's */
-            memset(slot_ptr(g, slots + i), 0, size);
-            cr_assert_eq(ebb_move_via(d, i, h, i, g, i, t[i]), EBB_OK, "%s", ebb_last_error());
-        }
-        for (int32_t i = 0; i < slots; i++)
-            mock_wait_ok(&t[i][1], "store");
-        for (int32_t i = 0; i < slots; i++)
-            cr_assert_eq(ebb_move_via(g, slots + i, h, i, d, i, t[i]), EBB_OK,
-                         "case %d (size %zu, block %zu): %s", c, size, block, ebb_last_error());
-        for (int32_t i = 0; i < slots; i++) {
-            mock_wait_ok(&t[i][0], "disk leg");
-            mock_wait_ok(&t[i][1], "gpu leg");
-            cr_assert(memcmp(slot_ptr(g, i), slot_ptr(g, slots + i), size) == 0,
-                      "case %d (%s%s, size %zu, block %zu): slot %d differs after gpu -> disk -> "
-                      "gpu",
-                      c, ebb_disk_backend_name(backend), checksum ? " + checksums" : "", size,
-                      block, i);
-        }
+        chain_open(&p, k.size, k.slots, 2 * k.slots, 0, k.slots, k.block, k.backend, k.checksum,
+                   NULL);
+        for (int32_t i = 0; i < k.slots; i++) /* mock: device memory is host's */
+            fill_random(slot_ptr(p.g, i), k.size, x + (uint64_t)i);
+        chain_round_trip(&p, c, &k, NULL);
         chain_close(&p);
     }
 }

@@ -92,4 +92,55 @@ static inline void chain_check_disk(ebb_pool *d, int32_t ds, ebb_pool *h, int32_
               "%s: disk slot %d differs from gpu slot %d", what, ds, gs);
 }
 
+/* A random case of the round trips: the disk block, the state's size and
+ * the slots at once from the next number of the generator *x (an LCG; the
+ * caller may draw more from *x); case c's engine and checksums alternate. */
+typedef struct chain_case {
+    size_t block, size;
+    int32_t slots;
+    ebb_disk_backend backend;
+    int checksum;
+} chain_case;
+
+static inline chain_case chain_random_case(uint64_t *x, int c)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    chain_case k;
+    k.block = (size_t)(1 + (*x >> 33) % 8) * 4 * KiB;
+    k.size = 1 + (size_t)((*x >> 13) % (200 * KiB));
+    k.slots = 1 + (int32_t)((*x >> 7) % 3);
+    k.backend = CHAIN_BACKENDS[c % 2];
+    k.checksum = (c / 2) % 2;
+    return k;
+}
+
+/* gpu -> disk -> gpu through chains only: gpu slots 0 .. slots - 1 (filled
+ * by the caller) stored at once, then restored at once into gpu slots
+ * slots .. 2 slots - 1, each compared bitwise; data[i] names slot i's
+ * contents in a failure (NULL: random bytes). */
+static inline void chain_round_trip(const chain_pools *p, int c, const chain_case *k,
+                                    const char *const *data)
+{
+    ebb_pool *h = p->h, *g = p->g, *d = p->d;
+    ebb_ticket t[3][2];
+    for (int32_t i = 0; i < k->slots; i++) {
+        memset(slot_ptr(g, k->slots + i), 0, k->size);
+        cr_assert_eq(ebb_move_via(d, i, h, i, g, i, t[i]), EBB_OK, "%s", ebb_last_error());
+    }
+    for (int32_t i = 0; i < k->slots; i++)
+        mock_wait_ok(&t[i][1], "store");
+    for (int32_t i = 0; i < k->slots; i++)
+        cr_assert_eq(ebb_move_via(g, k->slots + i, h, i, d, i, t[i]), EBB_OK,
+                     "case %d (size %zu, block %zu): %s", c, k->size, k->block, ebb_last_error());
+    for (int32_t i = 0; i < k->slots; i++) {
+        mock_wait_ok(&t[i][0], "disk leg");
+        mock_wait_ok(&t[i][1], "gpu leg");
+        cr_assert(memcmp(slot_ptr(g, i), slot_ptr(g, k->slots + i), k->size) == 0,
+                  "case %d (%s%s, size %zu, block %zu, %s): slot %d differs after gpu -> disk "
+                  "-> gpu",
+                  c, ebb_disk_backend_name(k->backend), k->checksum ? " + checksums" : "",
+                  k->size, k->block, data ? data[i] : "random bytes", i);
+    }
+}
+
 #endif

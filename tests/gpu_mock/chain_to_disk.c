@@ -63,13 +63,12 @@ Test(chain_to_disk, random_sizes_round_trip)
 {
     uint64_t x = 0x5eed;
     for (int c = 0; c < 24; c++) {
-        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        size_t block = (size_t)(1 + (x >> 33) % 8) * 4 * KiB;
-        size_t size = 1 + (size_t)((x >> 13) % (200 * KiB));
+        chain_case k = chain_random_case(&x, c);
+        size_t block = k.block, size = k.size;
         size_t chunk = (size_t)(1 + (x >> 45) % 5) * 3 * KiB;
-        int32_t slots = 1 + (int32_t)((x >> 7) % 3);
-        ebb_disk_backend backend = CHAIN_BACKENDS[c % 2];
-        int checksum = (c / 2) % 2;
+        int32_t slots = k.slots;
+        ebb_disk_backend backend = k.backend;
+        int checksum = k.checksum;
         chain_pools p;
         chain_open(&p, size, 2 * slots, slots, chunk, slots, block, backend, checksum, NULL);
         ebb_pool *h = p.h, *g = p.g, *d = p.d;

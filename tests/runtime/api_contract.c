@@ -3,19 +3,6 @@
  * step by step (n known or not), and "auto" picks what the docs say. */
 #include "workload.h"
 
-static ebb_run_options base(wl *w, ebb_config *cfg, int64_t n)
-{
-    ebb_run_options o;
-    ebb_run_options_init(&o);
-    o.state_size = w->size;
-    o.steps = n;
-    o.config = cfg;
-    o.forward = wl_forward_cb;
-    o.reverse = wl_reverse_cb;
-    o.user = w;
-    return o;
-}
-
 static void refused(const ebb_run_options *o, ebb_status want, const char *text)
 {
     ebb_run *run = (ebb_run *)0x1;
@@ -26,76 +13,72 @@ static void refused(const ebb_run_options *o, ebb_status want, const char *text)
 
 Test(api_contract, bad_options_name_the_field)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     wl w;
     wl_init(&w, 100);
-    ebb_run_options o = base(&w, &cfg, 10);
+    ebb_run_options o = wl_options(&w, &env.cfg, 10);
     o.state_size = 0;
     refused(&o, EBB_ERR_INVALID_ARG, "state_size must be > 0");
-    o = base(&w, &cfg, 10);
+    o = wl_options(&w, &env.cfg, 10);
     o.forward_inplace = wl_forward_inplace_cb;
     refused(&o, EBB_ERR_INVALID_ARG, "exactly one of ebb_run_options.forward");
-    o = base(&w, &cfg, 10);
+    o = wl_options(&w, &env.cfg, 10);
     o.forward = NULL;
     refused(&o, EBB_ERR_INVALID_ARG, "exactly one of ebb_run_options.forward");
-    o = base(&w, &cfg, -3);
+    o = wl_options(&w, &env.cfg, -3);
     refused(&o, EBB_ERR_INVALID_ARG, "steps must be >= 1, or 0 when n is unknown; got -3");
-    o = base(&w, &cfg, 0);
+    o = wl_options(&w, &env.cfg, 0);
     o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
     refused(&o, EBB_ERR_INVALID_ARG,
             "needs strategy \"online\", \"async\" or \"auto\", not \"revolve\"");
-    o = base(&w, &cfg, 10);
+    o = wl_options(&w, &env.cfg, 10);
     o.state_tier = EBB_TIER_DISK;
     refused(&o, EBB_ERR_INVALID_ARG, "state_tier must be EBB_TIER_HOST or EBB_TIER_GPU");
-    o = base(&w, &cfg, 10);
+    o = wl_options(&w, &env.cfg, 10);
     o.audit = 7;
     refused(&o, EBB_ERR_INVALID_ARG, "audit must be an ebb_audit");
-    o = base(&w, &cfg, 10);
+    o = wl_options(&w, &env.cfg, 10);
     o.slots = -1;
     refused(&o, EBB_ERR_INVALID_ARG, "must be >= 0");
     wl big;
     wl_init(&big, 3 * 4096);
-    o = base(&big, &cfg, 10);
+    o = wl_options(&big, &env.cfg, 10);
     o.strategy = EBB_CONFIG_STRATEGY_ASYNC;
     o.slots = 1;
-    cfg.disk.budget = 2 * 4096; /* less than one state */
+    env.cfg.disk.budget = 2 * 4096; /* less than one state */
     refused(&o, EBB_ERR_CONFIG, "'tier.disk.budget' (default or set by the program): 8 KiB "
                                 "holds no state of 12 KiB");
-    cfg.disk.budget = 64ull << 20;
-    o = base(&w, &cfg, 10);
+    env.cfg.disk.budget = 64ull << 20;
+    o = wl_options(&w, &env.cfg, 10);
     o.strategy = EBB_CONFIG_STRATEGY_MULTISTAGE;
     o.fast_tier = EBB_TIER_DISK;
     o.slots = 3;
     refused(&o, EBB_ERR_CONFIG, "multistage needs a slower tier than disk");
-    o = base(&w, &cfg, 10);
+    o = wl_options(&w, &env.cfg, 10);
     o.fast_tier = EBB_TIER_GPU;
     refused(&o, EBB_ERR_INVALID_ARG, "fast_tier gpu cannot hold slots for a host state");
-    cfg.disk.enabled = 0;
-    o = base(&w, &cfg, 10);
+    env.cfg.disk.enabled = 0;
+    o = wl_options(&w, &env.cfg, 10);
     o.fast_tier = EBB_TIER_DISK;
     o.slots = 3;
     refused(&o, EBB_ERR_CONFIG, "tier.disk.enabled");
     cr_assert_eq(ebb_run_create(NULL, NULL), EBB_ERR_INVALID_ARG);
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    wl_setup_close(&env);
 }
 
 Test(api_contract, calls_out_of_order_say_so)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     wl w;
     wl_init(&w, 100);
     w.steps_known = 10;
-    ebb_run_options o = base(&w, &cfg, 10);
+    ebb_run_options o = wl_options(&w, &env.cfg, 10);
     o.slots = 3;
     unsigned char x0[100];
     wl_x0(&w, x0, 1);
-    ebb_run *run;
-    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+    ebb_run *run = wl_create(&o);
     cr_assert_eq(ebb_run_reverse(run), EBB_ERR_STATE);
     cr_assert(strstr(ebb_last_error(), "ebb_run_reverse cannot be called before the forward sweep"),
               "%s", ebb_last_error());
@@ -126,24 +109,21 @@ Test(api_contract, calls_out_of_order_say_so)
     ebb_run_destroy(run);
     ebb_run_destroy(NULL);
     cr_assert_eq(ebb_run_stats_get(NULL, &st), EBB_ERR_INVALID_ARG);
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    wl_setup_close(&env);
 }
 
 Test(api_contract, unknown_n_driven_step_by_step)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     wl w;
     wl_init(&w, 333);
     w.steps_known = 1; /* never return EBB_STEP_LAST: the caller ends the sweep */
-    ebb_run_options o = base(&w, &cfg, 0);
+    ebb_run_options o = wl_options(&w, &env.cfg, 0);
     o.slots = 4;
     unsigned char x0[333];
     wl_x0(&w, x0, 2);
-    ebb_run *run;
-    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+    ebb_run *run = wl_create(&o);
     ebb_run_info info;
     cr_assert_eq(ebb_run_info_get(run, &info), EBB_OK);
     cr_assert_str_eq(info.strategy_name, "async", "auto with n unknown and a disk is async");
@@ -161,36 +141,32 @@ Test(api_contract, unknown_n_driven_step_by_step)
     cr_assert_eq(ebb_run_reverse(run), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(w.adjoint, wl_reference(333, 25, 2));
     ebb_run_destroy(run);
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    wl_setup_close(&env);
 }
 
 Test(api_contract, step_last_with_known_n_is_a_failure)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     wl w;
     wl_init(&w, 64);
     w.steps_known = 0;
     w.last_at = 3; /* says "last" at step 3 although n = 10 */
-    ebb_run_options o = base(&w, &cfg, 10);
+    ebb_run_options o = wl_options(&w, &env.cfg, 10);
     o.slots = 3;
     cr_assert_eq(wl_run(&o, NULL, &w, 1, NULL), EBB_ERR_CALLBACK);
     cr_assert(strstr(ebb_last_error(), "forward step 3 returned EBB_STEP_LAST, but the run was "
                                        "created with steps = 10"),
               "%s", ebb_last_error());
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    wl_setup_close(&env);
 }
 
 Test(api_contract, auto_picks_as_documented)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
-    cfg.host.budget = 20 * 4096; /* 20 host slots of a 4 KiB state */
-    cfg.disk.budget = 50 * 4096;
+    wl_setup env;
+    wl_setup_open(&env);
+    env.cfg.host.budget = 20 * 4096; /* 20 host slots of a 4 KiB state */
+    env.cfg.disk.budget = 50 * 4096;
     wl w;
     wl_init(&w, 4096);
     struct {
@@ -200,10 +176,9 @@ Test(api_contract, auto_picks_as_documented)
     } cases[] = {{21, 1, "store-all"}, {22, 1, "async"},  {22, 0, "revolve"},
                  {0, 1, "async"},      {0, 0, "online"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        cfg.disk.enabled = cases[i].disk;
-        ebb_run_options o = base(&w, &cfg, cases[i].n);
-        ebb_run *run;
-        cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+        env.cfg.disk.enabled = cases[i].disk;
+        ebb_run_options o = wl_options(&w, &env.cfg, cases[i].n);
+        ebb_run *run = wl_create(&o);
         ebb_run_info info;
         cr_assert_eq(ebb_run_info_get(run, &info), EBB_OK);
         cr_assert_str_eq(info.strategy_name, cases[i].want, "case %zu", i);
@@ -212,6 +187,5 @@ Test(api_contract, auto_picks_as_documented)
         cr_assert_eq(info.fast_tier, EBB_TIER_HOST);
         ebb_run_destroy(run);
     }
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    wl_setup_close(&env);
 }

@@ -5,25 +5,6 @@
  * free-buffer lists are checked against its buffers (buffers.c). */
 #include "workload.h"
 
-typedef struct {
-    uint64_t x;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    r->x ^= r->x << 13;
-    r->x ^= r->x >> 7;
-    r->x ^= r->x << 17;
-    return r->x;
-}
-
-static int64_t pick(rng *r, int64_t lo, int64_t hi) { return lo + (int64_t)(next(r) % (uint64_t)(hi - lo + 1)); }
-
-static const ebb_config_strategy strategies[] = {
-    EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
-    EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE,
-    EBB_CONFIG_STRATEGY_AUTO,      EBB_CONFIG_STRATEGY_ASYNC,      EBB_CONFIG_STRATEGY_H_REVOLVE};
-enum { STRATEGIES = sizeof strategies / sizeof *strategies };
 
 /* h-revolve's costs come from the step times and tier.disk.max_bandwidth
  * (run_setup.c): random ones, so that its schedule ranges from memory only
@@ -31,12 +12,12 @@ enum { STRATEGIES = sizeof strategies / sizeof *strategies };
  * paced disk stays fast: W = size / bandwidth / forward_seconds. Disk only:
  * h-revolve needs a tier slower than its fast one, so one host slot (x_0's)
  * and a free disk, where nearly every checkpoint goes. */
-static void h_revolve_case(rng *r, ebb_run_options *o, ebb_config *cfg, int disk_only)
+static void h_revolve_case(wl_rng *r, ebb_run_options *o, ebb_config *cfg, int disk_only)
 {
     static const double per_step[] = {0.0, 0.01, 0.5, 2.0, 8.0}; /* W in forward steps */
-    o->forward_seconds = (double)pick(r, 0, 3) * 1e-6;
-    o->reverse_seconds = (double)pick(r, 0, 3) * 1e-6;
-    double w = per_step[pick(r, 0, 4)];
+    o->forward_seconds = (double)wl_pick(r, 0, 3) * 1e-6;
+    o->reverse_seconds = (double)wl_pick(r, 0, 3) * 1e-6;
+    double w = per_step[wl_pick(r, 0, 4)];
     if (disk_only) {
         o->slots = 1;
         w = 0.0;
@@ -60,31 +41,22 @@ static void run_compressed_cases(uint64_t seed, int cases, int disk_only, int in
         cfg.disk.compression.codec = (ebb_codec_name)(seed % EBB_CODEC_COUNT);
         cfg.disk.codec_threads = 1 + (int32_t)(seed % 3);
     }
-    rng r = {seed};
+    wl_rng r = {seed};
     int ran = 0, refused = 0;
     int64_t disk_stores = 0;
     uint64_t before = 0, after = 0;
     for (int c = 0; c < cases; c++) {
-        size_t size = (size_t)pick(&r, 1, 600);
-        int64_t n = pick(&r, 1, (c % 10 == 0) ? 3000 : (c % 5 == 0) ? 800 : 120);
+        size_t size = (size_t)wl_pick(&r, 1, 600);
+        int64_t n = wl_pick(&r, 1, (c % 10 == 0) ? 3000 : (c % 5 == 0) ? 800 : 120);
         if (compress) { /* a compressed state shrinks only once over a 4 KiB block */
-            size = (size_t)pick(&r, 8192, 40000);
-            n = pick(&r, 1, (c % 5 == 0) ? 300 : 60);
+            size = (size_t)wl_pick(&r, 8192, 40000);
+            n = wl_pick(&r, 1, (c % 5 == 0) ? 300 : 60);
         }
-        ebb_config_strategy s = strategies[pick(&r, 0, STRATEGIES - 1)];
+        ebb_config_strategy s = wl_pick_strategy(&r);
         if (only >= 0)
             s = (ebb_config_strategy)only;
         ebb_run_options o;
-        ebb_run_options_init(&o);
-        o.state_size = size;
-        o.config = &cfg;
-        o.strategy = (int)s;
-        o.steps = n;
-        o.slots = (int32_t)pick(&r, 1, n < 12 ? n + 1 : (c % 3 ? 6 : n));
-        o.slow_slots = (int32_t)pick(&r, 1, 8);
-        o.period = s == EBB_CONFIG_STRATEGY_PERIODIC ? 0 : 0;
-        o.io_ratio = (double)pick(&r, 0, 6);
-        o.staging = (int32_t)pick(&r, 0, 3);
+        wl_random_options(&r, c, size, n, s, &cfg, &o);
         if (disk_only && s != EBB_CONFIG_STRATEGY_H_REVOLVE) {
             o.fast_tier = EBB_TIER_DISK;
             if (s == EBB_CONFIG_STRATEGY_MULTISTAGE || s == EBB_CONFIG_STRATEGY_DISK_REVOLVE)

@@ -9,25 +9,14 @@
 #include "support/settle.h"
 #include "workload.h"
 
+/* revolve with 3 slots, pulled (no reverse callback) */
 static ebb_run_options base(wl *w, ebb_config *cfg, int64_t n)
 {
-    ebb_run_options o;
-    ebb_run_options_init(&o);
-    o.state_size = w->size;
-    o.steps = n;
-    o.config = cfg;
+    ebb_run_options o = wl_options(w, cfg, n);
     o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
     o.slots = 3;
-    o.forward = wl_forward_cb;
     o.reverse = NULL;
-    o.user = w;
     return o;
-}
-
-static void says(ebb_status got, ebb_status want, const char *text)
-{
-    cr_assert_eq(got, want, "got %s: %s", ebb_status_name(got), ebb_last_error());
-    cr_assert(strstr(ebb_last_error(), text), "'%s' lacks '%s'", ebb_last_error(), text);
 }
 
 /* Pushes x_1 .. x_count from the caller's state x (x_k on entry, x_{k+count} after). */
@@ -61,85 +50,80 @@ static void pull_all(ebb_run *run, wl *w, int64_t from)
 
 Test(push_pull_contract, forms_are_not_mixed)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     wl w;
     wl_init(&w, 100);
     w.steps_known = 10;
-    ebb_run_options o = base(&w, &cfg, 10);
+    ebb_run_options o = base(&w, &env.cfg, 10);
     o.reverse = wl_reverse_cb;
     unsigned char x[100];
     wl_x0(&w, x, 3);
 
     /* advanced, then pushed */
-    ebb_run *run;
-    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
-    says(ebb_run_push(run, x), EBB_ERR_STATE, "ebb_run_push cannot be called before the forward");
+    ebb_run *run = wl_create(&o);
+    wl_says(ebb_run_push(run, x), EBB_ERR_STATE, "ebb_run_push cannot be called before the forward");
     cr_assert_eq(ebb_run_begin(run, x), EBB_OK);
     cr_assert_eq(ebb_run_advance(run, 2, NULL), EBB_OK);
-    says(ebb_run_push(run, x), EBB_ERR_STATE, "runs the forward callback (ebb_run_advance); a "
+    wl_says(ebb_run_push(run, x), EBB_ERR_STATE, "runs the forward callback (ebb_run_advance); a "
                                               "sweep is either pushed or advanced");
     cr_assert_eq(ebb_run_advance(run, INT64_MAX, NULL), EBB_OK, "the run went on: %s",
                  ebb_last_error());
     cr_assert_eq(ebb_run_finish_forward(run, NULL), EBB_OK);
-    says(ebb_run_push(run, x), EBB_ERR_STATE, "ebb_run_push cannot be called after the forward");
+    wl_says(ebb_run_push(run, x), EBB_ERR_STATE, "ebb_run_push cannot be called after the forward");
     /* pulled, then called back */
     int64_t i;
     const void *xi;
     cr_assert_eq(ebb_run_reverse_next(run, &i, &xi), EBB_OK);
     cr_assert_eq(i, 9);
-    says(ebb_run_reverse(run), EBB_ERR_STATE, "this reverse sweep is pulled");
+    wl_says(ebb_run_reverse(run), EBB_ERR_STATE, "this reverse sweep is pulled");
     w.adjoint = XXH3_64bits_withSeed(xi, w.size, w.adjoint ^ 9);
     pull_all(run, &w, 8);
     cr_assert_eq(w.adjoint, wl_reference(100, 10, 3));
-    says(ebb_run_reverse_next(run, &i, &xi), EBB_ERR_STATE, "after the reverse sweep");
+    wl_says(ebb_run_reverse_next(run, &i, &xi), EBB_ERR_STATE, "after the reverse sweep");
     cr_assert_eq(i, -1);
     cr_assert_null(xi);
-    says(ebb_run_reverse_next(run, NULL, &xi), EBB_ERR_INVALID_ARG, "NULL argument");
+    wl_says(ebb_run_reverse_next(run, NULL, &xi), EBB_ERR_INVALID_ARG, "NULL argument");
     ebb_run_destroy(run);
 
     /* pushed, then advanced; finish_forward before all n; push beyond n */
     wl_init(&w, 100);
     w.steps_known = 10;
     wl_x0(&w, x, 3);
-    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK);
+    run = wl_create(&o);
     cr_assert_eq(ebb_run_begin(run, x), EBB_OK);
-    says(ebb_run_push(run, NULL), EBB_ERR_INVALID_ARG, "x_next is NULL");
+    wl_says(ebb_run_push(run, NULL), EBB_ERR_INVALID_ARG, "x_next is NULL");
     push(run, &w, x, 0, 4);
-    says(ebb_run_advance(run, 1, NULL), EBB_ERR_STATE, "this forward sweep is pushed "
+    wl_says(ebb_run_advance(run, 1, NULL), EBB_ERR_STATE, "this forward sweep is pushed "
                                                        "(ebb_run_push)");
-    says(ebb_run_reverse_next(run, &i, &xi), EBB_ERR_STATE,
+    wl_says(ebb_run_reverse_next(run, &i, &xi), EBB_ERR_STATE,
          "ebb_run_reverse_next cannot be called in the forward sweep");
-    says(ebb_run_finish_forward(run, NULL), EBB_ERR_STATE, "only 4 of the 10 steps ran; call "
+    wl_says(ebb_run_finish_forward(run, NULL), EBB_ERR_STATE, "only 4 of the 10 steps ran; call "
                                                            "ebb_run_push");
     push(run, &w, x, 4, 6);
-    says(ebb_run_push(run, x), EBB_ERR_STATE, "all 10 states were pushed already");
+    wl_says(ebb_run_push(run, x), EBB_ERR_STATE, "all 10 states were pushed already");
     cr_assert_eq(ebb_run_finish_forward(run, NULL), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(w.forward_calls, 0);
     cr_assert_eq(ebb_run_reverse(run), EBB_OK, "push + the callback: %s", ebb_last_error());
     cr_assert_eq(w.adjoint, wl_reference(100, 10, 3));
     cr_assert_eq(w.reverse_calls, 10);
     ebb_run_destroy(run);
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    wl_setup_close(&env);
 }
 
 Test(push_pull_contract, reverse_callback_optional)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     wl w;
     wl_init(&w, 64);
     w.steps_known = 12;
-    ebb_run_options o = base(&w, &cfg, 12);
+    ebb_run_options o = base(&w, &env.cfg, 12);
     unsigned char x[64];
     wl_x0(&w, x, 5);
-    ebb_run *run;
-    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "reverse = NULL: %s", ebb_last_error());
+    ebb_run *run = wl_create(&o);
     cr_assert_eq(ebb_run_forward(run, x, NULL), EBB_OK);
-    says(ebb_run_reverse(run), EBB_ERR_STATE, "created without a reverse callback");
+    wl_says(ebb_run_reverse(run), EBB_ERR_STATE, "created without a reverse callback");
     pull_all(run, &w, 11); /* the run went on */
     cr_assert_eq(w.adjoint, wl_reference(64, 12, 5));
     ebb_run_stats s;
@@ -148,29 +132,26 @@ Test(push_pull_contract, reverse_callback_optional)
     cr_assert_gt(s.recomputed_steps, 0);
     cr_assert_eq(s.reverse_callback_s, 0.0);
     ebb_run_destroy(run);
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    wl_setup_close(&env);
 }
 
 /* n unknown: pushed, ended by the caller (online and async) */
 Test(push_pull_contract, unknown_n_pushed)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     const ebb_config_strategy s[] = {EBB_CONFIG_STRATEGY_ONLINE, EBB_CONFIG_STRATEGY_ASYNC};
     for (int k = 0; k < 2; k++) {
         wl w;
         wl_init(&w, 200);
-        ebb_run_options o = base(&w, &cfg, 0);
+        ebb_run_options o = base(&w, &env.cfg, 0);
         o.strategy = (int)s[k];
         o.slow_slots = 4;
         unsigned char x[200];
         wl_x0(&w, x, 7);
-        ebb_run *run;
-        cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+        ebb_run *run = wl_create(&o);
         cr_assert_eq(ebb_run_begin(run, x), EBB_OK);
-        says(ebb_run_finish_forward(run, NULL), EBB_ERR_STATE, "no forward step ran yet");
+        wl_says(ebb_run_finish_forward(run, NULL), EBB_ERR_STATE, "no forward step ran yet");
         push(run, &w, x, 0, 57);
         void *xn;
         cr_assert_eq(ebb_run_finish_forward(run, &xn), EBB_OK, "%s", ebb_last_error());
@@ -182,30 +163,27 @@ Test(push_pull_contract, unknown_n_pushed)
         cr_assert_eq(w.adjoint, wl_reference(200, 57, 7), "%s", ebb_config_strategy_name(s[k]));
         ebb_run_destroy(run);
     }
-    cr_assert_eq(wl_dir_entries(dir), 0);
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    cr_assert_eq(wl_dir_entries(env.dir), 0);
+    wl_setup_close(&env);
 }
 
 Test(push_pull_contract, recomputation_fails_inside_reverse_next)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     wl w;
     wl_init(&w, 5000);
     w.steps_known = 40;
     w.fail_forward_at = 5;
     w.fail_forward_call = 1; /* pushed: the first call is a recomputation */
-    ebb_run_options o = base(&w, &cfg, 40);
+    ebb_run_options o = base(&w, &env.cfg, 40);
     o.strategy = EBB_CONFIG_STRATEGY_MULTISTAGE;
     o.slots = 2;
     o.slow_slots = 4;
     o.staging = 2;
     unsigned char x[5000];
     wl_x0(&w, x, 11);
-    ebb_run *run;
-    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+    ebb_run *run = wl_create(&o);
     cr_assert_eq(ebb_run_begin(run, x), EBB_OK);
     push(run, &w, x, 0, 40);
     cr_assert_eq(ebb_run_finish_forward(run, NULL), EBB_OK);
@@ -214,40 +192,37 @@ Test(push_pull_contract, recomputation_fails_inside_reverse_next)
     ebb_status st;
     while ((st = ebb_run_reverse_next(run, &i, &xi)) == EBB_OK && i >= 0)
         ;
-    says(st, EBB_ERR_CALLBACK,
+    wl_says(st, EBB_ERR_CALLBACK,
          "forward step 5 (recomputation) failed: synthetic failure in forward step 5");
     cr_assert_eq(i, -1);
     cr_assert_null(xi);
     /* stopped: every pool released at once; later calls quote the message */
     cr_assert_null(ebb_run_debug_pool(run, EBB_TIER_DISK));
-    says(ebb_run_reverse_next(run, &i, &xi), EBB_ERR_STATE, "synthetic failure in forward step 5");
+    wl_says(ebb_run_reverse_next(run, &i, &xi), EBB_ERR_STATE, "synthetic failure in forward step 5");
     ebb_run_destroy(run);
-    cr_assert_eq(wl_dir_entries(dir), 0);
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    cr_assert_eq(wl_dir_entries(env.dir), 0);
+    wl_setup_close(&env);
 }
 
 /* The caller stops pulling half way (an error of its own, say) and
  * destroys the run: the disk pool's files and descriptors are gone. */
 Test(push_pull_contract, early_destroy_leaves_nothing)
 {
-    char dir[256];
-    ebb_config cfg;
-    wl_config(&cfg, dir, sizeof dir);
+    wl_setup env;
+    wl_setup_open(&env);
     test_settle_process();
     int fds = wl_dir_entries("/proc/self/fd");
     wl w;
     wl_init(&w, 5000);
     w.steps_known = 60;
-    ebb_run_options o = base(&w, &cfg, 60);
+    ebb_run_options o = base(&w, &env.cfg, 60);
     o.strategy = EBB_CONFIG_STRATEGY_ASYNC;
     o.slots = 3;
     o.slow_slots = 8;
     o.staging = 2;
     unsigned char x[5000];
     wl_x0(&w, x, 13);
-    ebb_run *run;
-    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+    ebb_run *run = wl_create(&o);
     cr_assert_gt(wl_dir_entries("/proc/self/fd"), fds, "the disk pool opened no file");
     cr_assert_eq(ebb_run_begin(run, x), EBB_OK);
     push(run, &w, x, 0, 60);
@@ -262,7 +237,6 @@ Test(push_pull_contract, early_destroy_leaves_nothing)
     cr_assert_eq(i, 30);
     ebb_run_destroy(run);
     cr_assert_eq(wl_dir_entries("/proc/self/fd"), fds, "descriptors left open");
-    cr_assert_eq(wl_dir_entries(dir), 0, "files left in %s", dir);
-    rmdir(dir);
-    ebb_config_dispose(&cfg);
+    cr_assert_eq(wl_dir_entries(env.dir), 0, "files left in %s", env.dir);
+    wl_setup_close(&env);
 }

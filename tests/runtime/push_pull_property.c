@@ -9,25 +9,6 @@
  * is pulled. */
 #include "workload.h"
 
-typedef struct {
-    uint64_t x;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    r->x ^= r->x << 13;
-    r->x ^= r->x >> 7;
-    r->x ^= r->x << 17;
-    return r->x;
-}
-
-static int64_t pick(rng *r, int64_t lo, int64_t hi) { return lo + (int64_t)(next(r) % (uint64_t)(hi - lo + 1)); }
-
-static const ebb_config_strategy strategies[] = {
-    EBB_CONFIG_STRATEGY_STORE_ALL, EBB_CONFIG_STRATEGY_PERIODIC,   EBB_CONFIG_STRATEGY_REVOLVE,
-    EBB_CONFIG_STRATEGY_ONLINE,    EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE,
-    EBB_CONFIG_STRATEGY_AUTO,      EBB_CONFIG_STRATEGY_ASYNC,      EBB_CONFIG_STRATEGY_H_REVOLVE};
-enum { STRATEGIES = sizeof strategies / sizeof *strategies };
 
 enum { PUSH_PULL, PUSH_CALLBACK, CALLBACK_PULL };
 static const char *const form_name[] = {"push + pull", "push + reverse callback",
@@ -100,26 +81,18 @@ static void run_cases(uint64_t seed, int cases, int inplace, uint32_t delay_us, 
     char dir[256];
     ebb_config cfg;
     wl_config(&cfg, dir, sizeof dir);
-    rng r = {seed};
+    wl_rng r = {seed};
     int ran = 0, refused = 0, ran_form[3] = {0};
     int64_t recomputed = 0;
     for (int c = 0; c < cases; c++) {
-        size_t size = (size_t)pick(&r, 1, 600);
-        int64_t n = pick(&r, 1, (c % 10 == 0) ? 2000 : (c % 5 == 0) ? 600 : 120);
-        ebb_config_strategy s = strategies[pick(&r, 0, STRATEGIES - 1)];
+        size_t size = (size_t)wl_pick(&r, 1, 600);
+        int64_t n = wl_pick(&r, 1, (c % 10 == 0) ? 2000 : (c % 5 == 0) ? 600 : 120);
+        ebb_config_strategy s = wl_pick_strategy(&r);
         if (only >= 0)
             s = (ebb_config_strategy)only;
-        int form = (int)pick(&r, 0, 2);
+        int form = (int)wl_pick(&r, 0, 2);
         ebb_run_options o;
-        ebb_run_options_init(&o);
-        o.state_size = size;
-        o.config = &cfg;
-        o.strategy = (int)s;
-        o.steps = n;
-        o.slots = (int32_t)pick(&r, 1, n < 12 ? n + 1 : (c % 3 ? 6 : n));
-        o.slow_slots = (int32_t)pick(&r, 1, 8);
-        o.io_ratio = (double)pick(&r, 0, 6);
-        o.staging = (int32_t)pick(&r, 0, 3);
+        wl_random_options(&r, c, size, n, s, &cfg, &o);
         o.audit = c % 4 == 1 ? EBB_AUDIT_HASH : EBB_AUDIT_OFF; /* recomputed == pushed */
         if (s == EBB_CONFIG_STRATEGY_STORE_ALL)
             o.slots = (int32_t)(n > 1 ? n - 1 : 1);
@@ -127,8 +100,8 @@ static void run_cases(uint64_t seed, int cases, int inplace, uint32_t delay_us, 
         cfg.host.budget = 16ull << 20;
         cfg.disk.budget = 64ull << 20;
         if (s == EBB_CONFIG_STRATEGY_H_REVOLVE) {
-            o.forward_seconds = (double)pick(&r, 0, 3) * 1e-6;
-            o.reverse_seconds = (double)pick(&r, 0, 3) * 1e-6;
+            o.forward_seconds = (double)wl_pick(&r, 0, 3) * 1e-6;
+            o.reverse_seconds = (double)wl_pick(&r, 0, 3) * 1e-6;
             cfg.disk.max_bandwidth = (uint64_t)1e12;
         }
         wl w;

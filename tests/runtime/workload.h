@@ -165,6 +165,54 @@ static inline uint64_t wl_reference(size_t size, int64_t n, uint64_t seed)
     return wl_reference_like(&w, n, seed);
 }
 
+/* Random cases of the property tests: a xorshift generator, */
+typedef struct wl_rng {
+    uint64_t x;
+} wl_rng;
+
+static inline uint64_t wl_next(wl_rng *r)
+{
+    r->x ^= r->x << 13;
+    r->x ^= r->x >> 7;
+    r->x ^= r->x << 17;
+    return r->x;
+}
+
+/* a number in [lo, hi], */
+static inline int64_t wl_pick(wl_rng *r, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(wl_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* a strategy (any of them), */
+static inline ebb_config_strategy wl_pick_strategy(wl_rng *r)
+{
+    static const ebb_config_strategy all[] = {
+        EBB_CONFIG_STRATEGY_STORE_ALL,  EBB_CONFIG_STRATEGY_PERIODIC,
+        EBB_CONFIG_STRATEGY_REVOLVE,    EBB_CONFIG_STRATEGY_ONLINE,
+        EBB_CONFIG_STRATEGY_MULTISTAGE, EBB_CONFIG_STRATEGY_DISK_REVOLVE,
+        EBB_CONFIG_STRATEGY_AUTO,       EBB_CONFIG_STRATEGY_ASYNC,
+        EBB_CONFIG_STRATEGY_H_REVOLVE};
+    return all[wl_pick(r, 0, (int64_t)(sizeof all / sizeof *all) - 1)];
+}
+
+/* and case c's options for n steps of `size` bytes under strategy s: the
+ * slots (fast and slow), disk-revolve's ratio and the staging buffers at
+ * random; store-all with the n - 1 slots it needs. */
+static inline void wl_random_options(wl_rng *r, int c, size_t size, int64_t n,
+                                     ebb_config_strategy s, ebb_config *cfg, ebb_run_options *o)
+{
+    ebb_run_options_init(o);
+    o->state_size = size;
+    o->config = cfg;
+    o->strategy = (int)s;
+    o->steps = n;
+    o->slots = (int32_t)wl_pick(r, 1, n < 12 ? n + 1 : (c % 3 ? 6 : n));
+    o->slow_slots = (int32_t)wl_pick(r, 1, 8);
+    o->io_ratio = (double)wl_pick(r, 0, 6);
+    o->staging = (int32_t)wl_pick(r, 0, 3);
+}
+
 /* A configuration whose disk tier lives in a fresh temporary directory. */
 static inline void wl_config(ebb_config *cfg, char *dir, size_t dir_len)
 {
@@ -180,6 +228,49 @@ static inline void wl_config(ebb_config *cfg, char *dir, size_t dir_len)
     cfg->disk.budget = 64ull << 20;
     cfg->host.budget = 16ull << 20;
     cfg->gpu.enabled = 0;
+}
+
+/* The contract tests' setup: a configuration (with wl_config's directory), */
+typedef struct wl_setup {
+    char dir[256];
+    ebb_config cfg;
+} wl_setup;
+
+static inline void wl_setup_open(wl_setup *env) { wl_config(&env->cfg, env->dir, sizeof env->dir); }
+
+static inline void wl_setup_close(wl_setup *env)
+{
+    rmdir(env->dir);
+    ebb_config_dispose(&env->cfg);
+}
+
+/* the options of n steps of w's callbacks under cfg, */
+static inline ebb_run_options wl_options(wl *w, ebb_config *cfg, int64_t n)
+{
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = w->size;
+    o.steps = n;
+    o.config = cfg;
+    o.forward = wl_forward_cb;
+    o.reverse = wl_reverse_cb;
+    o.user = w;
+    return o;
+}
+
+/* a run that must be created, */
+static inline ebb_run *wl_create(const ebb_run_options *o)
+{
+    ebb_run *run = NULL;
+    cr_assert_eq(ebb_run_create(o, &run), EBB_OK, "%s", ebb_last_error());
+    return run;
+}
+
+/* and a call that must fail with `want`, saying `text`. */
+static inline void wl_says(ebb_status got, ebb_status want, const char *text)
+{
+    cr_assert_eq(got, want, "got %s: %s", ebb_status_name(got), ebb_last_error());
+    cr_assert(strstr(ebb_last_error(), text), "'%s' lacks '%s'", ebb_last_error(), text);
 }
 
 /* Number of entries in dir other than . and .. */

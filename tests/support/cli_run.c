@@ -2,6 +2,8 @@
 #define EBB_CLI_RUN_LIBRARY
 #include "support/cli_run.h"
 
+#include <errno.h>
+#include <pty.h>
 #include <spawn.h>
 
 extern char **environ;
@@ -54,6 +56,40 @@ cli_result cli_runv_stdin(const char *program, const char *const *args, const ch
     unlink(out_path);
     unlink(err_path);
     rmdir(dir);
+    return r;
+}
+
+cli_result cli_runv_pty_program(const char *program, const char *const *args)
+{
+    const char *argv[64] = {program};
+    for (int i = 0; args[i] && i < 62; i++)
+        argv[i + 1] = args[i];
+    int master = -1;
+    pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    cr_assert_geq(pid, 0, "forkpty: %s", strerror(errno));
+    if (pid == 0) {
+        execv(program, (char *const *)argv);
+        _exit(127);
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap);
+    cr_assert_not_null(out);
+    ssize_t n;
+    /* read until the terminal closes (EIO once the child is gone) */
+    while ((n = read(master, out + len, cap - 1 - len)) > 0 || (n < 0 && errno == EINTR)) {
+        len += n > 0 ? (size_t)n : 0;
+        if (len + 1 == cap) {
+            cap *= 2;
+            out = realloc(out, cap);
+            cr_assert_not_null(out);
+        }
+    }
+    out[len] = '\0';
+    close(master);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    cli_result r = {WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws), out, calloc(1, 1)};
     return r;
 }
 

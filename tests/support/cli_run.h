@@ -43,11 +43,16 @@ cli_result cli_runv_program(const char *program, const char *const *args);
 /* Runs `PROGRAM ARG...` (NULL-terminated, at most 62). */
 cli_result cli_run_program(const char *program, const char *arg, ...);
 
+/* Runs `PROGRAM ARGS...` (at most 62) on a terminal (a pty): its standard
+ * output and error together in out (err empty), as a terminal shows them. */
+cli_result cli_runv_pty_program(const char *program, const char *const *args);
+
 /* Runs PROGRAM with a line of space-separated arguments (no quoting). */
 cli_result cli_run_line_program(const char *program, const char *line);
 
 /* The same with `ebb` as PROGRAM. */
 #define cli_runv(args) cli_runv_program(EBB_CLI_PATH, (args))
+#define cli_runv_pty(args) cli_runv_pty_program(EBB_CLI_PATH, (args))
 #define cli_run(...) cli_run_program(EBB_CLI_PATH, __VA_ARGS__)
 #define cli_run_line(line) cli_run_line_program(EBB_CLI_PATH, (line))
 

@@ -3,7 +3,7 @@
  * 64 KiB (the byte count overflowed); `ebb run --forward-ms 1e18` ran with
  * no compute and exited 0; `--state-size 2^63` said "at least 1 byte"; a
  * sign before a size (`+1MiB`, `budget = "+1 GiB"`), which the docs refuse,
- * was read. Each under `timeout 20`, so a hang fails instead of stalling. */
+ * was read; `ebb plan --forward-ms 1e300` printed 300-digit times. Each under `timeout 20`, so a hang fails instead of stalling. */
 #include "support/cli_run.h"
 
 static cli_result r;
@@ -44,6 +44,17 @@ Test(number_ranges, run_step_times)
     expect_refused("--forward-ms must be a number in [0, 3600000], got '1e18'");
     run("run", "--steps", "2", "--state-size", "4KiB", "--reverse-ms", "3600001", NULL);
     expect_refused("--reverse-ms must be a number in [0, 3600000]");
+}
+
+/* `ebb plan`'s prediction printed 1e300 ms as a 300-digit %f */
+Test(number_ranges, plan_step_times)
+{
+    run("plan", "--steps", "10", "--state-size", "4KiB", "--forward-ms", "1e300", "--reverse-ms",
+        "1", NULL);
+    expect_refused("ebb plan: --forward-ms must be a number in [0, 3600000], got '1e300'");
+    run("plan", "--steps", "10", "--state-size", "4KiB", "--forward-ms", "1", "--reverse-ms",
+        "3600001", NULL);
+    expect_refused("ebb plan: --reverse-ms must be a number in [0, 3600000]");
 }
 
 Test(number_ranges, run_state_size_too_large)

@@ -182,7 +182,7 @@ Test(plan_predict_cli, bad_input_says_what_is_wrong)
     expect_error("plan --steps 10 --state-size 0 --forward-ms 1 --reverse-ms 1",
                  "--state-size: must be at least 1 byte");
     expect_error("plan --steps 10 --state-size 1MiB --forward-ms -1 --reverse-ms 1",
-                 "--forward-ms must be a number >= 0");
+                 "--forward-ms must be a number in [0, 3600000], got '-1'");
     expect_error(BASE "--strategy fastest", "--strategy: ");
     expect_error(BASE "--disk-bandwidth 1GB", "--disk-bandwidth: ");
     expect_error(BASE "--disk-slots 0 --target-overhead 0.5", "--target-overhead must be a number >= 1");

@@ -1,10 +1,11 @@
 /* `ebb run --trace FILE` leaves FILE either as it was or a complete
- * timeline (tools/trace_file.h): a symbolic link at FILE is refused and its
- * target untouched (fopen("w") truncated it); a run interrupted by SIGINT
- * leaves the previous file and no temporary file (the unnamed O_TMPFILE way
- * and the named one); a write that fails (a full file system, a file size
- * limit) exits 1 naming FILE and the errno text, FILE as it was (it left
- * truncated JSON and exited 0). */
+ * timeline (the library's trace file, runtime/trace.h; its named way is
+ * tested in tests/runtime/trace_replace.c): a symbolic link at FILE is
+ * refused and its target untouched (fopen("w") truncated it); a run
+ * interrupted by SIGINT leaves the previous file and no temporary file; a
+ * write that fails (a full file system, a file size limit) exits 1 naming
+ * FILE and the errno text, FILE as it was (it left truncated JSON and exited
+ * 0). */
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,41 +16,18 @@
 #include <time.h>
 
 #include "support/cli_run.h"
+#include "support/scratch_dir.h"
 
 static char dir[64];
 static char file[128];
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/ebb-trace-XXXXXX");
-    cr_assert_not_null(mkdtemp(dir));
+    scratch_dir_make(dir, sizeof dir, "ebb-trace");
     snprintf(file, sizeof file, "%s/t.json", dir);
 }
 
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char p[512];
-    while (d && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    }
-    if (d)
-        closedir(d);
-    umount2(dir, MNT_DETACH);
-    rmdir(dir);
-}
-
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    cr_assert_eq(fclose(f), 0);
-}
+static void remove_dir(void) { scratch_dir_remove(dir); }
 
 /* A complete timeline: the JSON object the runtime writes, closed. */
 static void expect_timeline(const char *path)
@@ -63,7 +41,6 @@ static void expect_timeline(const char *path)
 }
 
 typedef struct {
-    const char *named;  /* EBB_TEST_TRACE_NAMED, or NULL */
     long fsize;         /* RLIMIT_FSIZE, or 0 */
 } child_env;
 
@@ -80,8 +57,6 @@ static pid_t start(child_env env, const char *const *args)
         dup2(fd, 1);
         dup2(fd, 2);
         signal(SIGINT, SIG_DFL);
-        if (env.named)
-            setenv("EBB_TEST_TRACE_NAMED", env.named, 1);
         if (env.fsize) {
             struct rlimit lim = {(rlim_t)env.fsize, (rlim_t)env.fsize};
             setrlimit(RLIMIT_FSIZE, &lim);
@@ -117,10 +92,10 @@ static const char *const quick[] = {"--steps", "20", "--state-size", "4KiB", NUL
 
 Test(trace_file, replaces_the_previous_file_whole, .init = make_dir, .fini = remove_dir)
 {
-    for (int named = 0; named < 2; named++) {
-        put(file, "old");
+    {
+        scratch_put(file, "old");
         char *text;
-        int rc = finish(start((child_env){named ? "1" : NULL, 0}, quick), &text);
+        int rc = finish(start((child_env){0}, quick), &text);
         cr_expect_eq(rc, 0, "%s", text);
         expect_timeline(file);
         cr_expect_eq(cli_dir_entries(dir), 1, "a temporary file was left beside FILE");
@@ -138,11 +113,11 @@ Test(trace_file, symlink_not_followed, .init = make_dir, .fini = remove_dir)
 {
     char target[192];
     snprintf(target, sizeof target, "%s/target", dir);
-    put(target, "precious");
+    scratch_put(target, "precious");
     cr_assert_eq(symlink(target, file), 0);
     char *text;
     int rc = finish(start((child_env){0}, quick), &text);
-    cr_expect_eq(rc, 2, "%s", text);
+    cr_expect_eq(rc, 1, "%s", text);
     cr_expect(strstr(text, "is a symbolic link") && strstr(text, file), "%s", text);
     char *t = cli_slurp(target);
     cr_expect_str_eq(t, "precious");
@@ -153,15 +128,15 @@ Test(trace_file, symlink_not_followed, .init = make_dir, .fini = remove_dir)
 }
 
 /* SIGINT once the run is under way (its temporary file exists). */
-static void interrupt(const char *named, int previous)
+static void interrupt(int previous)
 {
     if (previous)
-        put(file, "previous");
+        scratch_put(file, "previous");
     else
         unlink(file);
     const char *const slow[] = {"--steps", "100000", "--state-size", "4KiB", "--forward-ms",
                                 "2", "--strategy", "revolve", "--slots", "20", NULL};
-    pid_t pid = start((child_env){named, 0}, slow);
+    pid_t pid = start((child_env){0}, slow);
     struct timespec tick = {0, 50 * 1000 * 1000};
     for (int i = 0; i < 40; i++) /* 2 s: the calibration is done, the run started */
         nanosleep(&tick, NULL);
@@ -186,15 +161,13 @@ static void interrupt(const char *named, int previous)
 Test(trace_file, sigint_keeps_the_previous_file, .init = make_dir, .fini = remove_dir,
      .timeout = 60)
 {
-    interrupt(NULL, 1);
-    interrupt(NULL, 0);
-    interrupt("1", 1);
-    interrupt("1", 0);
+    interrupt(1);
+    interrupt(0);
 }
 
 static void expect_write_refused(child_env env, const char *why)
 {
-    put(file, "previous");
+    scratch_put(file, "previous");
     const char *const longer[] = {"--steps", "3000", "--state-size", "4KiB", NULL};
     char *text;
     int rc = finish(start(env, longer), &text);
@@ -211,8 +184,7 @@ static void expect_write_refused(child_env env, const char *why)
 
 Test(trace_file, write_error_keeps_the_previous_file, .init = make_dir, .fini = remove_dir)
 {
-    expect_write_refused((child_env){NULL, 4096}, "File too large");
-    expect_write_refused((child_env){"1", 4096}, "File too large");
+    expect_write_refused((child_env){4096}, "File too large");
 }
 
 Test(trace_file, full_file_system, .init = make_dir, .fini = remove_dir)
@@ -224,5 +196,22 @@ Test(trace_file, full_file_system, .init = make_dir, .fini = remove_dir)
     if (mount("tmpfs", dir, "tmpfs", 0, "size=64k") != 0)
         cr_skip_test("cannot mount a 64 KiB tmpfs on %s: %s", dir, strerror(errno));
     expect_write_refused((child_env){0}, "No space left on device");
-    expect_write_refused((child_env){"1", 0}, "No space left on device");
+}
+
+/* A directory that does not exist: the path and the errno text, and no
+ * key or field that the command line does not have (it said "set
+ * run.trace", a key that does not exist). */
+Test(trace_file, missing_directory_named, .init = make_dir, .fini = remove_dir)
+{
+    snprintf(file, sizeof file, "%s/none/t.json", dir);
+    char *text;
+    int rc = finish(start((child_env){0}, quick), &text);
+    cr_expect_eq(rc, 1, "%s", text);
+    char want[256];
+    snprintf(want, sizeof want, "trace file '%s': cannot create a file in '%s/none'", file, dir);
+    cr_expect(strstr(text, want) && strstr(text, "No such file or directory"), "%s", text);
+    static const char *const not_here[] = {"run.trace", "ebb_run_options", "EBB_TRACE"};
+    for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++)
+        cr_expect_null(strstr(text, not_here[i]), "names '%s': %s", not_here[i], text);
+    free(text);
 }
