@@ -42,10 +42,10 @@ def run(cmd):
     return p.stdout
 
 
-def config(path, disk_dir, compression, codec):
+def config(path, disk_dir, budget, compression, codec):
     with open(path, "w") as f:
         f.write('[tier.host]\nbudget = "64 MiB"\n[tier.disk]\n')
-        f.write(f'path = "{disk_dir}"\nbudget = "24 GiB"\nmax_bandwidth = "1 GB/s"\n')
+        f.write(f'path = "{disk_dir}"\nbudget = "{budget}"\nmax_bandwidth = "1 GB/s"\n')
         if compression:
             f.write(f'compression = "lossless"\ncodec = "{codec}"\n')
 
@@ -132,14 +132,17 @@ def main():
     ap.add_argument("--steps-scale", type=float, default=1.0,
                     help="scale n (for a quick look; the acceptance uses 1)")
     ap.add_argument("--codec", default="lz4", help="tier.disk.codec (default lz4)")
+    ap.add_argument("--disk-budget", default="5.5 GiB",
+                    help="tier.disk.budget, preallocated (default 5.5 GiB: 352 slots, more "
+                         "than the 334 states raw async stores of n = 1000)")
     ap.add_argument("--json", default=None, help="write every figure to this file")
     a = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
     disk = a.dir or os.path.join(tmp.name, "disk")
     os.makedirs(disk, exist_ok=True)
     cfg_off, cfg_on = os.path.join(tmp.name, "off.toml"), os.path.join(tmp.name, "on.toml")
-    config(cfg_off, disk, False, a.codec)
-    config(cfg_on, disk, True, a.codec)
+    config(cfg_off, disk, a.disk_budget, False, a.codec)
+    config(cfg_on, disk, a.disk_budget, True, a.codec)
     bench = os.path.join(tmp.name, "bench.json")
     out = run([a.ebb, "bench", "--config", cfg_off, "--tier", "disk", "--size", str(STATE),
                "--total", "1GiB", "--json"])
@@ -149,8 +152,9 @@ def main():
     w = STATE / (d["write_GBps"] * 1e9)
     forward_ms = w * 1e3 / 3
     steps = max(10, int(1000 * a.steps_scale))
-    print(f"disk paced to 1 GB/s: write {d['write_GBps']:.2f} GB/s: one raw state written in "
-          f"{w * 1e3:.2f} ms; codec {a.codec}, byte shuffle, 2 codec threads")
+    print(f"disk ({disk}, budget {a.disk_budget}) paced to 1 GB/s: write "
+          f"{d['write_GBps']:.2f} GB/s: one raw state written in {w * 1e3:.2f} ms; codec "
+          f"{a.codec}, byte shuffle, 2 codec threads")
     print(f"uptime: {os.popen('uptime').read().strip()}")
     checks, record = [], {}
     if a.scenario in ("smooth", "both"):
