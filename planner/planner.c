@@ -58,6 +58,12 @@ ebb_status ebb_plan_problem_from_config(ebb_plan_problem *p, const ebb_config *c
     p->disk_block = (size_t)cfg->disk.block_size;
     p->codec.threads = cfg->disk.codec_threads;
     p->codec_fixed = 0;
+    if (cfg->disk.enabled && cfg->disk.compression.mode != EBB_COMPRESSION_OFF) {
+        p->codec.ratio = cfg->disk.codec_ratio;
+        p->codec.compress_bps = (double)cfg->disk.compress_rate;
+        p->codec.decompress_bps = (double)(cfg->disk.decompress_rate ? cfg->disk.decompress_rate
+                                                                     : cfg->disk.compress_rate);
+    }
     if (cfg->disk.enabled && cfg->disk.compression.mode == EBB_COMPRESSION_FIXED_RATE) {
         ebb_codec *c = NULL;
         if (ebb_codec_create(&cfg->disk.compression, p->state_size, &c) == EBB_OK) {

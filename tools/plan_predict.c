@@ -45,10 +45,12 @@ static const char predict_help[] =
     "                        for the overlap (default: measured with the disk, else 0)\n"
     "  --compression-ratio X states compressed on the disk channel, state bytes over\n"
     "                        stored bytes (as 'ebb run' or 'ebb bench --compression' show;\n"
-    "                        default: a fixed rate's from --config, else raw)\n"
+    "                        default: --config's tier.disk.codec_ratio or fixed rate,\n"
+    "                        else raw)\n"
     "  --compress-rate R     one codec thread's compression, state bytes a second\n"
-    "                        (default: no time)\n"
-    "  --decompress-rate R   one codec thread's decompression (default: no time)\n"
+    "                        (default: tier.disk.compress_rate, else no time)\n"
+    "  --decompress-rate R   one codec thread's decompression (default:\n"
+    "                        tier.disk.decompress_rate, else the compress rate)\n"
     "  --codec-threads K     codec threads (default: tier.disk.codec_threads)\n"
     "  --staging K           host buffers for disk transfers (default 2, as the runtime)\n"
     "  --period K            periodic: k; disk-revolve: m (default: as the runtime derives)\n"
@@ -247,8 +249,12 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
         p->step_slowdown = a->slowdown;
     if (a->codec_ratio > 0)
         p->codec.ratio = a->codec_ratio;
-    p->codec.compress_bps = (double)a->compress_bps;
-    p->codec.decompress_bps = (double)a->decompress_bps;
+    if (a->compress_bps > 0)
+        p->codec.compress_bps = (double)a->compress_bps;
+    if (a->decompress_bps > 0)
+        p->codec.decompress_bps = (double)a->decompress_bps;
+    else if (a->compress_bps > 0) /* as the runtime before its first read */
+        p->codec.decompress_bps = (double)a->compress_bps;
     if (a->codec_threads > 0)
         p->codec.threads = a->codec_threads;
 out:

@@ -98,9 +98,10 @@ EBB_API void ebb_plan_problem_init(ebb_plan_problem *problem);
 /* Slots per tier from the budgets of *cfg for problem->state_size
  * (ebb_config_pool_options; "auto" resolved now), 0 for disabled tiers;
  * disk_block and disk_pace from tier.disk.block_size and .max_bandwidth;
- * codec.threads from tier.disk.codec_threads, and with a fixed rate below
- * the state's size codec_fixed and codec.ratio (the other figures are the
- * caller's: they depend on the data). */
+ * with compression on, codec from tier.disk.codec_threads, codec_ratio,
+ * compress_rate and decompress_rate (the planner's figures: they depend on
+ * the data), and with a fixed rate below the state's size codec_fixed and
+ * the ratio it gives. */
 EBB_API ebb_status ebb_plan_problem_from_config(ebb_plan_problem *problem, const ebb_config *cfg);
 
 /* Measures the disk channels on the spot: writes and reads a few states

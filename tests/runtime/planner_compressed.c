@@ -6,6 +6,7 @@
  * and the disk. Random cases. */
 #include <math.h>
 
+#include "ebb/config.h"
 #include "ebb/planner.h"
 #include "support/schedule_support.h"
 
@@ -120,4 +121,40 @@ Test(planner_compressed, async_stores_as_often_as_the_compressed_channel_allows)
     cr_assert_gt(r.stores[EBB_TIER_DISK], raw.stores[EBB_TIER_DISK] * 7 / 5, "%lld stores, raw %lld",
                  (long long)r.stores[EBB_TIER_DISK], (long long)raw.stores[EBB_TIER_DISK]);
     cr_assert_lt(r.predicted_s, raw.predicted_s);
+}
+
+/* The planner's figures from the configuration: tier.disk.codec_ratio,
+ * compress_rate, decompress_rate (taken as compress_rate when not given)
+ * with compression on; none with it off; a fixed rate's ratio. */
+Test(planner_compressed, the_figures_come_from_the_configuration)
+{
+    const char *cases[] = {
+        "[tier.disk]\ncompression = \"lossless\"\ncodec_ratio = 3\ncompress_rate = \"4 GB/s\"\n"
+        "codec_threads = 3\n",
+        "[tier.disk]\ncodec_ratio = 3\ncompress_rate = \"4 GB/s\"\n",
+        "[tier.disk]\ncompression = \"fixed-rate\"\nelement = \"float64\"\nrate = 16\n",
+    };
+    for (int i = 0; i < 3; i++) {
+        ebb_config cfg;
+        cr_assert_eq(ebb_config_init_default(&cfg), EBB_OK);
+        cr_assert_eq(ebb_config_load_string(cases[i], "t.toml", &cfg), EBB_OK, "%s",
+                     ebb_last_error());
+        ebb_plan_problem p;
+        ebb_plan_problem_init(&p);
+        p.steps = 10;
+        p.state_size = 1 << 20;
+        cr_assert_eq(ebb_plan_problem_from_config(&p, &cfg), EBB_OK, "%s", ebb_last_error());
+        if (i == 0) {
+            cr_expect(p.codec.ratio == 3 && p.codec.compress_bps == 4e9 &&
+                          p.codec.decompress_bps == 4e9 && p.codec.threads == 3 && !p.codec_fixed,
+                      "ratio %g, %g, %g B/s, %d threads", p.codec.ratio, p.codec.compress_bps,
+                      p.codec.decompress_bps, (int)p.codec.threads);
+        } else if (i == 1) {
+            cr_expect(p.codec.ratio == 0, "compression off: raw, ratio %g", p.codec.ratio);
+        } else {
+            cr_expect(p.codec_fixed && p.codec.ratio == 4, "fixed rate: ratio %g", p.codec.ratio);
+            cr_expect_eq(ebb_plan_disk_compressed(&p), 1);
+        }
+        ebb_config_dispose(&cfg);
+    }
 }
