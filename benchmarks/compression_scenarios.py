@@ -23,7 +23,12 @@ async` with the step times that run measured, the disk measured here by
 
 Usage: benchmarks/compression_scenarios.py [--ebb build/release/tools/ebb]
        [--dir DIR] [--scenario smooth|random|sparse|both] [--repeats 3]
-       [--steps-scale X] [--codec lz4] [--json OUT]
+       [--steps-scale X] [--codec lz4] [--pace "1 GB/s"] [--state-mib 16]
+       [--disk-budget "5.5 GiB"] [--json OUT]
+
+--pace and --state-mib leave the acceptance's scenario (for a case where
+compressing pays on a slow machine: a slower disk, to check the planner's
+compressed channel against a run).
 """
 import argparse
 import json
@@ -42,10 +47,10 @@ def run(cmd):
     return p.stdout
 
 
-def config(path, disk_dir, budget, compression, codec):
+def config(path, disk_dir, budget, pace, compression, codec):
     with open(path, "w") as f:
-        f.write('[tier.host]\nbudget = "64 MiB"\n[tier.disk]\n')
-        f.write(f'path = "{disk_dir}"\nbudget = "{budget}"\nmax_bandwidth = "1 GB/s"\n')
+        f.write(f'[tier.host]\nbudget = {4 * STATE}\n[tier.disk]\n')
+        f.write(f'path = "{disk_dir}"\nbudget = "{budget}"\nmax_bandwidth = "{pace}"\n')
         if compression:
             f.write(f'compression = "lossless"\ncodec = "{codec}"\n')
 
@@ -79,7 +84,8 @@ def ratio(a, b):
 
 def scenario(a, name, data, cfg_off, cfg_on, bench, forward_ms, steps, checks, record):
     print(f"\n== scenario {name}: --data {data}, n = {steps}, forward {forward_ms:.2f} ms, "
-          f"reverse {2 * forward_ms:.2f} ms, 16 MiB states, host budget 4 states, disk 1 GB/s")
+          f"reverse {2 * forward_ms:.2f} ms, {STATE >> 20} MiB states, host budget 4 states, "
+          f"disk {a.pace}")
     print(f"{'rep':>3} {'off wall':>9} {'off ovh':>8} {'on wall':>9} {'on ovh':>8} "
           f"{'ovh on/off':>10} {'wall on/off':>11} {'ratio':>6} {'raw':>9} {'codec':>13} "
           f"{'predicted':>9} {'error':>7}  gradients")
@@ -135,14 +141,20 @@ def main():
     ap.add_argument("--disk-budget", default="5.5 GiB",
                     help="tier.disk.budget, preallocated (default 5.5 GiB: 352 slots, more "
                          "than the 334 states raw async stores of n = 1000)")
+    ap.add_argument("--pace", default="1 GB/s",
+                    help="tier.disk.max_bandwidth (default 1 GB/s, the acceptance's)")
+    ap.add_argument("--state-mib", type=int, default=16,
+                    help="state size in MiB (default 16, the acceptance's)")
     ap.add_argument("--json", default=None, help="write every figure to this file")
     a = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
     disk = a.dir or os.path.join(tmp.name, "disk")
     os.makedirs(disk, exist_ok=True)
     cfg_off, cfg_on = os.path.join(tmp.name, "off.toml"), os.path.join(tmp.name, "on.toml")
-    config(cfg_off, disk, a.disk_budget, False, a.codec)
-    config(cfg_on, disk, a.disk_budget, True, a.codec)
+    global STATE
+    STATE = a.state_mib << 20
+    config(cfg_off, disk, a.disk_budget, a.pace, False, a.codec)
+    config(cfg_on, disk, a.disk_budget, a.pace, True, a.codec)
     bench = os.path.join(tmp.name, "bench.json")
     out = run([a.ebb, "bench", "--config", cfg_off, "--tier", "disk", "--size", str(STATE),
                "--total", "1GiB", "--json"])
@@ -152,7 +164,7 @@ def main():
     w = STATE / (d["write_GBps"] * 1e9)
     forward_ms = w * 1e3 / 3
     steps = max(10, int(1000 * a.steps_scale))
-    print(f"disk ({disk}, budget {a.disk_budget}) paced to 1 GB/s: write "
+    print(f"disk ({disk}, budget {a.disk_budget}) paced to {a.pace}: write "
           f"{d['write_GBps']:.2f} GB/s: one raw state written in {w * 1e3:.2f} ms; codec "
           f"{a.codec}, byte shuffle, 2 codec threads")
     print(f"uptime: {os.popen('uptime').read().strip()}")

@@ -328,7 +328,8 @@ static void json_context(json_writer *w, const ebb_plan_problem *p, const char *
     if (p->codec.ratio > 0) { /* the compressed disk channel (docs/compression.md) */
         json_object(w, "codec");
         json_double(w, "ratio", p->codec.ratio);
-        json_double(w, "compress_Bps", p->codec.compress_bps > 0 ? p->codec.compress_bps : INFINITY);
+        json_double(w, "compress_Bps",
+                    p->codec.compress_bps > 0 ? p->codec.compress_bps : INFINITY);
         json_double(w, "decompress_Bps",
                     p->codec.decompress_bps > 0 ? p->codec.decompress_bps : INFINITY);
         json_int(w, "threads", p->codec.threads > 0 ? p->codec.threads : 2);

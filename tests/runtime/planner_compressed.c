@@ -118,8 +118,9 @@ Test(planner_compressed, async_stores_as_often_as_the_compressed_channel_allows)
                   (long long)r.stores[EBB_TIER_DISK], (long long)k);
     cr_assert_geq(r.stores[EBB_TIER_DISK], 999 / (k + 1) - 1, "%lld stores, k %lld",
                   (long long)r.stores[EBB_TIER_DISK], (long long)k);
-    cr_assert_gt(r.stores[EBB_TIER_DISK], raw.stores[EBB_TIER_DISK] * 7 / 5, "%lld stores, raw %lld",
-                 (long long)r.stores[EBB_TIER_DISK], (long long)raw.stores[EBB_TIER_DISK]);
+    cr_assert_gt(r.stores[EBB_TIER_DISK], raw.stores[EBB_TIER_DISK] * 7 / 5,
+                 "%lld stores, raw %lld", (long long)r.stores[EBB_TIER_DISK],
+                 (long long)raw.stores[EBB_TIER_DISK]);
     cr_assert_lt(r.predicted_s, raw.predicted_s);
 }
 
