@@ -244,6 +244,23 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
         .doc = "Threads of the disk tier that compress and decompress states, beside its "
                "I/O threads (never the compute thread).",
     },
+    [EBB_KEY_DISK_CODEC_RATIO] = {
+        .name = "tier.disk.codec_ratio", DOUBLE(disk.codec_ratio), .dmin = 0, .dmax = 1e6,
+        .ddflt = 0, .what = "a number",
+        .doc = "For the planner (auto): the compression ratio of the states, as 'ebb run' "
+               "measured it or 'ebb bench --compression' on the same data; 0, the default: "
+               "not known, the disk is planned raw (a fixed rate's is known).",
+    },
+    [EBB_KEY_DISK_COMPRESS_RATE] = {
+        .name = "tier.disk.compress_rate", RATE(disk.compress_rate), .dflt = 0,
+        .doc = "For the planner (auto): one codec thread's compression, state bytes a second "
+               "(\"1.9 GB/s\"); \"none\" (default): not known, taken as no time.",
+    },
+    [EBB_KEY_DISK_DECOMPRESS_RATE] = {
+        .name = "tier.disk.decompress_rate", RATE(disk.decompress_rate), .dflt = 0,
+        .doc = "For the planner (auto): one codec thread's decompression; \"none\" "
+               "(default): taken as compress_rate.",
+    },
 };
 
 /* The ENUM and BOOL keys store through an int. */

@@ -5,8 +5,9 @@
  *
  * With the step times given (ebb_run_options.forward_seconds and
  * reverse_seconds), the planner predicts every strategy on the disk measured
- * on the spot (a fraction of a second) and the fastest that fits runs (async
- * when within 2% of it).
+ * on the spot (a fraction of a second) and compressed as the configuration's
+ * figures say (tier.disk.codec_ratio, compress_rate, decompress_rate, or a
+ * fixed rate's), and the fastest that fits runs (async when within 2% of it).
  * Without them, the rules: every state fits in the fast tier -> store-all; a
  * slower tier -> async, which follows the compute/transfer ratio it meets;
  * else revolve (online while n is unknown).
@@ -85,9 +86,12 @@ static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto
             best = (int)i;
     ans->strategy = all[best].strategy;
     snprintf(ans->reason, sizeof ans->reason,
-             "auto: the planner predicts %s fastest (%.3g s for %lld steps of %.3g + %.3g ms)",
+             "auto: the planner predicts %s fastest (%.3g s for %lld steps of %.3g + %.3g ms%s)",
              ebb_config_strategy_name(ans->strategy), all[best].predicted_s, (long long)o->steps,
-             o->forward_seconds * 1e3, o->reverse_seconds * 1e3);
+             o->forward_seconds * 1e3, o->reverse_seconds * 1e3,
+             slow != EBB_TIER_DISK || !(p.codec.ratio > 0) ? ""
+             : ebb_plan_disk_compressed(&p) ? "; disk states compressed"
+                                            : "; disk states raw: compressing would be slower");
     return EBB_OK;
 }
 

@@ -149,6 +149,7 @@ ebb_status ebb_plan_channels_measure(ebb_plan_problem *p, const ebb_config *cfg)
     ebb_pool_options dopt, hopt;
     ebb_config raw = *cfg; /* shallow, only read: the device's own rate, not the pace */
     raw.disk.max_bandwidth = 0;
+    raw.disk.compression.mode = EBB_COMPRESSION_OFF; /* the disk's rate, not the codec's */
     cfg = &raw;
     st = ebb_config_pool_options(cfg, EBB_TIER_DISK, size, &dopt);
     if (st != EBB_OK)

@@ -8,6 +8,7 @@
 
 #include "common/error_internal.h"
 #include "planner/sim_io.h"
+#include "runtime/h_costs.h"
 
 const char *ebb_plan_channel_name(ebb_plan_channel_id c)
 {
@@ -22,6 +23,11 @@ void ebb_plan_problem_init(ebb_plan_problem *p)
     memset(p, 0, sizeof *p);
     p->state_tier = EBB_TIER_HOST;
     p->disk_fallback = 1;
+}
+
+int ebb_plan_disk_compressed(const ebb_plan_problem *p)
+{
+    return p && rt_disk_compressed(p);
 }
 
 void ebb_plan_cap_disk(ebb_plan_problem *p, double bytes_per_s)
@@ -50,6 +56,25 @@ ebb_status ebb_plan_problem_from_config(ebb_plan_problem *p, const ebb_config *c
     }
     ebb_plan_cap_disk(p, (double)cfg->disk.max_bandwidth);
     p->disk_block = (size_t)cfg->disk.block_size;
+    p->codec.threads = cfg->disk.codec_threads;
+    p->codec_fixed = 0;
+    if (cfg->disk.enabled && cfg->disk.compression.mode != EBB_COMPRESSION_OFF) {
+        p->codec.ratio = cfg->disk.codec_ratio;
+        p->codec.compress_bps = (double)cfg->disk.compress_rate;
+        p->codec.decompress_bps = (double)(cfg->disk.decompress_rate ? cfg->disk.decompress_rate
+                                                                     : cfg->disk.compress_rate);
+    }
+    if (cfg->disk.enabled && cfg->disk.compression.mode == EBB_COMPRESSION_FIXED_RATE) {
+        ebb_codec *c = NULL;
+        if (ebb_codec_create(&cfg->disk.compression, p->state_size, &c) == EBB_OK) {
+            size_t fixed = ebb_codec_fixed_size(c);
+            if (fixed > 0 && fixed < p->state_size) {
+                p->codec_fixed = 1;
+                p->codec.ratio = (double)p->state_size / (double)fixed;
+            }
+        }
+        ebb_codec_destroy(c);
+    }
     return EBB_OK;
 }
 
@@ -85,6 +110,14 @@ static ebb_status check_problem(const ebb_plan_problem *p)
     if (!(p->disk_pace >= 0) || isinf(p->disk_pace))
         return ebb_fail(EBB_ERR_INVALID_ARG, "the disk's bandwidth limit (problem.disk_pace, bytes/s) must be finite and >= 0, got %g",
                         p->disk_pace);
+    const ebb_codec_rates *k = &p->codec;
+    if (!(k->ratio >= 0) || !isfinite(k->ratio) || !(k->compress_bps >= 0) ||
+        !isfinite(k->compress_bps) || !(k->decompress_bps >= 0) ||
+        !isfinite(k->decompress_bps) || k->threads < 0 || k->threads > 256)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "problem.codec: ratio, compress_bps and decompress_bps must be finite "
+                        "and >= 0 (0: raw, no time), threads 0 .. 256; got %g, %g, %g, %d",
+                        k->ratio, k->compress_bps, k->decompress_bps, (int)k->threads);
     if (!(p->step_slowdown >= 0) || !isfinite(p->step_slowdown))
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "problem.step_slowdown must be finite and >= 0, got %g", p->step_slowdown);

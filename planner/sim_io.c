@@ -8,7 +8,14 @@
  * storage/disk_pace.c: a block starts no earlier than the last one's start
  * plus its bytes at the pace); a chained move (ebb_move_via) sends each disk
  * block once it crossed from the gpu, or copies each block on to the gpu as
- * the disk returns it.
+ * the disk returns it. With states compressed (problem.codec, where
+ * rt_disk_compressed says so, as the disk tier's rule would), a write takes
+ * the first free of the codec threads for state_size / compress_bps, then
+ * its state_size / ratio bytes go to disk; a read moves those, then takes a
+ * codec thread to decompress; a chained move compresses after the whole
+ * state crossed from the gpu, and copies it on after decompressing, as the
+ * disk tier does. While states queue, the channel so carries
+ * min(compress_bps x threads, disk x ratio) state bytes a second.
  *
  * Not modelled: copies on the compute thread (the in-place form, host ->
  * host), gpu -> gpu copies (device bandwidth), the CPU that transfers take
@@ -19,6 +26,7 @@
 
 #include "common/error_internal.h"
 #include "planner/sim_io.h"
+#include "runtime/h_costs.h"
 
 /* The disk pacer's lateness that is made up for (storage/disk.h). */
 #define PACE_SLACK_S 0.001
@@ -99,17 +107,40 @@ void sim_io_step(sim_io *s, double work)
     s->now = t + work;
 }
 
-/* One disk transfer on channel c starting now; returns when the device is done. */
-static double disk_blocks(sim_io *s, ebb_plan_channel_id c, chain_leg *leg)
+/* `work` seconds on the codec thread free first, from `from` on; returns
+ * when it ends. */
+static double codec_run(sim_io *s, double from, double work)
+{
+    int k = 0;
+    for (int i = 1; i < s->codec_threads; i++)
+        if (s->codec_free[i] < s->codec_free[k])
+            k = i;
+    double end = later(s->codec_free[k], from) + work;
+    s->codec_free[k] = end;
+    return end;
+}
+
+/* Bytes a state moves on the disk. */
+static double disk_bytes(const sim_io *s)
+{
+    double size = (double)s->p->state_size;
+    return s->compressed ? size / s->p->codec.ratio : size;
+}
+
+/* One disk transfer of `bytes` on channel c starting at `at` (>= now);
+ * returns when the device is done. */
+static double disk_blocks(sim_io *s, ebb_plan_channel_id c, chain_leg *leg, double at,
+                          double bytes)
 {
     const ebb_plan_problem *p = s->p;
     double bw = p->channel[c].bandwidth;
     const ebb_plan_channel *h2g = &p->channel[EBB_PLAN_HOST_TO_GPU];
     size_t block = p->disk_block > 0 ? p->disk_block : (size_t)8 << 20;
     double *disk = &s->free_at[EBB_PLAN_HOST_TO_DISK], *up = &s->free_at[EBB_PLAN_HOST_TO_GPU];
-    double t = s->now;
-    for (size_t done = 0; done < p->state_size; done += block) {
-        double len = (double)(p->state_size - done < block ? p->state_size - done : block);
+    double t = at;
+    size_t total = bytes >= 1.0 ? (size_t)(bytes + 0.5) : 1; /* at least one request */
+    for (size_t done = 0; done < total; done += block) {
+        double len = (double)(total - done < block ? total - done : block);
         double send = t;
         if (leg && leg->ready_bw > 0)
             send = later(send, leg->ready0 + ((double)done + len) / leg->ready_bw);
@@ -136,8 +167,20 @@ static rt_ticket submit(sim_io *s, rt_pool *pool, ebb_plan_channel_id c)
 {
     const ebb_plan_channel *ch = &s->p->channel[c];
     rt_ticket t = {.pool = pool};
+    double size = (double)s->p->state_size;
+    const ebb_codec_rates *k = &s->p->codec;
+    if (c == EBB_PLAN_HOST_TO_DISK && s->compressed) {
+        double packed = codec_run(s, s->now, seconds(size, k->compress_bps));
+        t.end = disk_blocks(s, c, NULL, packed, disk_bytes(s)) + ch->latency;
+        return t;
+    }
+    if (c == EBB_PLAN_DISK_TO_HOST && s->compressed) {
+        double in = disk_blocks(s, c, NULL, s->now, disk_bytes(s)) + ch->latency;
+        t.end = codec_run(s, in, seconds(size, k->decompress_bps));
+        return t;
+    }
     if (c == EBB_PLAN_HOST_TO_DISK || c == EBB_PLAN_DISK_TO_HOST) {
-        t.end = disk_blocks(s, c, NULL) + ch->latency;
+        t.end = disk_blocks(s, c, NULL, s->now, size) + ch->latency;
         return t;
     }
     double start = later(s->free_at[c], s->now);
@@ -236,20 +279,44 @@ static ebb_status move_via(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *via, in
     (void)ds, (void)vs, (void)ss;
     sim_io *s = S(io);
     const ebb_plan_channel *ch = s->p->channel;
+    const ebb_codec_rates *k = &s->p->codec;
+    double size = (double)s->p->state_size;
+    if (s->compressed && src->tier == EBB_TIER_GPU && dst->tier == EBB_TIER_DISK) {
+        /* the whole state crosses, then is compressed, then goes to disk */
+        t[0] = submit(s, via, EBB_PLAN_GPU_TO_HOST);
+        double packed = codec_run(s, t[0].end, seconds(size, k->compress_bps));
+        double end = disk_blocks(s, EBB_PLAN_HOST_TO_DISK, NULL, packed, disk_bytes(s)) +
+                     ch[EBB_PLAN_HOST_TO_DISK].latency;
+        t[1] = (rt_ticket){.pool = dst, .end = end};
+        return EBB_OK;
+    }
+    if (s->compressed && src->tier == EBB_TIER_DISK && dst->tier == EBB_TIER_GPU) {
+        /* read, decompressed, then the whole state copied on to the gpu */
+        double in = disk_blocks(s, EBB_PLAN_DISK_TO_HOST, NULL, s->now, disk_bytes(s)) +
+                    ch[EBB_PLAN_DISK_TO_HOST].latency;
+        double unpacked = codec_run(s, in, seconds(size, k->decompress_bps));
+        double *up = &s->free_at[EBB_PLAN_HOST_TO_GPU];
+        *up = later(*up, unpacked) + seconds(size, ch[EBB_PLAN_HOST_TO_GPU].bandwidth);
+        t[0] = (rt_ticket){.pool = via, .end = unpacked};
+        t[1] = (rt_ticket){.pool = dst, .end = *up + ch[EBB_PLAN_HOST_TO_GPU].latency};
+        return EBB_OK;
+    }
     if (src->tier == EBB_TIER_GPU && dst->tier == EBB_TIER_DISK) {
         /* each disk block goes once it crossed; the disk leg ends after the copy */
         double start = later(s->free_at[EBB_PLAN_GPU_TO_HOST], s->now);
         t[0] = submit(s, via, EBB_PLAN_GPU_TO_HOST);
         const ebb_plan_channel *g2h = &ch[EBB_PLAN_GPU_TO_HOST];
         chain_leg leg = {start + g2h->latency, g2h->bandwidth, 0, 0.0};
-        double end = disk_blocks(s, EBB_PLAN_HOST_TO_DISK, &leg) + ch[EBB_PLAN_HOST_TO_DISK].latency;
+        double end = disk_blocks(s, EBB_PLAN_HOST_TO_DISK, &leg, s->now, size) +
+                     ch[EBB_PLAN_HOST_TO_DISK].latency;
         t[1] = (rt_ticket){.pool = dst, .end = later(end, t[0].end)};
         return EBB_OK;
     }
     if (src->tier == EBB_TIER_DISK && dst->tier == EBB_TIER_GPU) {
         /* each block copied on over host -> gpu as the disk returns it */
         chain_leg leg = {0, 0, 1, s->now};
-        double end = disk_blocks(s, EBB_PLAN_DISK_TO_HOST, &leg) + ch[EBB_PLAN_DISK_TO_HOST].latency;
+        double end = disk_blocks(s, EBB_PLAN_DISK_TO_HOST, &leg, s->now, size) +
+                     ch[EBB_PLAN_DISK_TO_HOST].latency;
         t[0] = (rt_ticket){.pool = via, .end = end};
         t[1] = (rt_ticket){.pool = dst, .end = later(leg.then_end, end)};
         return EBB_OK;
@@ -301,4 +368,6 @@ static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   
 void sim_io_init(sim_io *s, const ebb_plan_problem *p)
 {
     *s = (sim_io){.io = {&ops}, .p = p};
+    s->compressed = rt_disk_compressed(p);
+    s->codec_threads = p->codec.threads > 0 ? p->codec.threads : 2;
 }

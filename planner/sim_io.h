@@ -19,6 +19,10 @@ typedef struct sim_io {
     double pace_next;                       /* the disk pacer's next allowed start */
     double span_start[SIM_SPANS], span_end[SIM_SPANS]; /* a ring, in time order */
     int span_head, span_count;
+    /* the disk channel compressed (problem.codec): each codec thread's free time */
+    int compressed;
+    int codec_threads;
+    double codec_free[256];
 } sim_io;
 
 void sim_io_init(sim_io *s, const ebb_plan_problem *p);

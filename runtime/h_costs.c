@@ -3,15 +3,37 @@
  */
 #include "runtime/h_costs.h"
 
-/* One hop's time for a state: over the channel, a disk hop paced. */
+double rt_disk_bps(const ebb_plan_problem *p, int write)
+{
+    double bw = p->channel[write ? EBB_PLAN_HOST_TO_DISK : EBB_PLAN_DISK_TO_HOST].bandwidth;
+    if (p->disk_pace > 0 && (!(bw > 0) || p->disk_pace < bw))
+        bw = p->disk_pace;
+    return bw > 0 ? bw : 0.0;
+}
+
+int rt_disk_compressed(const ebb_plan_problem *p)
+{
+    if (!(p->codec.ratio > 0))
+        return 0;
+    return p->codec_fixed || ebb_codec_pays(&p->codec, rt_disk_bps(p, 1), rt_disk_bps(p, 0));
+}
+
+/* One hop's time for a state: over the channel, a disk hop paced (and
+ * through the codec when states go compressed). */
 static double hop_seconds(const ebb_plan_problem *p, ebb_plan_channel_id c)
 {
     const ebb_plan_channel *ch = &p->channel[c];
     double size = (double)p->state_size;
     double t = ch->bandwidth > 0 ? size / ch->bandwidth : 0.0;
     int disk = c == EBB_PLAN_HOST_TO_DISK || c == EBB_PLAN_DISK_TO_HOST;
-    if (disk && p->disk_pace > 0 && size / p->disk_pace > t)
-        t = size / p->disk_pace;
+    if (disk) {
+        int write = c == EBB_PLAN_HOST_TO_DISK;
+        double bps = rt_disk_bps(p, write);
+        if (rt_disk_compressed(p))
+            t = ebb_codec_state_seconds(&p->codec, size, bps, write);
+        else
+            t = bps > 0 ? size / bps : 0.0;
+    }
     return t + ch->latency;
 }
 

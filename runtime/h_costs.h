@@ -30,6 +30,13 @@ typedef struct rt_h_costs {
  * known = 0: the channels hold no figures (W = R = 1). forward_s <= 0: all 1. */
 void rt_h_costs_of(const ebb_plan_problem *p, int fast, int slow, int known, rt_h_costs *out);
 
+/* The disk channel of a problem, one rule for h-revolve's costs and the
+ * planner's simulated disk: the rate of one direction (write = 1), the
+ * lesser of its bandwidth and the pace (0: no limit), and whether states go
+ * compressed (problem.codec: ebb_codec_pays on those rates, or codec_fixed). */
+double rt_disk_bps(const ebb_plan_problem *p, int write);
+int rt_disk_compressed(const ebb_plan_problem *p);
+
 /* Disk slots taken from a budget are capped so that h-revolve's programme
  * ((C + D) x n entries) stays within RT_H_BUDGET_ENTRIES (a few seconds at
  * most, docs/runtime.md): D = min(d, n, RT_H_BUDGET_ENTRIES / n - C), >= 0.

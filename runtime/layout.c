@@ -55,6 +55,8 @@ static const field run_stats[] = {
     F(ebb_run_stats, reverse_sweep_s), F(ebb_run_stats, wall_s),
     F(ebb_run_stats, bytes_before_compression), F(ebb_run_stats, bytes_after_compression),
     F(ebb_run_stats, stored_raw),      F(ebb_run_stats, codec_s),
+    F(ebb_run_stats, stored_raw_slower), F(ebb_run_stats, codec_ratio),
+    F(ebb_run_stats, compress_bps),    F(ebb_run_stats, decompress_bps),
 };
 
 static const field schedule_options[] = {

@@ -494,6 +494,10 @@ ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats)
         stats->bytes_after_compression = ps.bytes_after_compression;
         stats->stored_raw = (int64_t)ps.stored_raw;
         stats->codec_s = ps.codec_s;
+        stats->stored_raw_slower = (int64_t)ps.stored_raw_slower;
+        stats->codec_ratio = ps.measured.ratio;
+        stats->compress_bps = ps.measured.compress_bps;
+        stats->decompress_bps = ps.measured.decompress_bps;
     }
     return EBB_OK;
 }

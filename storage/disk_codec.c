@@ -12,7 +12,11 @@
  * rounded up to the alignment, is not below the state's) is stored raw,
  * from the host slot as without compression; after EBB_DISK_CODEC_RAW_RUN
  * such states in a row, the next ones are stored raw without a try, a
- * growing number of them between tries (disk_codec.h). Each slot remembers what its
+ * growing number of them between tries (disk_codec.h). So does a state
+ * that shrank but whose channel would have been slower than raw's, by the
+ * rule of ebb_codec_pays on the rates the codec threads measure (never
+ * slower than off; it is stored compressed, its codec time being spent).
+ * Each slot remembers what its
  * last write stored (the compressed length, or 0: raw); a read moves only
  * those bytes into the host slot, then a codec thread copies them into its
  * scratch, zero-padded to the codec's bound, and decompresses them back into
@@ -54,6 +58,7 @@ ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
     pthread_cond_init(&c->cv, NULL);
     c->sync_init = 1;
     c->nthreads = o->codec_threads > 0 ? o->codec_threads : 2;
+    c->seen.threads = c->nthreads;
     return EBB_OK;
 }
 
@@ -140,7 +145,7 @@ void ebb_disk_codec_release(struct ebb_pool *pool, ebb_op *op)
 }
 
 /* Whether to try compressing this state: not while skipping after a run of
- * states that did not shrink. */
+ * states that did not shrink or did not pay. */
 static int worth_trying(ebb_disk_codec *c)
 {
     int32_t k = atomic_load(&c->skip);
@@ -150,11 +155,12 @@ static int worth_trying(ebb_disk_codec *c)
     return 1;
 }
 
-/* What the last try gave: a state that shrank resets the skipping, one that
- * did not counts towards (or lengthens) the next skip. */
-static void tried(ebb_disk_codec *c, int shrank)
+/* What the last try gave: a state that shrank and paid resets the skipping,
+ * one that did not (`slower`: it shrank, but did not pay) counts towards (or
+ * lengthens) the next skip. */
+static void tried(ebb_disk_codec *c, int paid, int slower)
 {
-    if (shrank) {
+    if (paid) {
         atomic_store(&c->raw_run, 0);
         atomic_store(&c->backoff, 0);
         return;
@@ -164,15 +170,79 @@ static void tried(ebb_disk_codec *c, int shrank)
     int32_t b = atomic_load(&c->backoff);
     b = b == 0 ? EBB_DISK_CODEC_SKIP_MIN : b < EBB_DISK_CODEC_SKIP_MAX ? 2 * b : b;
     atomic_store(&c->backoff, b);
+    atomic_store(&c->skip_slower, slower);
     atomic_store(&c->skip, b);
+}
+
+/* A figure measured again: the recent states weigh most (a quarter each). */
+static void measured(double *figure, double sample)
+{
+    *figure = *figure > 0 ? 0.75 * *figure + 0.25 * sample : sample;
+}
+
+static double disk_rate(const ebb_disk *d)
+{
+    return d->pace.rate > 0 ? d->pace.rate : d->codec.disk_bps;
+}
+
+void ebb_disk_codec_figures(const struct ebb_pool *pool, ebb_codec_rates *rates, double *disk_bps)
+{
+    ebb_disk *d = pool->disk;
+    ebb_disk_codec *c = &d->codec;
+    memset(rates, 0, sizeof *rates);
+    *disk_bps = 0;
+    if (!c->codec)
+        return;
+    pthread_mutex_lock(&c->lock);
+    *rates = c->seen;
+    *disk_bps = disk_rate(d);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void ebb_disk_codec_wrote(struct ebb_pool *pool, const ebb_op *op, uint64_t now)
+{
+    ebb_disk_codec *c = &pool->disk->codec;
+    if (!c->codec || !op->coded || now <= op->io_ns)
+        return;
+    pthread_mutex_lock(&c->lock);
+    measured(&c->disk_bps, (double)op->bytes * 1e9 / (double)(now - op->io_ns));
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* A try took `ns` and gave `len` bytes: the figures again, and whether the
+ * state through the channel compressed is slower than raw (0 while the
+ * disk's rate is not known: an unpaced pool before its first write). */
+static int slower_than_raw(struct ebb_pool *pool, uint64_t ns, size_t len)
+{
+    ebb_disk *d = pool->disk;
+    ebb_disk_codec *c = &d->codec;
+    double size = (double)pool->slot_size;
+    pthread_mutex_lock(&c->lock);
+    if (ns > 0)
+        measured(&c->seen.compress_bps, size * 1e9 / (double)ns);
+    measured(&c->seen.ratio, size / (double)(len > 0 ? len : 1));
+    ebb_codec_rates r = c->seen;
+    double disk = disk_rate(d);
+    pthread_mutex_unlock(&c->lock);
+    if (!(r.decompress_bps > 0)) /* no read yet: taken as fast as compressing */
+        r.decompress_bps = r.compress_bps;
+    return disk > 0 && !ebb_codec_pays(&r, disk, disk);
+}
+
+static void pause_us(uint32_t us)
+{
+    struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
 }
 
 void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_codec *c = &d->codec;
+    op->slower = 0;
     if (!c->fixed_slots && !worth_trying(c)) { /* stored as it is, counted as raw */
         op->coded = 1;
+        op->slower = atomic_load(&c->skip_slower);
         c->len[op->slot] = 0;
         return;
     }
@@ -188,7 +258,10 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
                      (unsigned long long)n);
     else
         s = ebb_codec_compress(c->codec, op->buf, buf, c->cap, &len);
-    atomic_fetch_add(&pool->st_codec_ns, now_ns() - t0);
+    if (f->codec_delay_us)
+        pause_us(f->codec_delay_us);
+    uint64_t took = now_ns() - t0;
+    atomic_fetch_add(&pool->st_codec_ns, took);
     if (s != EBB_OK) {
         give_buffer(c, i);
         ebb_op_fail(op, s, "compressing the state for disk slot %d failed: %s", (int)op->slot,
@@ -200,10 +273,12 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
         (len >= pool->slot_size || round_up(len, d->layout.align) >= d->layout.dstride)) {
         give_buffer(c, i); /* did not shrink: stored as it is, from the host slot */
         c->len[op->slot] = 0;
-        tried(c, 0);
+        (void)slower_than_raw(pool, took, len); /* the figures */
+        tried(c, 0, 0);
         return;
     }
-    tried(c, 1);
+    int slower = !c->fixed_slots && slower_than_raw(pool, took, len);
+    tried(c, !slower, slower);
     uint32_t blocks = (uint32_t)((len + d->layout.block - 1) / d->layout.block);
     op->buf = buf;
     op->fixed = 0; /* not registered memory */
@@ -225,9 +300,15 @@ int ebb_disk_codec_unpack(struct ebb_pool *pool, ebb_op *op, int thread)
     memset(in + op->bytes, 0, c->cap - op->bytes);
     uint64_t t0 = now_ns();
     ebb_status s = ebb_codec_decompress_padded(c->codec, in, op->bytes, op->buf);
-    atomic_fetch_add(&pool->st_codec_ns, now_ns() - t0);
-    if (s == EBB_OK)
+    uint64_t took = now_ns() - t0;
+    atomic_fetch_add(&pool->st_codec_ns, took);
+    if (s == EBB_OK) {
+        pthread_mutex_lock(&c->lock);
+        if (took > 0)
+            measured(&c->seen.decompress_bps, (double)pool->slot_size * 1e9 / (double)took);
+        pthread_mutex_unlock(&c->lock);
         return 0;
+    }
     ebb_disk_loc loc;
     ebb_disk_locate(&d->layout, op->slot, 0, &loc);
     ebb_op_fail(op, s,

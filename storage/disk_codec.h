@@ -45,6 +45,15 @@ typedef struct ebb_disk_codec {
      * doubles while the tries keep failing (at most EBB_DISK_CODEC_SKIP_MAX),
      * and falls back once a state shrinks. */
     _Atomic int32_t raw_run, skip, backoff;
+    /* Never slower than off: what the codec threads measured (recent states
+     * weigh most; decompress_bps 0 until a read, taken as compress_bps) and
+     * the disk's rate (the pace, else what writes achieved), under `lock`.
+     * A try that shrank but would have been slower than raw
+     * (ebb_codec_pays) counts towards the skip as one that did not shrink;
+     * skip_slower: the skip under way is for that reason. */
+    ebb_codec_rates seen;
+    double disk_bps;
+    _Atomic int32_t skip_slower;
     /* fixed rate smaller than the state: every state is stored compressed,
      * and a slot on disk takes only the fixed size (layout.slot_size) */
     int fixed_slots;
@@ -85,5 +94,12 @@ int ebb_disk_codec_unpack(struct ebb_pool *pool, struct ebb_op *op, int thread);
 
 /* The write `op` has completed (or failed): its buffer, if any, comes free. */
 void ebb_disk_codec_release(struct ebb_pool *pool, struct ebb_op *op);
+
+/* A coded write completed: the disk's rate it achieved (an unpaced pool's
+ * figure for the rule). */
+void ebb_disk_codec_wrote(struct ebb_pool *pool, const struct ebb_op *op, uint64_t now_ns);
+
+/* The rule's figures now: the measured rates and the disk's (0: not yet). */
+void ebb_disk_codec_figures(const struct ebb_pool *pool, ebb_codec_rates *rates, double *disk_bps);
 
 #endif

@@ -70,6 +70,9 @@ void ebb_disk_complete(struct ebb_pool *pool, ebb_op *op)
                 atomic_fetch_add(&pool->st_codec_after, op->bytes);
                 if (!op->packed)
                     atomic_fetch_add(&pool->st_stored_raw, 1);
+                if (!op->packed && op->slower)
+                    atomic_fetch_add(&pool->st_raw_slower, 1);
+                ebb_disk_codec_wrote(pool, op, ebb_disk_now_ns());
             }
         } else {
             atomic_fetch_add(&pool->st_reads, 1);

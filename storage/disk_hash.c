@@ -61,6 +61,7 @@ static void codec_write(struct ebb_pool *pool, ebb_op *op)
         ebb_disk_codec_pack(pool, op);
     if (!atomic_load(&op->failed) && d->sums.on_stage)
         ebb_disk_hash_write(pool, op);
+    op->io_ns = ebb_disk_now_ns();
     ebb_disk_enqueue(pool, op->slot, 1);
 }
 

@@ -41,6 +41,9 @@ typedef struct ebb_storage_fault {
      * (EBB_ERR_IO), without calling the codec (0 = off) */
     uint64_t codec_fail_nth;
     uint64_t codec_fail_count;
+    /* disk with compression: every compression takes this many microseconds
+     * longer (a slow codec; counted in the codec's time and rate) */
+    uint32_t codec_delay_us;
 } ebb_storage_fault;
 
 /* ebb_pool_create with faults to inject (NULL = none). */

@@ -48,6 +48,10 @@ typedef struct ebb_op {
                                     compressed buffer for a write; a read lands
                                     in the host slot and is decompressed there) */
     int coded;                   /* disk: a write that went through the codec */
+    int slower;                  /* disk: a write stored raw because compressing
+                                    would have made it slower (ebb_codec_pays) */
+    uint64_t io_ns;              /* disk, a coded write: when it was queued for the
+                                    engine (the disk's rate it achieved) */
     int32_t cbuf;                /* disk: the compressed buffer a write holds, -1 none */
     uint32_t next_block;         /* next block to issue (threads engine) */
     _Atomic uint32_t remaining;  /* blocks not yet complete */

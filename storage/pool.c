@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "storage/disk_codec.h"
 #include "storage/pool_internal.h"
 
 const char *ebb_disk_backend_name(ebb_disk_backend backend)
@@ -304,6 +305,11 @@ ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *st)
     st->bytes_after_compression = atomic_load(&pool->st_codec_after);
     st->stored_raw = atomic_load(&pool->st_stored_raw);
     st->codec_s = (double)atomic_load(&pool->st_codec_ns) / 1e9;
+    st->stored_raw_slower = atomic_load(&pool->st_raw_slower);
+    memset(&st->measured, 0, sizeof st->measured);
+    st->disk_bps = 0;
+    if (pool->tier == EBB_TIER_DISK && pool->disk)
+        ebb_disk_codec_figures(pool, &st->measured, &st->disk_bps);
     return EBB_OK;
 }
 
@@ -322,6 +328,7 @@ ebb_status ebb_pool_stats_reset(ebb_pool *pool)
     atomic_store(&pool->st_codec_after, 0);
     atomic_store(&pool->st_stored_raw, 0);
     atomic_store(&pool->st_codec_ns, 0);
+    atomic_store(&pool->st_raw_slower, 0);
     return EBB_OK;
 }
 

@@ -92,6 +92,7 @@ struct ebb_pool {
     _Atomic uint64_t st_requests, st_retries, st_errors;
     /* disk with compression (disk_codec.c, disk_core.c) */
     _Atomic uint64_t st_codec_before, st_codec_after, st_stored_raw, st_codec_ns;
+    _Atomic uint64_t st_raw_slower;
 
     ebb_storage_fault fault;
     _Atomic uint64_t fault_delays;   /* completions delayed so far (fault.delay_us_max) */

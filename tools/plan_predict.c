@@ -43,6 +43,15 @@ static const char predict_help[] =
     "  --bench FILE          channel figures from 'ebb bench --json > FILE'\n"
     "  --step-slowdown K     a step overlapping a disk transfer takes 1 + K times as long\n"
     "                        for the overlap (default: measured with the disk, else 0)\n"
+    "  --compression-ratio X states compressed on the disk channel, state bytes over\n"
+    "                        stored bytes (as 'ebb run' or 'ebb bench --compression' show;\n"
+    "                        default: --config's tier.disk.codec_ratio or fixed rate,\n"
+    "                        else raw)\n"
+    "  --compress-rate R     one codec thread's compression, state bytes a second\n"
+    "                        (default: tier.disk.compress_rate, else no time)\n"
+    "  --decompress-rate R   one codec thread's decompression (default:\n"
+    "                        tier.disk.decompress_rate, else the compress rate)\n"
+    "  --codec-threads K     codec threads (default: tier.disk.codec_threads)\n"
     "  --staging K           host buffers for disk transfers (default 2, as the runtime)\n"
     "  --period K            periodic: k; disk-revolve: m (default: as the runtime derives)\n"
     "  --io-ratio R          disk-revolve's ratio (default 1, as the runtime)\n"
@@ -71,6 +80,9 @@ typedef struct predict_args {
     uint64_t disk_bw, pcie_bw;            /* bytes per second, 0: not given */
     double disk_lat_ms;
     double slowdown;                      /* -1: measured with the disk, else 0 */
+    double codec_ratio;                   /* 0: not given */
+    uint64_t compress_bps, decompress_bps; /* 0: not given */
+    int32_t codec_threads;                /* 0: not given */
     int32_t staging;
     int64_t period;
     double io_ratio;
@@ -141,6 +153,10 @@ static const cli_option predict_options[] = {
     {OPT("pcie-bandwidth", CLI_RATE, pcie_bw), .check = rate_check},
     {OPT("bench", CLI_STRING, bench)},
     {OPT("step-slowdown", CLI_DOUBLE, slowdown), .least = 0.0},
+    {OPT("compression-ratio", CLI_DOUBLE, codec_ratio), .least = 1.0},
+    {OPT("compress-rate", CLI_RATE, compress_bps), .check = rate_check},
+    {OPT("decompress-rate", CLI_RATE, decompress_bps), .check = rate_check},
+    {OPT("codec-threads", CLI_INT32, codec_threads), .min = 1, .max = 256},
     {OPT("staging", CLI_INT32, staging), .min = 1, .max = 1024},
     {OPT("period", CLI_INT64, period), .min = 1, .max = INT64_MAX / 4},
     {OPT("io-ratio", CLI_DOUBLE, io_ratio)},
@@ -231,6 +247,16 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
     }
     if (a->slowdown >= 0)
         p->step_slowdown = a->slowdown;
+    if (a->codec_ratio > 0)
+        p->codec.ratio = a->codec_ratio;
+    if (a->compress_bps > 0)
+        p->codec.compress_bps = (double)a->compress_bps;
+    if (a->decompress_bps > 0)
+        p->codec.decompress_bps = (double)a->decompress_bps;
+    else if (a->compress_bps > 0) /* as the runtime before its first read */
+        p->codec.decompress_bps = (double)a->compress_bps;
+    if (a->codec_threads > 0)
+        p->codec.threads = a->codec_threads;
 out:
     ebb_config_dispose(&cfg);
     return rc;
@@ -299,6 +325,17 @@ static void json_context(json_writer *w, const ebb_plan_problem *p, const char *
     json_string(w, "disk_figures", source);
     json_double(w, "step_slowdown", p->step_slowdown);
     json_tiers(w, "tier_slots", p->slots, NULL);
+    if (p->codec.ratio > 0) { /* the compressed disk channel (docs/compression.md) */
+        json_object(w, "codec");
+        json_double(w, "ratio", p->codec.ratio);
+        json_double(w, "compress_Bps",
+                    p->codec.compress_bps > 0 ? p->codec.compress_bps : INFINITY);
+        json_double(w, "decompress_Bps",
+                    p->codec.decompress_bps > 0 ? p->codec.decompress_bps : INFINITY);
+        json_int(w, "threads", p->codec.threads > 0 ? p->codec.threads : 2);
+        json_bool(w, "compressed", ebb_plan_disk_compressed(p));
+        json_close(w);
+    }
 }
 
 typedef struct sizing {
@@ -379,7 +416,14 @@ static void print_text(const predict_args *a, const ebb_plan_problem *p, const c
         else
             printf(" %s inf", ebb_plan_channel_name((ebb_plan_channel_id)c));
     }
-    printf(" (disk: %s); step slowdown beside the disk %.3g\n\n", source, p->step_slowdown);
+    printf(" (disk: %s); step slowdown beside the disk %.3g\n", source, p->step_slowdown);
+    if (p->codec.ratio > 0)
+        printf("disk states %s: ratio %.3g, a codec thread compresses %.3g GB/s and decompresses "
+               "%.3g GB/s (0: no time), %d threads\n",
+               ebb_plan_disk_compressed(p) ? "compressed" : "raw (compressing would be slower)",
+               p->codec.ratio, p->codec.compress_bps / 1e9, p->codec.decompress_bps / 1e9,
+               p->codec.threads > 0 ? (int)p->codec.threads : 2);
+    printf("\n");
     printf("  %-12s %-9s %9s %10s %9s %9s %8s %8s %5s %5s %5s\n", "strategy", "tiers", "forward",
            "predicted", "fwd s", "rev s", "stall s", "overhead", "gpu", "host", "disk");
     for (size_t i = 0; i < count; i++)

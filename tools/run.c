@@ -205,6 +205,10 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     json_int(w, "bytes_after_compression", (int64_t)st->bytes_after_compression);
     json_int(w, "stored_raw", st->stored_raw);
     json_double(w, "codec_s", st->codec_s);
+    json_int(w, "stored_raw_slower", st->stored_raw_slower);
+    json_double(w, "codec_ratio", st->codec_ratio);
+    json_double(w, "compress_Bps", st->compress_bps);
+    json_double(w, "decompress_Bps", st->decompress_bps);
     json_int(w, "copies", st->copies);
     json_double(w, "copy_s", st->copy_s);
     json_string(w, "gradient", hex64(r->gradient, hex));
@@ -313,12 +317,15 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         const ebb_run_stats *st = &res[i].stats;
         if (res[i].ran && st->bytes_before_compression > 0)
             printf("%s: compressed %.1f MB to %.1f MB on disk (ratio %.3f), %lld of the states "
-                   "stored raw, %.3f s in the codec threads\n",
+                   "stored raw (%lld because compressing would have been slower), %.3f s in the "
+                   "codec threads; measured: ratio %.3f, a thread compresses %.3g GB/s, "
+                   "decompresses %.3g GB/s\n",
                    res[i].strategy, (double)st->bytes_before_compression / 1e6,
                    (double)st->bytes_after_compression / 1e6,
                    ratio((double)st->bytes_before_compression,
                          (double)st->bytes_after_compression),
-                   (long long)st->stored_raw, st->codec_s);
+                   (long long)st->stored_raw, (long long)st->stored_raw_slower, st->codec_s,
+                   st->codec_ratio, st->compress_bps / 1e9, st->decompress_bps / 1e9);
     }
     /* The pools' warnings, once for the runs that share them. */
     for (int i = 0; i < count; i++) {

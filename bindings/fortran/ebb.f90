@@ -105,6 +105,8 @@ module ebb
      integer(c_int64_t) :: bytes_before_compression, bytes_after_compression ! uint64 in C
      integer(c_int64_t) :: stored_raw
      real(c_double) :: codec_s
+     integer(c_int64_t) :: stored_raw_slower
+     real(c_double) :: codec_ratio, compress_bps, decompress_bps
   end type ebb_run_stats
 
   ! ---- the callbacks' interfaces -------------------------------------------

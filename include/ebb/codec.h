@@ -152,6 +152,39 @@ EBB_API ebb_status ebb_element_from_name(const char *name, ebb_element *out);
 /* Bytes of one element: 1, 4, 8. */
 EBB_API size_t ebb_element_size(ebb_element element);
 
+/* ---- the compressed channel's model (docs/compression.md, *The channel*) --
+ * One description, shared by the disk tier (which measures the figures as a
+ * run goes and stores a state raw when compressing would make it slower)
+ * and the planner (ebb_plan_problem.codec: given figures, simulated on the
+ * same rule). A codec thread takes a whole state: it is compressed, then
+ * its bytes / ratio go to disk; read back, then decompressed. */
+typedef struct ebb_codec_rates {
+    double ratio;          /* state bytes over stored bytes (<= 1: does not shrink) */
+    double compress_bps;   /* one codec thread: state bytes compressed a second; 0 = no time */
+    double decompress_bps; /* one codec thread: state bytes decompressed a second; 0 = no time */
+    int32_t threads;       /* codec threads; 0 = 2 (tier.disk.codec_threads' default) */
+} ebb_codec_rates;
+
+/* Seconds one state of `bytes` takes alone through the channel compressed,
+ * on a disk of `disk_bps` bytes a second (0 = no time): write = 1, its
+ * compression on one thread then bytes / ratio on the disk; write = 0, the
+ * read of bytes / ratio then its decompression. A ratio <= 0 is taken as 1. */
+EBB_API double ebb_codec_state_seconds(const ebb_codec_rates *r, double bytes, double disk_bps,
+                                       int write);
+
+/* The channel's rate in state bytes a second while states queue (the codec
+ * threads each on a state, the disk on another): min(codec rate x threads,
+ * disk_bps x ratio), 0 where both are unbounded. */
+EBB_API double ebb_codec_channel_bps(const ebb_codec_rates *r, double disk_bps, int write);
+
+/* The rule for "never slower than off": 1 when compressing a state makes
+ * neither its write (on a disk writing write_bps) nor its read (read_bps)
+ * slower than the raw state's, one state alone, as the asynchronous
+ * strategy sends them (it waits for one store before the next); so ratio >
+ * 1 and each of ebb_codec_state_seconds below bytes / disk_bps. A disk of
+ * 0 (no time) never pays. */
+EBB_API int ebb_codec_pays(const ebb_codec_rates *r, double write_bps, double read_bps);
+
 #ifdef __cplusplus
 }
 #endif

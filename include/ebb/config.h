@@ -96,6 +96,9 @@ typedef enum ebb_config_key {
     EBB_KEY_DISK_PRECISION,
     EBB_KEY_DISK_ACCURACY,
     EBB_KEY_DISK_CODEC_THREADS,
+    EBB_KEY_DISK_CODEC_RATIO,
+    EBB_KEY_DISK_COMPRESS_RATE,
+    EBB_KEY_DISK_DECOMPRESS_RATE,
     EBB_CONFIG_KEY_COUNT
 } ebb_config_key;
 
@@ -138,6 +141,14 @@ typedef struct ebb_config_disk {
                                       .element, .rate, .precision, .accuracy (ebb/codec.h;
                                       dims and shape come from ebb_run_options) */
     int32_t codec_threads;    /* tier.disk.codec_threads: 1 .. 256 */
+    /* The planner's figures for the compressed channel, which a run cannot
+     * measure before it starts (auto's pick; docs/compression.md, *The
+     * channel*): state bytes over stored bytes (0: not known, the disk is
+     * planned raw), one codec thread's compress and decompress rates in
+     * bytes per second (0: not known; decompress then taken as compress) */
+    double codec_ratio;       /* tier.disk.codec_ratio: 0, or 1 .. 1e6 */
+    uint64_t compress_rate;   /* tier.disk.compress_rate */
+    uint64_t decompress_rate; /* tier.disk.decompress_rate */
 } ebb_config_disk;
 
 typedef struct ebb_config {

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ebb/codec.h"
 #include "ebb/config.h"
 #include "ebb/error.h"
 #include "ebb/schedule.h"
@@ -79,6 +80,15 @@ typedef struct ebb_plan_problem {
                               1 + step_slowdown times as long; 0 (default): not at all.
                               ebb_plan_channels_measure measures it for a step that
                               streams memory on the CPU; a GPU step: leave it 0 */
+    ebb_codec_rates codec; /* the disk channel compressed (ebb/codec.h, docs/compression.md):
+                              ratio 0 (default): states go raw. Else a disk write takes
+                              a codec thread (of `threads`) for state_size / compress_bps,
+                              then moves state_size / ratio bytes; a read moves those,
+                              then takes a thread for state_size / decompress_bps; as the
+                              disk tier, states go raw where ebb_codec_pays says
+                              compressing would be slower, unless codec_fixed */
+    int codec_fixed;       /* 1: every state compressed (a fixed rate below the state's
+                              size: the disk slots hold only that) */
 } ebb_plan_problem;
 
 /* Defaults: host state, no slots, every channel infinite with no latency,
@@ -87,7 +97,11 @@ EBB_API void ebb_plan_problem_init(ebb_plan_problem *problem);
 
 /* Slots per tier from the budgets of *cfg for problem->state_size
  * (ebb_config_pool_options; "auto" resolved now), 0 for disabled tiers;
- * disk_block and disk_pace from tier.disk.block_size and .max_bandwidth. */
+ * disk_block and disk_pace from tier.disk.block_size and .max_bandwidth;
+ * with compression on, codec from tier.disk.codec_threads, codec_ratio,
+ * compress_rate and decompress_rate (the planner's figures: they depend on
+ * the data), and with a fixed rate below the state's size codec_fixed and
+ * the ratio it gives. */
 EBB_API ebb_status ebb_plan_problem_from_config(ebb_plan_problem *problem, const ebb_config *cfg);
 
 /* Measures the disk channels on the spot: writes and reads a few states
@@ -97,6 +111,11 @@ EBB_API ebb_status ebb_plan_problem_from_config(ebb_plan_problem *problem, const
  * for the latency; and step_slowdown:
  * passes over 4 MiB of memory timed alone and while the transfers run. */
 EBB_API ebb_status ebb_plan_channels_measure(ebb_plan_problem *problem, const ebb_config *cfg);
+
+/* Whether the problem's disk states go compressed: codec_fixed, or a
+ * codec.ratio > 0 for which ebb_codec_pays on the disk's rates (each
+ * direction's bandwidth, capped by the pace), as the disk tier decides. */
+EBB_API int ebb_plan_disk_compressed(const ebb_plan_problem *problem);
 
 /* Sets the disk's pace, tier.disk.max_bandwidth (bytes/s; 0: none). */
 EBB_API void ebb_plan_cap_disk(ebb_plan_problem *problem, double bytes_per_s);

@@ -319,6 +319,15 @@ typedef struct ebb_run_stats {
     uint64_t bytes_after_compression;
     int64_t stored_raw;
     double codec_s;
+    /* Never slower than off: of stored_raw, the states stored raw because
+     * compressing would have made them slower through the channel than raw
+     * (ebb_codec_pays); and what the codec threads measured, recent states
+     * weighing most: the ratio, one thread's compress and decompress rates
+     * in state bytes a second (0 until measured). */
+    int64_t stored_raw_slower;
+    double codec_ratio;
+    double compress_bps;
+    double decompress_bps;
 } ebb_run_stats;
 
 EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);

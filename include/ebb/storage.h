@@ -255,6 +255,14 @@ typedef struct ebb_pool_stats {
                                 (below the state's size, after rounding to the alignment) */
     double codec_s;          /* seconds the codec threads spent compressing and
                                 decompressing (summed over the threads) */
+    uint64_t stored_raw_slower; /* of stored_raw: stored uncompressed because compressing
+                                   would have made the state slower through the channel
+                                   than raw (ebb_codec_pays on the figures below) */
+    ebb_codec_rates measured;   /* what the codec threads measured, recent states weighing
+                                   most: ratio, compress and decompress rates of one thread
+                                   (0 until measured), threads; not reset */
+    double disk_bps;            /* the disk's rate the rule takes: max_bandwidth when
+                                   paced, else what the writes achieved; 0: not yet */
 } ebb_pool_stats;
 
 EBB_API ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *stats);

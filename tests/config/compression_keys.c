@@ -75,6 +75,30 @@ Test(compression_keys, bad_values_name_line_and_key)
                       "key 'tier.disk.precision'", NULL);
     expect_load_error("[tier.disk]\ncodec_threads = 0\n", EBB_ERR_CONFIG,
                       "key 'tier.disk.codec_threads': expected an integer from 1 to 256", NULL);
+    expect_load_error("[tier.disk]\ncodec_ratio = -1\n", EBB_ERR_CONFIG,
+                      "key 'tier.disk.codec_ratio'", NULL);
+    expect_load_error("[tier.disk]\ncodec_ratio = nan\n", EBB_ERR_CONFIG,
+                      "key 'tier.disk.codec_ratio'", NULL);
+    expect_load_error("[tier.disk]\ncompress_rate = \"fast\"\n", EBB_ERR_CONFIG,
+                      "key 'tier.disk.compress_rate'", NULL);
+    expect_load_error("[tier.disk]\ndecompress_rate = -5\n", EBB_ERR_CONFIG,
+                      "key 'tier.disk.decompress_rate'", NULL);
+}
+
+Test(compression_keys, the_planners_figures)
+{
+    ebb_config cfg;
+    load_ok("[tier.disk]\ncodec_ratio = 1.4\ncompress_rate = \"1.9 GB/s\"\n"
+            "decompress_rate = \"3.7 GB/s\"\n",
+            &cfg);
+    cr_expect(cfg.disk.codec_ratio == 1.4);
+    cr_expect_eq(cfg.disk.compress_rate, 1900000000u);
+    cr_expect_eq(cfg.disk.decompress_rate, 3700000000u);
+    ebb_config_dispose(&cfg);
+    cr_assert_eq(ebb_config_init_default(&cfg), EBB_OK);
+    cr_expect(cfg.disk.codec_ratio == 0 && cfg.disk.compress_rate == 0 &&
+              cfg.disk.decompress_rate == 0, "not known by default");
+    ebb_config_dispose(&cfg);
 }
 
 Test(compression_keys, rate_and_precision_fit_the_element)

@@ -36,6 +36,10 @@ static void same(const ebb_config *a, const ebb_config *b)
     cr_expect(x->accuracy == y->accuracy, "accuracy %.17g read back as %.17g", x->accuracy,
               y->accuracy);
     cr_expect_eq(a->disk.codec_threads, b->disk.codec_threads);
+    cr_expect(a->disk.codec_ratio == b->disk.codec_ratio, "codec_ratio %.17g read back as %.17g",
+              a->disk.codec_ratio, b->disk.codec_ratio);
+    cr_expect_eq(a->disk.compress_rate, b->disk.compress_rate);
+    cr_expect_eq(a->disk.decompress_rate, b->disk.decompress_rate);
 }
 
 static void round_trip(const ebb_config *a)
@@ -66,6 +70,9 @@ static void round_trip(const ebb_config *a)
     b.disk.compression.rate = a->disk.compression.rate + 1;
     b.disk.compression.accuracy = a->disk.compression.accuracy * 3;
     b.disk.codec_threads = a->disk.codec_threads == 7 ? 8 : 7;
+    b.disk.codec_ratio = a->disk.codec_ratio + 2;
+    b.disk.compress_rate = a->disk.compress_rate + 5;
+    b.disk.decompress_rate = a->disk.decompress_rate + 5;
     ebb_status s = ebb_config_load_string(text, "shown.toml", &b);
     cr_assert_eq(s, EBB_OK, "%s\n%s", ebb_last_error(), text);
     same(a, &b);
@@ -111,6 +118,9 @@ Test(round_trip, every_field_changed)
     a.disk.compression.precision = 17;
     a.disk.compression.accuracy = 0.1; /* not a binary fraction: written "0.1" */
     a.disk.codec_threads = 256;
+    a.disk.codec_ratio = 1.37;
+    a.disk.compress_rate = 1900000000;
+    a.disk.decompress_rate = 3700000001;
     const char *paths[] = {"/tmp", "/var/tmp"};
     cr_assert_eq(ebb_config_set_disk_paths(&a, paths, 2), EBB_OK);
     round_trip(&a);

@@ -104,6 +104,10 @@ size_t rdtest_run_stats_layout(size_t *o)
     o[i++] = OFF(ebb_run_stats, bytes_after_compression);
     o[i++] = OFF(ebb_run_stats, stored_raw);
     o[i++] = OFF(ebb_run_stats, codec_s);
+    o[i++] = OFF(ebb_run_stats, stored_raw_slower);
+    o[i++] = OFF(ebb_run_stats, codec_ratio);
+    o[i++] = OFF(ebb_run_stats, compress_bps);
+    o[i++] = OFF(ebb_run_stats, decompress_bps);
     return sizeof(ebb_run_stats);
 }
 

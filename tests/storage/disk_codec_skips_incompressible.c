@@ -33,6 +33,10 @@ Test(disk_codec_skips_incompressible, tries_thin_out_and_come_back)
     o.staging = h;
     o.compression = &c;
     o.codec_threads = 1;
+    /* paced well below the codec's rate, so that compressing the sparse
+     * states pays (an unpaced file in the page cache may be faster than the
+     * codec: raw then, by the rule of disk_codec_never_slower.c) */
+    o.max_bandwidth = 20e6;
     ebb_storage_fault f = {0};
     f.codec_fail_nth = 10; /* the 10th compression tried fails its write */
     ebb_pool *d = create_or_skip(&o, &f);

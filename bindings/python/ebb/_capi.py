@@ -94,6 +94,10 @@ class RunStats(Structure):
         ("bytes_after_compression", c_uint64),
         ("stored_raw", c_int64),
         ("codec_s", c_double),
+        ("stored_raw_slower", c_int64),
+        ("codec_ratio", c_double),
+        ("compress_bps", c_double),
+        ("decompress_bps", c_double),
     ]
 
 

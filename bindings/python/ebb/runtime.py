@@ -81,6 +81,10 @@ class RunStats:
     bytes_after_compression: int = 0
     stored_raw: int = 0
     codec_s: float = 0.0
+    stored_raw_slower: int = 0
+    codec_ratio: float = 0.0
+    compress_bps: float = 0.0
+    decompress_bps: float = 0.0
 
 
 def _tier_name(t):

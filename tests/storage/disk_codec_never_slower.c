@@ -1,0 +1,96 @@
+/* Never slower than off: a state that compresses, but whose codec is slower
+ * than the disk would carry it raw (ebb_codec_pays on what the codec
+ * threads measure and the disk's pace), is stored raw, counted in
+ * stored_raw and stored_raw_slower, and tries come back now and then as
+ * for incompressible data. The codec is made slow by the injected delay of
+ * each compression (fault.codec_delay_us); the same states through a slow
+ * disk, where compressing pays, all go compressed. */
+#include "storage/codec_helpers.h"
+
+/* `count` sparse states (they compress well) written one after the other. */
+static void write_states(ebb_pool *d, ebb_pool *h, size_t size, int count)
+{
+    for (int i = 0; i < count; i++) {
+        fill_data(slot_ptr(h, 0), size, EBB_ELEMENT_FLOAT64, DATA_SPARSE, 7 + (uint64_t)i);
+        ebb_ticket t;
+        cr_assert_eq(ebb_move(d, i % 4, h, 0, &t), EBB_OK, "%s", ebb_last_error());
+        cr_assert_eq(ebb_ticket_wait(&t), EBB_OK, "%s", ebb_last_error());
+    }
+}
+
+/* A paced disk pool with lossless compression on one codec thread. */
+static ebb_pool *paced_pool(const char *dir, ebb_pool *h, size_t size, double pace,
+                            const ebb_codec_options *c, const ebb_storage_fault *f)
+{
+    const char *dirs[] = {dir};
+    ebb_pool_options o;
+    disk_options(&o, dirs, 1, size, 4, EBB_DISK_BACKEND_THREADS);
+    o.staging = h;
+    o.compression = c;
+    o.codec_threads = 1;
+    o.max_bandwidth = pace;
+    return create_or_skip(&o, f);
+}
+
+Test(disk_codec_never_slower, a_codec_slower_than_the_disk_stores_states_raw)
+{
+    char dir[256];
+    make_tmpdir(dir, sizeof dir);
+    const size_t size = 1 << 20;
+    ebb_codec_options c = codec_opts(EBB_COMPRESSION_LOSSLESS, EBB_ELEMENT_FLOAT64);
+    ebb_pool *h = host_pool(size, 2);
+    ebb_storage_fault f = {0};
+    f.codec_delay_us = 5000; /* 1 MiB in >= 5 ms: < 0.21 GB/s, the disk 1 GB/s */
+    ebb_pool *d = paced_pool(dir, h, size, 1e9, &c, &f);
+    /* 4 tries, 4 skipped, 1 try, 8 skipped, 1 try, 16 skipped, 1 try, ... */
+    write_states(d, h, size, 40);
+    ebb_pool_stats st;
+    ebb_pool_stats_get(d, &st);
+    cr_assert_geq(st.stored_raw_slower, 30, "%llu of 40 states raw for a slow codec",
+                  (unsigned long long)st.stored_raw_slower);
+    cr_assert_eq(st.stored_raw, st.stored_raw_slower, "every raw state did shrink");
+    cr_assert_lt(st.stored_raw, 40, "no state was tried again");
+    cr_assert(st.measured.ratio > 2, "ratio %g", st.measured.ratio);
+    cr_assert(st.measured.compress_bps > 0 && st.measured.compress_bps < 0.25e9,
+              "compress %g B/s", st.measured.compress_bps);
+    cr_assert_eq(st.disk_bps, 1e9, "the rule takes the pace");
+    cr_assert_lt(st.bytes_after_compression, st.bytes_before_compression);
+    ebb_pool_destroy(d);
+
+    /* the same states on a disk 50 times slower: compressing pays, none raw
+     * (the codec needs only 25 MB/s, a loaded machine's too) */
+    const size_t small = 128 << 10;
+    ebb_pool *h2 = host_pool(small, 2);
+    d = paced_pool(dir, h2, small, 20e6, &c, NULL);
+    write_states(d, h2, small, 40);
+    ebb_pool_stats_get(d, &st);
+    cr_assert_eq(st.stored_raw, 0, "%llu states raw where compressing pays",
+                 (unsigned long long)st.stored_raw);
+    cr_assert_eq(st.stored_raw_slower, 0);
+    ebb_pool_destroy(d);
+    ebb_pool_destroy(h2);
+    ebb_pool_destroy(h);
+    rm_tmpdir(dir);
+}
+
+Test(disk_codec_never_slower, an_unpaced_disk_is_measured)
+{
+    char dir[256];
+    make_tmpdir(dir, sizeof dir);
+    const size_t size = 256 << 10;
+    ebb_codec_options c = codec_opts(EBB_COMPRESSION_LOSSLESS, EBB_ELEMENT_FLOAT64);
+    ebb_pool *h = host_pool(size, 2);
+    ebb_pool *d = paced_pool(dir, h, size, 0, &c, NULL);
+    write_states(d, h, size, 8);
+    ebb_ticket t; /* a read, for the decompression's rate */
+    cr_assert_eq(ebb_move(h, 1, d, 0, &t), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_ticket_wait(&t), EBB_OK, "%s", ebb_last_error());
+    ebb_pool_stats st;
+    ebb_pool_stats_get(d, &st);
+    cr_assert(st.disk_bps > 0, "the writes' rate was not measured");
+    cr_assert(st.measured.decompress_bps > 0 && st.measured.compress_bps > 0);
+    cr_assert_eq(st.measured.threads, 1);
+    ebb_pool_destroy(d);
+    ebb_pool_destroy(h);
+    rm_tmpdir(dir);
+}
