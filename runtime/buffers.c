@@ -51,6 +51,26 @@ static void append_buf(rt_mem *m, int32_t b, int c)
     m->size[c]++;
 }
 
+/* Into list c: a buffer freed goes first in the idle list, so that the
+ * next taker reuses it (last freed, first taken) rather than a buffer never
+ * used yet; those stay in index order behind, so a host pool made ready in
+ * extents (ebb_pool_options.ready_slots) grows only when more buffers are
+ * held at once than it has ready. Other lists keep their order of age. */
+static void place_buf(rt_mem *m, int32_t b, int c)
+{
+    if (c != RT_IDLE || m->head[c] < 0) {
+        append_buf(m, b, c);
+        return;
+    }
+    rt_buf *x = &m->buf[b];
+    x->cls = (int8_t)c;
+    x->prev = -1;
+    x->next = m->head[c];
+    m->buf[m->head[c]].prev = b;
+    m->head[c] = b;
+    m->size[c]++;
+}
+
 static int class_of(const rt_buf *x)
 {
     if (x->holders > 0 || x->pins > 0)
@@ -66,14 +86,14 @@ void rt_buf_update(rt_mem *m, int32_t b)
     if (c == m->buf[b].cls)
         return;
     unlink_buf(m, b);
-    append_buf(m, b, c);
+    place_buf(m, b, c);
 }
 
 /* A new transfer on b: a busy buffer goes to the end (the newest). */
 static void requeue(rt_mem *m, int32_t b)
 {
     unlink_buf(m, b);
-    append_buf(m, b, class_of(&m->buf[b]));
+    place_buf(m, b, class_of(&m->buf[b]));
 }
 
 void rt_set_ref(rt_mem *m, int32_t *ref, int32_t b)
@@ -238,6 +258,19 @@ static ebb_status reap(ebb_run *run, rt_mem *m)
     return EBB_OK;
 }
 
+/* A buffer about to hold new data made ready (a host pool made ready in
+ * extents grows to it); the failure names the step. */
+static ebb_status make_ready(ebb_run *run, rt_mem *m, int32_t b)
+{
+    if (m->tier != EBB_TIER_HOST || !m->pool)
+        return EBB_OK;
+    ebb_status st = run->io->ops->ready(run->io, m->pool, b);
+    if (st != EBB_OK)
+        return ebb_fail_context(st, "step %lld: host buffer %d for a new state",
+                                (long long)run->live_step, (int)b);
+    return EBB_OK;
+}
+
 /* A free buffer, without waiting: idle, else cached; -1 if none. */
 static ebb_status pick_now(ebb_run *run, rt_mem *m, int32_t *out)
 {
@@ -245,6 +278,8 @@ static ebb_status pick_now(ebb_run *run, rt_mem *m, int32_t *out)
     if (m->head[RT_IDLE] < 0)
         st = reap(run, m);
     *out = m->head[RT_IDLE] >= 0 ? m->head[RT_IDLE] : m->head[RT_CACHED];
+    if (st == EBB_OK && *out >= 0)
+        st = make_ready(run, m, *out);
     return st;
 }
 

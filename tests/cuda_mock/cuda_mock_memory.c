@@ -124,11 +124,21 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     return cm_fail(e);
 }
 
+/* As the runtime documents it: ptr must be the base address of a range
+ * cudaHostRegister registered (a pointer inside one, or into memory never
+ * registered, is refused with cudaErrorHostMemoryNotRegistered). */
 cudaError_t cudaHostUnregister(void *ptr)
 {
     LOCK();
     INJECT("cudaHostUnregister");
     CONTEXT(cm_cur_dev);
+    range *r = cm_ranges;
+    while (r && !(r->p == ptr && r->kind == M_PINNED && !r->owned))
+        r = r->next;
+    if (!r) {
+        UNLOCK();
+        return cm_fail(cudaErrorHostMemoryNotRegistered);
+    }
     cm_remove_range(ptr, 1, "cudaHostUnregister");
     UNLOCK();
     return cudaSuccess;
