@@ -113,10 +113,10 @@ static void pin(struct ebb_pool *pool, const ebb_pool_options *o, int32_t first)
  * tests' fault.ready_slots instead, when set). */
 static int32_t first_extent(const struct ebb_pool *pool, const ebb_pool_options *o)
 {
-    if (o->ready_slots <= 0 || o->ready_slots >= o->slots)
+    if (o->ready_slots <= 0)
         return o->slots;
-    int32_t f = pool->fault.ready_slots;
-    return f > 0 && f < o->slots ? f : o->ready_slots;
+    int32_t k = pool->fault.ready_slots > 0 ? pool->fault.ready_slots : o->ready_slots;
+    return k < o->slots ? k : o->slots;
 }
 
 ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)

@@ -127,6 +127,16 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 /* As the runtime documents it: ptr must be the base address of a range
  * cudaHostRegister registered (a pointer inside one, or into memory never
  * registered, is refused with cudaErrorHostMemoryNotRegistered). */
+static uint64_t unregister_refused;
+
+uint64_t cuda_mock_unregister_refused(void)
+{
+    LOCK();
+    uint64_t n = unregister_refused;
+    UNLOCK();
+    return n;
+}
+
 cudaError_t cudaHostUnregister(void *ptr)
 {
     LOCK();
@@ -136,6 +146,7 @@ cudaError_t cudaHostUnregister(void *ptr)
     while (r && !(r->p == ptr && r->kind == M_PINNED && !r->owned))
         r = r->next;
     if (!r) {
+        unregister_refused++;
         UNLOCK();
         return cm_fail(cudaErrorHostMemoryNotRegistered);
     }
