@@ -51,26 +51,6 @@ static void append_buf(rt_mem *m, int32_t b, int c)
     m->size[c]++;
 }
 
-/* Into list c: a buffer freed goes first in the idle list, so that the
- * next taker reuses it (last freed, first taken) rather than a buffer never
- * used yet; those stay in index order behind, so a host pool made ready in
- * extents (ebb_pool_options.ready_slots) grows only when more buffers are
- * held at once than it has ready. Other lists keep their order of age. */
-static void place_buf(rt_mem *m, int32_t b, int c)
-{
-    if (c != RT_IDLE || m->head[c] < 0) {
-        append_buf(m, b, c);
-        return;
-    }
-    rt_buf *x = &m->buf[b];
-    x->cls = (int8_t)c;
-    x->prev = -1;
-    x->next = m->head[c];
-    m->buf[m->head[c]].prev = b;
-    m->head[c] = b;
-    m->size[c]++;
-}
-
 static int class_of(const rt_buf *x)
 {
     if (x->holders > 0 || x->pins > 0)
@@ -86,14 +66,14 @@ void rt_buf_update(rt_mem *m, int32_t b)
     if (c == m->buf[b].cls)
         return;
     unlink_buf(m, b);
-    place_buf(m, b, c);
+    append_buf(m, b, c);
 }
 
 /* A new transfer on b: a busy buffer goes to the end (the newest). */
 static void requeue(rt_mem *m, int32_t b)
 {
     unlink_buf(m, b);
-    place_buf(m, b, class_of(&m->buf[b]));
+    append_buf(m, b, class_of(&m->buf[b]));
 }
 
 void rt_set_ref(rt_mem *m, int32_t *ref, int32_t b)

@@ -83,6 +83,8 @@ Test(host_pinned_by_extents, registered_before_copied)
     cr_assert(memcmp(base + 39 * stride, b, SIZE) == 0);
     ebb_pool_destroy(g);
     ebb_pool_destroy(h);
+    for (int32_t s = 0; s < SLOTS; s++) /* every extent unregistered */
+        cr_assert_eq(cuda_mock_registration(base + (size_t)s * stride, NULL), -1, "slot %d", (int)s);
     cr_assert_eq(cuda_mock_unregister_refused(), refused, "an unregistration was refused");
 }
 

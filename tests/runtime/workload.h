@@ -87,7 +87,8 @@ static inline void wl_step(const wl *w, int64_t k, const unsigned char *in, unsi
  * (buffers.c), checked at every step; the first fault is kept. */
 static inline void wl_check_buffers(wl *w)
 {
-    ebb_pool *host = w->check_buffers && w->run ? ebb_run_debug_pool(w->run, EBB_TIER_HOST) : NULL;
+    /* the pool itself, whatever io the run has (the real one's, or a wrapper of it) */
+    ebb_pool *host = w->check_buffers && w->run ? (ebb_pool *)(void *)w->run->host.pool : NULL;
     ebb_host_debug d;
     if (host && ebb_host_debug_get(host, &d) == EBB_OK && d.extents > w->host_extents)
         w->host_extents = d.extents;
