@@ -16,6 +16,8 @@
  *   disk_core.c            completion and retries, the checksum thread's queue
  *   disk_chain.c           chained moves' gate events and follow-on copies
  *   device.c, host.c       the gpu tier; host slots and their state
+ *   host_ready.c           making host slots ready: faulted in, pinned and
+ *                          given their events, at once or in extents
  *   disk_pace.c, disk_sum.c, disk_codec.c, disk_uring_setup.c, cuda.c
  *                          bandwidth limit, checksums, compression, ring set-up,
  *                          CUDA calls

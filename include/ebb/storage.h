@@ -178,7 +178,8 @@ typedef struct ebb_pool_options {
 EBB_API void ebb_pool_options_init(ebb_pool_options *options, ebb_tier tier);
 
 /* Creates a pool: allocates (and pins, registers, preallocates) everything it
- * will ever use. Errors:
+ * will ever use (a host pool with ready_slots: its first extent; the others
+ * as they are first used). Errors:
  *   EBB_ERR_INVALID_ARG  zero slot_size or slots, no paths, a bad queue depth,
  *                        block or max_bandwidth, a staging pool that is not a
  *                        host pool;
