@@ -124,9 +124,10 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     return cm_fail(e);
 }
 
-/* As the runtime documents it: ptr must be the base address of a range
- * cudaHostRegister registered (a pointer inside one, or into memory never
- * registered, is refused with cudaErrorHostMemoryNotRegistered). */
+/* ptr must be the base address of a range cudaHostRegister registered.
+ * Memory not registered is refused with cudaErrorHostMemoryNotRegistered (as
+ * documented); a pointer inside a registered range but not its base with
+ * cudaErrorInvalidValue (what CUDA 13 on an H100 answered, 2026-11-26). */
 static uint64_t unregister_refused;
 
 uint64_t cuda_mock_unregister_refused(void)
@@ -146,9 +147,11 @@ cudaError_t cudaHostUnregister(void *ptr)
     while (r && !(r->p == ptr && r->kind == M_PINNED && !r->owned))
         r = r->next;
     if (!r) {
+        range *in = cm_find(ptr);
         unregister_refused++;
         UNLOCK();
-        return cm_fail(cudaErrorHostMemoryNotRegistered);
+        return cm_fail(in && in->kind == M_PINNED && !in->owned ? cudaErrorInvalidValue
+                                                                : cudaErrorHostMemoryNotRegistered);
     }
     cm_remove_range(ptr, 1, "cudaHostUnregister");
     UNLOCK();
