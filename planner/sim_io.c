@@ -361,9 +361,15 @@ static ebb_status slot_order_after(rt_io *io, rt_pool *pool, int32_t slot, void 
     return EBB_OK;
 }
 
+static ebb_status ready(rt_io *io, rt_pool *pool, int32_t slot)
+{
+    (void)io, (void)pool, (void)slot;
+    return EBB_OK; /* no memory */
+}
+
 static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   pool_stats, slot_ptr,
                               put,      copy_now,    move,         move_via,    test,
-                              wait,     stream_wait, order_after,  slot_order_after};
+                              wait,     stream_wait, order_after,  slot_order_after, ready};
 
 void sim_io_init(sim_io *s, const ebb_plan_problem *p)
 {

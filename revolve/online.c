@@ -43,12 +43,18 @@ static ebb_action *keep_live_state(online *p, ebb_action *a)
 }
 
 /* Sets up the binomial reversal of [pos[q], end): level 0 is the checkpoint's
- * slot, the other levels are the slots no earlier checkpoint holds. */
+ * slot, the other levels are the slots no earlier checkpoint holds. An
+ * interval of L steps stores at most L states at once, and with a level for
+ * each the reversal is the same whatever the levels beyond (every split is
+ * 1): at most L levels are looked for, so that a run with n unknown and a
+ * budget of millions of slots does not scan them all for every interval. */
 static void begin_interval(online *p, int32_t q, int64_t end)
 {
     int tier = p->base.options.fast_tier;
     const ebb_online_place *pl = &p->place;
     int32_t levels = pl->slots - q;
+    if (end - pl->pos[q] < levels)
+        levels = (int32_t)(end - pl->pos[q]);
     p->core.tier_of[0] = (int16_t)tier;
     p->core.slot_of[0] = pl->slot[q];
     int32_t k = 1;

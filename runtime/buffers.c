@@ -76,6 +76,36 @@ static void requeue(rt_mem *m, int32_t b)
     append_buf(m, b, class_of(&m->buf[b]));
 }
 
+/* Buffers up to b listed (idle) if they never were: a buffer's entry is
+ * written when it is first taken or referred to, so that tables of millions
+ * of buffers a run never uses take no memory. */
+static void list_fresh(rt_mem *m, int32_t b)
+{
+    for (; m->fresh <= b && m->fresh < m->count; m->fresh++) {
+        rt_buf *x = &m->buf[m->fresh];
+        memset(x, 0, sizeof *x);
+        append_buf(m, m->fresh, RT_IDLE);
+    }
+}
+
+/* The next buffer never taken listed first in the idle list, where it
+ * stood when every buffer started there. */
+static void list_fresh_first(rt_mem *m)
+{
+    int32_t b = m->fresh++;
+    rt_buf *x = &m->buf[b];
+    memset(x, 0, sizeof *x);
+    x->cls = RT_IDLE;
+    x->prev = -1;
+    x->next = m->head[RT_IDLE];
+    if (x->next >= 0)
+        m->buf[x->next].prev = b;
+    else
+        m->tail[RT_IDLE] = b;
+    m->head[RT_IDLE] = b;
+    m->size[RT_IDLE]++;
+}
+
 void rt_set_ref(rt_mem *m, int32_t *ref, int32_t b)
 {
     if (*ref == b)
@@ -83,6 +113,7 @@ void rt_set_ref(rt_mem *m, int32_t *ref, int32_t b)
     int32_t old = *ref;
     *ref = b;
     if (b >= 0) {
+        list_fresh(m, b);
         m->buf[b].pins++;
         rt_buf_update(m, b);
     }
@@ -109,8 +140,8 @@ ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, i
         m->head[c] = m->tail[c] = -1;
         m->size[c] = 0;
     }
-    for (int32_t b = 0; b < count; b++)
-        append_buf(m, b, RT_IDLE);
+    m->fresh = 0; /* listed as they are first taken (list_fresh) */
+    m->untaken = -1;
     return EBB_OK;
 }
 
@@ -238,13 +269,34 @@ static ebb_status reap(ebb_run *run, rt_mem *m)
     return EBB_OK;
 }
 
-/* A free buffer, without waiting: idle, else cached; -1 if none. */
+/* A buffer about to hold new data made ready (a host pool made ready in
+ * extents grows to it); the failure names the step. */
+static ebb_status make_ready(ebb_run *run, rt_mem *m, int32_t b)
+{
+    if (m->tier != EBB_TIER_HOST || !m->pool)
+        return EBB_OK;
+    ebb_status st = run->io->ops->ready(run->io, m->pool, b);
+    if (st != EBB_OK)
+        return ebb_fail_context(st, "step %lld: host buffer %d for a new state",
+                                (long long)run->live_step, (int)b);
+    return EBB_OK;
+}
+
+/* A free buffer, without waiting: idle (one never taken first, as when
+ * every buffer started in the idle list in index order, then one freed),
+ * else one whose transfer ended, else cached; -1 if none. */
 static ebb_status pick_now(ebb_run *run, rt_mem *m, int32_t *out)
 {
     ebb_status st = EBB_OK;
+    if (m->untaken < 0 && m->fresh < m->count) {
+        list_fresh_first(m);
+        m->untaken = m->fresh - 1;
+    }
     if (m->head[RT_IDLE] < 0)
         st = reap(run, m);
     *out = m->head[RT_IDLE] >= 0 ? m->head[RT_IDLE] : m->head[RT_CACHED];
+    if (st == EBB_OK && *out >= 0)
+        st = make_ready(run, m, *out);
     return st;
 }
 
@@ -269,6 +321,8 @@ ebb_status rt_take(ebb_run *run, rt_mem *m, int for_user, int32_t *out)
                         "strategy and slot counts",
                         ebb_tier_name(m->tier), m->count);
     rt_forget(run, m, *out); /* the taker writes it */
+    if (*out == m->untaken)
+        m->untaken = -1;
     return EBB_OK;
 }
 
@@ -289,6 +343,8 @@ ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out)
     ebb_status st = pick_now(run, m, out);
     if (st == EBB_OK && *out >= 0)
         rt_forget(run, m, *out);
+    if (st == EBB_OK && *out >= 0 && *out == m->untaken)
+        m->untaken = -1;
     return st;
 }
 
@@ -345,7 +401,7 @@ ebb_status rt_drain(ebb_run *run)
     }
     rt_mem *mems[2] = {&run->host, &run->gpu};
     for (int k = 0; k < 2; k++)
-        for (int32_t b = 0; mems[k]->buf && b < mems[k]->count; b++) {
+        for (int32_t b = 0; mems[k]->buf && b < mems[k]->fresh; b++) {
             ebb_status st = rt_settle(run, mems[k], b);
             if (first == EBB_OK)
                 first = st;
@@ -382,13 +438,13 @@ int ebb_run_debug_check_buffers(ebb_run *run)
             }
             seen += n;
         }
-        if (seen != m->count) {
-            ebb_fail(EBB_ERR_INTERNAL, "%s: %d buffers in the lists of %d",
-                     ebb_tier_name(m->tier), seen, m->count);
+        if (seen != m->fresh || m->fresh > m->count) {
+            ebb_fail(EBB_ERR_INTERNAL, "%s: %d buffers in the lists, %d taken so far of %d",
+                     ebb_tier_name(m->tier), seen, m->fresh, m->count);
             return -1;
         }
         int32_t pins = 0;
-        for (int32_t b = 0; b < m->count; b++)
+        for (int32_t b = 0; b < m->fresh; b++)
             pins += m->buf[b].pins;
         int32_t want = 0;
         if (m == run->state)

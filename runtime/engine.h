@@ -58,7 +58,7 @@ typedef struct rt_create_args {
     void *choose_ctx;
     int planning;              /* the planner: h-revolve programmes beyond
                                   RT_H_BUDGET_ENTRIES do not fit */
-    const ebb_storage_fault *fault; /* tests: the disk pool's injected faults, or NULL */
+    const ebb_storage_fault *fault; /* tests: the disk and host pools' injected faults, or NULL */
     rt_agree *agree;           /* other processes run the same schedule; NULL: none */
     const char *trace;         /* the timeline file, or NULL */
     int trace_named;           /* tests: its temporary file named, as where the file

@@ -63,6 +63,9 @@ typedef struct rt_io_ops {
     ebb_status (*stream_wait)(rt_io *io, const rt_ticket *t, void *stream, double *held);
     ebb_status (*order_after)(rt_io *io, rt_pool *pool, void *stream);
     ebb_status (*slot_order_after)(rt_io *io, rt_pool *pool, int32_t slot, void *stream);
+    /* the slot made ready for new data before its first use (a host pool made
+     * ready in extents, ebb_pool_options.ready_slots); EBB_OK where it is */
+    ebb_status (*ready)(rt_io *io, rt_pool *pool, int32_t slot);
 } rt_io_ops;
 
 /* Implementations embed this first. */

@@ -155,9 +155,16 @@ static ebb_status slot_order_after(rt_io *io, rt_pool *pool, int32_t slot, void 
     return ebb_pool_slot_order_after(P(pool), slot, stream);
 }
 
+static ebb_status ready(rt_io *io, rt_pool *pool, int32_t slot)
+{
+    (void)io;
+    void *p = NULL;
+    return ebb_pool_slot_ptr(P(pool), slot, &p); /* makes a host slot ready */
+}
+
 static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   pool_stats, slot_ptr,
                               put,      copy_now,    move,         move_via,    test,
-                              wait,     stream_wait, order_after,  slot_order_after};
+                              wait,     stream_wait, order_after,  slot_order_after, ready};
 
 static rt_io storage_io = {&ops};
 

@@ -59,6 +59,9 @@ typedef struct rt_mem {
     ebb_tier tier;
     int32_t count;   /* buffers */
     rt_buf *buf;
+    int32_t fresh;   /* buffers [fresh, count) were never taken: free, in no list, their
+                        entries untouched (a run with n unknown may have millions) */
+    int32_t untaken; /* buffer fresh - 1 while it heads the idle list, not taken yet; -1 */
     int32_t slots;   /* schedule slots */
     int32_t *map;    /* schedule slot -> buffer, -1 when empty */
     int32_t head[RT_CLASSES], tail[RT_CLASSES], size[RT_CLASSES]; /* the lists */

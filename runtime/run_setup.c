@@ -390,6 +390,21 @@ static ebb_status compression_options(ebb_run *run, ebb_pool_options *po)
     return EBB_OK;
 }
 
+/* A run with n unknown may be given far more host slots than it fills
+ * (the whole budget: half the machine's memory by default), so its host pool
+ * is made ready in extents (ebb_pool_options.ready_slots) from this much:
+ * the slots of a short run are faulted in and pinned at creation, a long
+ * one's as the buffers are first needed. */
+#define RT_HOST_FIRST_EXTENT ((size_t)64 << 20)
+
+static int32_t first_extent(const ebb_run *run, int32_t count)
+{
+    size_t k = RT_HOST_FIRST_EXTENT / run->opt.state_size;
+    if (k < 8)
+        k = 8;
+    return k < (size_t)count ? (int32_t)k : count;
+}
+
 static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int32_t count,
                             rt_pool **out)
 {
@@ -404,9 +419,12 @@ static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int
         po.device = run->opt.device;
     if (tier == EBB_TIER_HOST && run->opt.state_tier == EBB_TIER_GPU)
         po.device = run->opt.device >= 0 ? run->opt.device : cfg ? cfg->gpu.device : 0;
+    if (tier == EBB_TIER_HOST && run->opt.steps == 0)
+        po.ready_slots = first_extent(run, count);
     int disk = tier == EBB_TIER_DISK;
+    /* faults: the disk's, and the host's prefault and first extent (tests) */
     st = run->io->ops->pool_create(run->io, &po, disk ? run->host.pool : NULL,
-                                   disk ? a->fault : NULL, out);
+                                   disk || tier == EBB_TIER_HOST ? a->fault : NULL, out);
     if (st != EBB_OK)
         return ebb_fail_context(st, "creating the %s tier (%d slots of %zu bytes)",
                                 ebb_tier_name((ebb_tier)tier), count, run->opt.state_size);
@@ -484,8 +502,8 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
         return st;
     run->host.spare = staging;
     run->info.staging = staging;
-    if (hash_gpu)
-        rt_set_ref(&run->host, &run->scratch, host_count - 1);
+    if (hash_gpu) /* buffer 0: ready in a pool made ready in extents */
+        rt_set_ref(&run->host, &run->scratch, 0);
     run->state = gpu_state ? &run->gpu : &run->host;
     if (disk) {
         run->disk_slots = used[EBB_TIER_DISK];

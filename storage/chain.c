@@ -40,7 +40,10 @@ static ebb_status check_args(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, in
                         "ebb_move_via: the host pool is not pinned (%s); device transfers need "
                         "pinned memory",
                         host->warnings[0] ? host->warnings : "pinning was off");
-    /* the host slot is written (by the copy or the read), so nothing may use it */
+    /* the host slot is written (by the copy or the read), so nothing may use
+     * it; it is made ready (registered) before the copy is queued */
+    if ((s = ebb_host_make_ready(host, host_slot)) != EBB_OK)
+        return s;
     return ebb_host_slot_check(host, host_slot, 1);
 }
 

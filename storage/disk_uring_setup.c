@@ -65,6 +65,15 @@ static void limit_text(rlim_t v, char *buf, size_t len)
         human((uint64_t)v, buf, len);
 }
 
+/* The staging pool's slots to register: all of them, or those of a pool
+ * made ready in extents (ebb_pool_options.ready_slots) that are ready now,
+ * since registering pins (faults in) the memory; the slots made ready
+ * later use unregistered I/O. */
+static int32_t staged_slots(const struct ebb_pool *h)
+{
+    return atomic_load(&h->ready);
+}
+
 /* Registers the first `slots` slots of the staging pool, in <= 1 GiB
  * pieces. 0 or -errno. */
 static int register_slots(struct ebb_pool *pool, struct io_uring *ring, int32_t slots)
@@ -97,7 +106,7 @@ static int32_t most_slots(struct ebb_pool *pool, struct io_uring *ring, const st
                           int have_rl)
 {
     struct ebb_pool *h = pool->disk->staging;
-    int32_t lo = 0, hi = h->slots, k = h->slots - 1; /* lo fits, hi does not */
+    int32_t lo = 0, hi = staged_slots(h), k = hi - 1; /* lo fits, hi does not */
     if (have_rl && rl->rlim_cur != RLIM_INFINITY && (uint64_t)rl->rlim_cur / h->stride < (uint64_t)k)
         k = (int32_t)((uint64_t)rl->rlim_cur / h->stride);
     int held = 0; /* lo slots are registered now */
@@ -129,7 +138,7 @@ static int raise_memlock(struct ebb_pool *pool, struct io_uring *ring, struct rl
     if (setrlimit(RLIMIT_MEMLOCK, &up) != 0)
         return 0;
     *rl = up;
-    *rr = register_slots(pool, ring, pool->disk->staging->slots);
+    *rr = register_slots(pool, ring, staged_slots(pool->disk->staging));
     return 1;
 }
 
@@ -154,7 +163,7 @@ static void report_buffers(struct ebb_pool *pool, int32_t got, int rr, int raise
                       strerror(-rr), have_rl ? lim : "unknown");
         return;
     }
-    if (got == h->slots)
+    if (got == staged_slots(h))
         return;
     uint64_t reg_bytes = (uint64_t)got * h->stride;
     human(reg_bytes, reg, sizeof reg);
@@ -177,14 +186,14 @@ static void register_buffers(ebb_uring *u)
     struct io_uring *ring = &u->ring;
     struct ebb_pool *h = pool->disk->staging;
     int32_t got = 0;
-    int rr = register_slots(pool, ring, h->slots);
+    int rr = register_slots(pool, ring, staged_slots(h));
     struct rlimit rl = {0, 0};
     int have_rl = getrlimit(RLIMIT_MEMLOCK, &rl) == 0, raised = 0;
     struct rlimit was = rl;
     if (rr == -ENOMEM && have_rl)
         raised = raise_memlock(pool, ring, &rl, &rr);
     if (rr == 0)
-        got = h->slots;
+        got = staged_slots(h);
     else if (rr == -ENOMEM && (got = most_slots(pool, ring, &rl, have_rl)) == 0)
         rr = -ENOMEM;
     char lim[64], old[64];

@@ -31,6 +31,11 @@ typedef struct ebb_storage_fault {
     int enter_errno;
     uint64_t enter_count;
     int prefault_errno;     /* host: MADV_POPULATE_WRITE fails with this errno (ENOMEM, EINVAL) */
+    uint32_t prefault_nth;  /* host: 0: every prefault fails so; k > 0: only the k-th
+                               extent's (1: the one made ready at creation, 2: the first
+                               made ready after it; ebb_pool_options.ready_slots) */
+    int32_t ready_slots;    /* host created with ready_slots > 0: its first extent, in
+                               slots, instead (0: as asked); tests' many growths */
     int no_tmpfile;         /* 1: behave as if O_TMPFILE were unsupported (EOPNOTSUPP) */
     uint32_t delay_us_max;  /* each operation's completion is held back 0 .. this many
                                microseconds (pseudo-random from delay_seed), so a missing
@@ -67,6 +72,17 @@ ebb_status ebb_disk_debug_get(const ebb_pool *pool, ebb_disk_debug *out);
  * completion (its I/O is done, its ticket stays pending) until hold = 0;
  * destroying the pool releases it. */
 ebb_status ebb_disk_debug_hold(ebb_pool *pool, int hold);
+
+/* Tests: how much of a host pool is ready (ebb_pool_options.ready_slots):
+ * its first `ready_slots` slots, `ready_bytes` of memory, made ready in
+ * `extents` extents (1 for a pool made ready whole at creation). */
+typedef struct ebb_host_debug {
+    int32_t ready_slots;
+    uint64_t ready_bytes;
+    int32_t extents;
+} ebb_host_debug;
+
+ebb_status ebb_host_debug_get(const ebb_pool *pool, ebb_host_debug *out);
 
 /* Tests: the descriptor, offset and name of the file that holds `block` of
  * disk `slot` (the file is unlinked, so this is the only way to reach it). */

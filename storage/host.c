@@ -13,54 +13,18 @@
 #include "storage/pool_internal.h"
 #include "storage/topology.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-static size_t page_size(void)
-{
-    long p = sysconf(_SC_PAGESIZE);
-    return p >= 4096 ? (size_t)p : 4096;
-}
-
-/* Faults every page in, so that a shortage shows now. MADV_POPULATE_WRITE
- * reports a shortage as an error (ENOMEM; EFAULT or EHWPOISON for memory
- * that cannot be had): that is the pool's failure. Only where the kernel
- * lacks the advice (EINVAL, before 5.14) is every page touched instead,
- * since touching memory that is not there is an OOM kill or a SIGBUS.
- * Returns 0 or an errno. */
-static int prefault(const struct ebb_pool *pool, unsigned char *base, size_t bytes, size_t page)
-{
-    for (int attempt = 0;; attempt++) {
-        int r = madvise(base, bytes, MADV_POPULATE_WRITE);
-        int e = errno;
-        if (pool->fault.prefault_errno) {
-            r = -1;
-            e = pool->fault.prefault_errno;
-        }
-        if (r == 0)
-            return 0;
-        if ((e == EINTR || e == EAGAIN) && attempt < 16)
-            continue; /* a signal, or a page briefly locked: the kernel asks to retry */
-        if (e != EINVAL)
-            return e;
-        break;
-    }
-    for (size_t off = 0; off < bytes; off += page)
-        ((volatile unsigned char *)base)[off] = 0;
-    return 0;
-}
-
 /* One CUDA event per slot on `device`, so that ebb_host_slot_check sees the
- * gpu copies in flight. Failing leaves tracking off, with a warning. */
-static void gpu_tracking_create(struct ebb_pool *pool, int device)
+ * gpu copies in flight: the table for every slot, the events for the first
+ * `first` (the others' with their extents). Failing leaves tracking off,
+ * with a warning. */
+static void gpu_tracking_create(struct ebb_pool *pool, int device, int32_t first)
 {
     char why[256];
     void **events = calloc((size_t)pool->slots, sizeof *events);
     unsigned char *use = calloc((size_t)pool->slots, sizeof *use);
     if (!events || !use)
         snprintf(why, sizeof why, "cannot allocate the bookkeeping");
-    else if (ebb_cuda_events_create(device, events, pool->slots, why, sizeof why) == 0) {
+    else if (ebb_cuda_events_create(device, events, first, why, sizeof why) == 0) {
         pool->gpu_events = events;
         pool->gpu_use = use;
         pool->gpu_events_device = device;
@@ -123,9 +87,10 @@ static ebb_status place(struct ebb_pool *pool, const ebb_pool_options *o)
     return EBB_OK;
 }
 
-/* Pinning for CUDA, with the gpu copies' tracking; without a device, or if
- * the registration fails, the pool stays unpinned with a warning. */
-static void pin(struct ebb_pool *pool, const ebb_pool_options *o)
+/* Pinning for CUDA of the first `first` slots (the others' with their
+ * extents), with the gpu copies' tracking; without a device, or if the
+ * registration fails, the pool stays unpinned with a warning. */
+static void pin(struct ebb_pool *pool, const ebb_pool_options *o, int32_t first)
 {
     if (ebb_gpu_count() <= 0) {
         ebb_pool_warn(pool, "not pinned: no CUDA device");
@@ -135,12 +100,23 @@ static void pin(struct ebb_pool *pool, const ebb_pool_options *o)
     /* on the pool's device: no context on whichever is current (a device
      * that does not exist: the current one) */
     int dev = o->device < ebb_gpu_count() ? o->device : -1;
-    if (ebb_cuda_host_register(pool->base, pool->map_bytes, dev, why, sizeof why) == 0) {
+    if (ebb_cuda_host_register(pool->base, (size_t)first * pool->stride, dev, why, sizeof why) ==
+        0) {
         pool->pinned = 1;
         pool->pin_device = dev;
-        gpu_tracking_create(pool, o->device);
+        gpu_tracking_create(pool, o->device, first);
     } else
         ebb_pool_warn(pool, "not pinned: %s; GPU transfers from this pool are refused", why);
+}
+
+/* The slots made ready at creation: all, or the first ready_slots (the
+ * tests' fault.ready_slots instead, when set). */
+static int32_t first_extent(const struct ebb_pool *pool, const ebb_pool_options *o)
+{
+    if (o->ready_slots <= 0)
+        return o->slots;
+    int32_t k = pool->fault.ready_slots > 0 ? pool->fault.ready_slots : o->ready_slots;
+    return k < o->slots ? k : o->slots;
 }
 
 ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
@@ -148,8 +124,9 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
     pool->gpu_events_device = -1;
     pthread_mutex_init(&pool->drain_mu, NULL);
     pthread_cond_init(&pool->drain_cv, NULL);
+    pthread_mutex_init(&pool->grow_mu, NULL);
     pool->drain_init = 1;
-    size_t page = page_size();
+    size_t page = ebb_host_page_size();
     ebb_status s = map_slots(pool, o, page);
     if (s == EBB_OK)
         s = place(pool, o);
@@ -163,18 +140,24 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
         ebb_host_destroy(pool);
         return ebb_fail(EBB_ERR_NO_MEMORY, "host pool: cannot allocate slot bookkeeping");
     }
-    int e = o->prefault ? prefault(pool, pool->base, pool->map_bytes, page) : 0;
+    int32_t first = first_extent(pool, o);
+    size_t bytes = (size_t)first * pool->stride;
+    pool->prefault = o->prefault;
+    int e = o->prefault ? ebb_host_prefault(pool, pool->base, bytes, 1) : 0;
     if (e) {
         ebb_host_destroy(pool);
         return ebb_fail_errno(EBB_ERR_NO_MEMORY, e,
                               "host pool: cannot fault in %zu bytes (%d slots of %zu bytes)%s; "
                               "lower the host budget (tier.host.budget), free memory, or check "
                               "the memory limits of this process (NUMA binding, cgroup)",
-                              pool->map_bytes, (int)o->slots, o->slot_size,
+                              bytes, (int)first, o->slot_size,
                               pool->numa_node >= 0 ? " on its NUMA node" : "");
     }
     if (o->pin)
-        pin(pool, o);
+        pin(pool, o, first);
+    pool->ext_start[0] = 0;
+    pool->extents = 1;
+    atomic_store_explicit(&pool->ready, first, memory_order_release);
     return EBB_OK;
 }
 
@@ -229,22 +212,21 @@ void ebb_host_destroy(struct ebb_pool *pool)
             pthread_cond_wait(&pool->drain_cv, &pool->drain_mu);
         pthread_mutex_unlock(&pool->drain_mu);
     }
+    int32_t ready = atomic_load(&pool->ready); /* slots beyond have no events */
     if (pool->gpu_events) {
         /* A tracked gpu copy still in flight (its gpu pool not destroyed
          * first) must finish before the memory is unpinned and unmapped. */
-        for (int32_t i = 0; i < pool->slots; i++)
+        for (int32_t i = 0; i < ready; i++)
             if (pool->gpu_use[i] != EBB_HOST_GPU_NONE)
                 ebb_cuda_event_wait(pool->gpu_events[i]);
-        ebb_cuda_events_destroy(pool->gpu_events_device, pool->gpu_events, pool->slots);
+        ebb_cuda_events_destroy(pool->gpu_events_device, pool->gpu_events, ready);
     }
     free(pool->gpu_events);
     free(pool->gpu_use);
     pool->gpu_events = NULL;
     pool->gpu_use = NULL;
     pool->gpu_events_device = -1;
-    if (pool->pinned)
-        ebb_cuda_host_unregister(pool->base, pool->pin_device);
-    pool->pinned = 0;
+    ebb_host_unregister_extents(pool);
     if (pool->base)
         munmap(pool->base, pool->map_bytes);
     pool->base = NULL;
@@ -254,6 +236,7 @@ void ebb_host_destroy(struct ebb_pool *pool)
     if (pool->drain_init) {
         pthread_mutex_destroy(&pool->drain_mu);
         pthread_cond_destroy(&pool->drain_cv);
+        pthread_mutex_destroy(&pool->grow_mu);
         pool->drain_init = 0;
     }
 }

@@ -98,7 +98,9 @@ static void count(ebb_pool *pool, int into)
 static ebb_status host_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket)
 {
     (void)ticket;
-    ebb_status s = ebb_host_slot_check(pool, slot, 1);
+    ebb_status s = ebb_host_make_ready(pool, slot);
+    if (s == EBB_OK)
+        s = ebb_host_slot_check(pool, slot, 1);
     if (s != EBB_OK)
         return s;
     memcpy(pool->base + (size_t)slot * pool->stride, src, pool->slot_size);
@@ -109,7 +111,9 @@ static ebb_status host_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ti
 static ebb_status host_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket)
 {
     (void)ticket;
-    ebb_status s = ebb_host_slot_check(pool, slot, 0);
+    ebb_status s = ebb_host_make_ready(pool, slot);
+    if (s == EBB_OK)
+        s = ebb_host_slot_check(pool, slot, 0);
     if (s != EBB_OK)
         return s;
     memcpy(dst, pool->base + (size_t)slot * pool->stride, pool->slot_size);
@@ -216,6 +220,11 @@ static ebb_status check_options(const ebb_pool_options *o)
     if (o->slot_size > ((size_t)1 << 46) || (uint64_t)o->slots > ((uint64_t)1 << 31) / 2)
         return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: %d slots of %zu bytes is beyond any budget",
                         ebb_tier_name(o->tier), (int)o->slots, o->slot_size);
+    if (o->tier == EBB_TIER_HOST && o->ready_slots < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "host pool: ready_slots is %d; use 0 (every slot ready at creation) or "
+                        "the slots to make ready first",
+                        (int)o->ready_slots);
     if (o->tier != EBB_TIER_DISK && o->compression &&
         o->compression->mode != EBB_COMPRESSION_OFF)
         return ebb_fail(EBB_ERR_INVALID_ARG,
@@ -349,6 +358,10 @@ ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr)
         return ebb_fail(EBB_ERR_UNSUPPORTED,
                         "ebb_pool_slot_ptr: disk slots have no address; move them to a host slot");
     ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_ptr");
+    /* the caller writes through the address: a host slot is made ready
+     * first (the handle is the caller's, never const memory) */
+    if (s == EBB_OK && pool->tier == EBB_TIER_HOST)
+        s = ebb_host_make_ready((ebb_pool *)pool, slot);
     if (s != EBB_OK)
         return s;
     *ptr = pool->base + (size_t)slot * pool->stride;
@@ -393,6 +406,10 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
                         ebb_tier_name(src->tier), src->slot_size, ebb_tier_name(dst->tier),
                         dst->slot_size);
     ebb_tier a = src->tier, b = dst->tier;
+    /* host slots are made ready before anything reads, fills or copies them */
+    if ((a == EBB_TIER_HOST && (s = ebb_host_make_ready(src, src_slot)) != EBB_OK) ||
+        (b == EBB_TIER_HOST && (s = ebb_host_make_ready(dst, dst_slot)) != EBB_OK))
+        return s;
     if (a == EBB_TIER_HOST && b == EBB_TIER_HOST) {
         if (dst == src && dst_slot == src_slot)
             return EBB_OK;

@@ -16,6 +16,8 @@
  *   disk_core.c            completion and retries, the checksum thread's queue
  *   disk_chain.c           chained moves' gate events and follow-on copies
  *   device.c, host.c       the gpu tier; host slots and their state
+ *   host_ready.c           making host slots ready: faulted in, pinned and
+ *                          given their events, at once or in extents
  *   disk_pace.c, disk_sum.c, disk_codec.c, disk_uring_setup.c, cuda.c
  *                          bandwidth limit, checksums, compression, ring set-up,
  *                          CUDA calls
@@ -43,6 +45,10 @@ enum { EBB_HOST_GPU_NONE = 0, EBB_HOST_GPU_READ = 1 /* host -> gpu */,
 struct ebb_disk;
 struct ebb_device;
 
+/* Most extents a host pool is made ready in: each at least doubles the
+ * ready slots, and a pool has fewer than 2^31. */
+#define EBB_HOST_EXTENTS 40
+
 struct ebb_pool {
     ebb_tier tier;
     /* References: the caller's (dropped by ebb_pool_destroy) and one per disk
@@ -63,6 +69,16 @@ struct ebb_pool {
     int pinned;
     int pin_device;              /* host: the device whose context pinned it */
     int hwloc_alloc;             /* host: memory came from hwloc_alloc_membind */
+    /* host: slots [0, ready) are ready: faulted in (prefault), registered
+     * with CUDA (pinned) and given their tracking events; the slots above
+     * are mapped only, made ready in extents as they are first used
+     * (ebb_host_make_ready). ready == slots unless created with ready_slots.
+     * Extent k starts at slot ext_start[k]; each was registered alone. */
+    _Atomic int32_t ready;
+    int32_t extents;
+    int32_t ext_start[EBB_HOST_EXTENTS];
+    int prefault;                /* host: fault extents in as they are made ready */
+    pthread_mutex_t grow_mu;     /* host: one growth at a time */
     _Atomic int32_t *readers;    /* host: disk operations reading each slot */
     _Atomic int32_t *writers;    /* host: disk operations writing each slot */
     /* host: disk operations in flight on any slot (from their start to the
@@ -130,6 +146,21 @@ ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int wr
  * operation's last touch of the host pool (destroy waits for it). */
 void ebb_host_disk_begin(struct ebb_pool *host, int32_t slot, int reads_slot);
 void ebb_host_disk_end(struct ebb_pool *host, int32_t slot, int reads_slot);
+/* Makes host slot `slot` ready (ready_slots): nothing when it is; else the
+ * next extent, from the ready slots to at least twice as many (up to the
+ * pool's slots, and at least to `slot`), faulted in, registered and given
+ * its events. EBB_ERR_NO_MEMORY, with a message naming the slot, the slots
+ * and bytes of the extent and what failed, when that cannot be done: the
+ * extent is then given back whole (nothing left registered or faulted in,
+ * the ready slots and their data untouched). Thread-safe. */
+ebb_status ebb_host_make_ready(struct ebb_pool *pool, int32_t slot);
+/* host_ready.c, for host.c: the page size; a range faulted in as extent
+ * `extent` (1-based; 0 or an errno); every extent unregistered (a pinned
+ * pool; it is unpinned after). */
+size_t ebb_host_page_size(void);
+int ebb_host_prefault(const struct ebb_pool *pool, unsigned char *base, size_t bytes,
+                      int32_t extent);
+void ebb_host_unregister_extents(struct ebb_pool *pool);
 /* Address of a host slot's data. */
 unsigned char *ebb_host_slot_addr(const struct ebb_pool *host, int32_t slot);
 struct ebb_copy_mark;

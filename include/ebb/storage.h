@@ -159,13 +159,27 @@ typedef struct ebb_pool_options {
      * (EBB_ERR_INVALID_ARG), as does a disk pool options the codec refuses. */
     const struct ebb_codec_options *compression;
     int32_t codec_threads;    /* disk with compression: 0 (default) = 2, 1 .. 256 */
+
+    /* host: how much is made ready (faulted in when prefault, registered
+     * with CUDA when pinned) at creation. 0 (default): every slot, so a
+     * shortage of memory shows at creation. k > 0 (for a pool whose slots
+     * may exceed what it will fill: a run with n unknown): the first k
+     * slots; the address range of all of them is mapped (no memory taken),
+     * and the slots above are made ready in extents, each doubling the
+     * ready slots (up to `slots`), when a slot above them is first used
+     * (ebb_pool_slot_ptr, ebb_pool_put/get, ebb_move, ebb_move_via). A
+     * shortage then fails that call with EBB_ERR_NO_MEMORY, the ready
+     * slots and their data kept. Slots are best used in order (slot i
+     * readies slots 0 .. i). */
+    int32_t ready_slots;
 } ebb_pool_options;
 
 /* Sets the defaults for `tier`. Returns nothing: it cannot fail. */
 EBB_API void ebb_pool_options_init(ebb_pool_options *options, ebb_tier tier);
 
 /* Creates a pool: allocates (and pins, registers, preallocates) everything it
- * will ever use. Errors:
+ * will ever use (a host pool with ready_slots: its first extent; the others
+ * as they are first used). Errors:
  *   EBB_ERR_INVALID_ARG  zero slot_size or slots, no paths, a bad queue depth,
  *                        block or max_bandwidth, a staging pool that is not a
  *                        host pool;
@@ -270,7 +284,8 @@ EBB_API ebb_status ebb_pool_stats_reset(ebb_pool *pool);
 
 /* Host and gpu pools: the address of a slot (host memory or device memory).
  * EBB_ERR_UNSUPPORTED for a disk pool, EBB_ERR_INVALID_ARG for a slot out of
- * range. */
+ * range, EBB_ERR_NO_MEMORY for a host slot beyond the ready ones
+ * (ebb_pool_options.ready_slots) whose extent cannot be made ready. */
 EBB_API ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr);
 
 /* ---- operations ----------------------------------------------------------- */

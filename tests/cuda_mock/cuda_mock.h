@@ -107,6 +107,14 @@ int cuda_mock_contexts_created(int device);
 /* The device whose context registered (or cudaHostAlloc'ed) the pinned
  * memory holding p, -1 when it is not pinned; *portable its flag. */
 int cuda_mock_registration(const void *p, int *portable);
+/* cudaHostRegister and cudaHostUnregister as the runtime documents them: a
+ * range that overlaps a registered one is refused
+ * (cudaErrorHostMemoryAlreadyRegistered); unregistering memory not
+ * registered is refused (cudaErrorHostMemoryNotRegistered), as is a pointer
+ * inside a registered range that is not its base (cudaErrorInvalidValue, as
+ * the runtime answered on a real device). The refused unregistrations so
+ * far: */
+uint64_t cuda_mock_unregister_refused(void);
 /* 1 for a blocking stream (created without cudaStreamNonBlocking). */
 int cuda_mock_stream_blocking(cudaStream_t stream);
 /* The sticky error of device's context (cudaSuccess when alive). */

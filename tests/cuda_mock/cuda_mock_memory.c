@@ -124,11 +124,35 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
     return cm_fail(e);
 }
 
+/* ptr must be the base address of a range cudaHostRegister registered.
+ * Memory not registered is refused with cudaErrorHostMemoryNotRegistered (as
+ * documented); a pointer inside a registered range but not its base with
+ * cudaErrorInvalidValue (what CUDA 13 on an H100 answered, 2026-11-26). */
+static uint64_t unregister_refused;
+
+uint64_t cuda_mock_unregister_refused(void)
+{
+    LOCK();
+    uint64_t n = unregister_refused;
+    UNLOCK();
+    return n;
+}
+
 cudaError_t cudaHostUnregister(void *ptr)
 {
     LOCK();
     INJECT("cudaHostUnregister");
     CONTEXT(cm_cur_dev);
+    range *r = cm_ranges;
+    while (r && !(r->p == ptr && r->kind == M_PINNED && !r->owned))
+        r = r->next;
+    if (!r) {
+        range *in = cm_find(ptr);
+        unregister_refused++;
+        UNLOCK();
+        return cm_fail(in && in->kind == M_PINNED && !in->owned ? cudaErrorInvalidValue
+                                                                : cudaErrorHostMemoryNotRegistered);
+    }
     cm_remove_range(ptr, 1, "cudaHostUnregister");
     UNLOCK();
     return cudaSuccess;

@@ -138,6 +138,41 @@ Test(cuda_mock, memory_kinds)
     cr_assert_eq(cudaFree(managed), cudaSuccess);
 }
 
+/* cudaHostRegister / cudaHostUnregister as the CUDA documentation has
+ * them: ranges side by side may be registered one by one; one that overlaps
+ * a registered range is refused (cudaErrorHostMemoryAlreadyRegistered);
+ * cudaHostUnregister takes the base address of a registered range; memory
+ * not registered is refused (cudaErrorHostMemoryNotRegistered), a pointer
+ * inside a registered range with cudaErrorInvalidValue (CUDA 13 on an H100
+ * answered so, 2026-11-26: adjacent extents of a huge page registered,
+ * copied and unregistered one by one as well). */
+Test(cuda_mock, host_register_ranges)
+{
+    cuda_mock_set_devices(2);
+    cr_assert_eq(cudaSetDevice(0), cudaSuccess);
+    static unsigned char *p; /* static: reachable for LeakSanitizer */
+    p = aligned_alloc(4096, 4 * 4096);
+    cr_assert_not_null(p);
+    uint64_t refused = cuda_mock_unregister_refused();
+    cr_assert_eq(cudaHostRegister(p, 2 * 4096, 0), cudaSuccess);
+    cr_assert_eq(cudaHostRegister(p + 2 * 4096, 4096, 0), cudaSuccess, "side by side");
+    cr_assert_eq(cudaHostRegister(p + 4096, 2 * 4096, 0), cudaErrorHostMemoryAlreadyRegistered);
+    cr_assert_eq(cudaGetLastError(), cudaErrorHostMemoryAlreadyRegistered);
+    cr_assert_eq(cudaHostRegister(p + 3 * 4096, 4096, 0), cudaSuccess);
+    cr_assert_eq(cuda_mock_registration(p + 3 * 4096, NULL), 0);
+    cr_assert_eq(cudaHostUnregister(p + 4096), cudaErrorInvalidValue, "not a base address");
+    cr_assert_eq(cudaGetLastError(), cudaErrorInvalidValue);
+    cr_assert_eq(cudaHostUnregister(p), cudaSuccess);
+    cr_assert_eq(cudaHostUnregister(p), cudaErrorHostMemoryNotRegistered, "twice");
+    (void)cudaGetLastError();
+    cr_assert_eq(cuda_mock_registration(p, NULL), -1);
+    cr_assert_eq(cuda_mock_registration(p + 2 * 4096, NULL), 0, "the others stay");
+    cr_assert_eq(cudaHostUnregister(p + 2 * 4096), cudaSuccess);
+    cr_assert_eq(cudaHostUnregister(p + 3 * 4096), cudaSuccess);
+    cr_assert_eq(cuda_mock_unregister_refused(), refused + 2);
+    free(p);
+}
+
 /* ---- misuse aborts ---- */
 
 Test(cuda_mock, destroyed_stream_aborts, .signal = SIGABRT)

@@ -27,6 +27,10 @@ static void h_revolve_case(wl_rng *r, ebb_run_options *o, ebb_config *cfg, int d
     cfg->disk.max_bandwidth = (uint64_t)bw > 0 ? (uint64_t)bw : 1;
 }
 
+/* > 0: a run with n unknown makes its host pool ready from this many slots
+ * (fault.ready_slots), so that it grows many times during the forward */
+static int32_t ready_first;
+
 /* only >= 0: every case runs that strategy */
 /* compress: lossless compression on the disk tier (tier.disk.compression),
  * over states that compress (wl.sparse). */
@@ -45,6 +49,7 @@ static void run_compressed_cases(uint64_t seed, int cases, int disk_only, int in
     int ran = 0, refused = 0;
     int64_t disk_stores = 0;
     uint64_t before = 0, after = 0;
+    int32_t most_extents = 0;
     for (int c = 0; c < cases; c++) {
         size_t size = (size_t)wl_pick(&r, 1, 600);
         int64_t n = wl_pick(&r, 1, (c % 10 == 0) ? 3000 : (c % 5 == 0) ? 800 : 120);
@@ -99,6 +104,7 @@ static void run_compressed_cases(uint64_t seed, int cases, int disk_only, int in
         ebb_storage_fault f = {0};
         f.delay_us_max = delay_us;
         f.delay_seed = seed + (uint64_t)c;
+        f.ready_slots = ready_first;
         ebb_run_stats rs;
         ebb_status st = wl_run(&o, &f, &w, seed + (uint64_t)c, &rs);
         if (st == EBB_ERR_INVALID_ARG || st == EBB_ERR_NO_MEMORY) {
@@ -123,6 +129,8 @@ static void run_compressed_cases(uint64_t seed, int cases, int disk_only, int in
         cr_assert_eq(rs.forward_steps, w.forward_calls);
         cr_assert_eq(rs.forward_steps, n + rs.recomputed_steps);
         disk_stores += rs.stores[EBB_TIER_DISK];
+        if (w.host_extents > most_extents)
+            most_extents = w.host_extents;
         before += rs.bytes_before_compression;
         after += rs.bytes_after_compression;
         if (disk_only && s == EBB_CONFIG_STRATEGY_H_REVOLVE && n >= 3)
@@ -131,6 +139,10 @@ static void run_compressed_cases(uint64_t seed, int cases, int disk_only, int in
         ran++;
     }
     cr_assert_gt(ran, cases * 2 / 3, "only %d of %d cases ran (%d refused)", ran, cases, refused);
+    if (ready_first > 0)
+        cr_log_info("the host pool made ready in up to %d extents in a run", most_extents);
+    if (ready_first > 0) /* grown many times in a run */
+        cr_assert_geq(most_extents, 8, "at most %d extents in a run", most_extents);
     if (only == EBB_CONFIG_STRATEGY_H_REVOLVE)
         cr_assert_gt(disk_stores, 0, "h-revolve never stored on disk");
     if (compress) /* the codec ran, and shrank the states */
@@ -150,6 +162,18 @@ static void run_cases(uint64_t seed, int cases, int disk_only, int inplace, uint
 }
 
 Test(exact_property, host_and_disk_out_of_place) { run_cases(1, 120, 0, 0, 0, -1); }
+/* n unknown (every other case) with the host pool made ready from one slot:
+ * it grows, doubling, as the forward stores states */
+Test(exact_property, unknown_n_online_growing)
+{
+    ready_first = 1;
+    run_cases(13, 80, 0, 0, 0, EBB_CONFIG_STRATEGY_ONLINE);
+}
+Test(exact_property, unknown_n_async_growing)
+{
+    ready_first = 1;
+    run_cases(14, 60, 0, 1, 200, EBB_CONFIG_STRATEGY_ASYNC);
+}
 Test(exact_property, host_and_disk_in_place) { run_cases(2, 80, 0, 1, 0, -1); }
 Test(exact_property, disk_only) { run_cases(3, 60, 1, 0, 0, -1); }
 Test(exact_property, delayed_disk_completions) { run_cases(4, 60, 0, 0, 300, -1); }

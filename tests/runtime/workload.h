@@ -40,6 +40,7 @@ typedef struct wl {
     ebb_run *run;
     int64_t buffer_faults;
     char buffer_fault[256];
+    int32_t host_extents; /* with check_buffers: the most extents the host pool had ready */
 } wl;
 
 static inline void wl_init(wl *w, size_t size)
@@ -86,6 +87,11 @@ static inline void wl_step(const wl *w, int64_t k, const unsigned char *in, unsi
  * (buffers.c), checked at every step; the first fault is kept. */
 static inline void wl_check_buffers(wl *w)
 {
+    /* the pool itself, whatever io the run has (the real one's, or a wrapper of it) */
+    ebb_pool *host = w->check_buffers && w->run ? (ebb_pool *)(void *)w->run->host.pool : NULL;
+    ebb_host_debug d;
+    if (host && ebb_host_debug_get(host, &d) == EBB_OK && d.extents > w->host_extents)
+        w->host_extents = d.extents;
     if (!w->check_buffers || !w->run || ebb_run_debug_check_buffers(w->run) == 0)
         return;
     if (w->buffer_faults++ == 0)

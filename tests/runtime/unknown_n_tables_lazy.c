@@ -1,0 +1,79 @@
+/* A run with n unknown is given every slot of its host budget: with small
+ * states, hundreds of thousands of buffers. The runtime's table of them
+ * (buffers.c) is written only for the buffers the run takes, so a short run
+ * costs memory for what it uses: here a 2 GiB budget of 4 KiB slots (524,286
+ * buffers; their table alone is 32 MiB once written) and 50 steps, with the
+ * host pool made ready from 8 slots, raise the resident memory by less than
+ * 16 MiB. The adjoint is the oracle's. */
+#include <unistd.h>
+
+#include "storage/fault.h"
+#include "workload.h"
+
+enum { STEPS = 50, SIZE = 64 };
+
+static uint64_t resident(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    cr_assert_not_null(f);
+    unsigned long long size = 0, res = 0;
+    cr_assert_eq(fscanf(f, "%llu %llu", &size, &res), 2);
+    fclose(f);
+    return res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+typedef struct seen {
+    wl w;
+    uint64_t rss0, rise;
+} seen;
+
+static int reverse_cb(void *user, int64_t k, void *state)
+{
+    seen *s = user;
+    uint64_t r = resident();
+    if (r > s->rss0 && r - s->rss0 > s->rise)
+        s->rise = r - s->rss0;
+    return wl_reverse_cb(&s->w, k, state);
+}
+
+Test(unknown_n_tables_lazy, online)
+{
+    char dir[256];
+    ebb_config cfg;
+    wl_config(&cfg, dir, sizeof dir);
+    cfg.disk.enabled = 0;
+    cfg.host.budget = (uint64_t)2 << 30;
+    static seen s;
+    wl_init(&s.w, SIZE);
+    s.w.last_at = STEPS - 1;
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = SIZE;
+    o.config = &cfg;
+    o.strategy = EBB_CONFIG_STRATEGY_ONLINE;
+    o.steps = 0;
+    o.forward = wl_forward_cb;
+    o.reverse = reverse_cb;
+    o.user = &s;
+    ebb_storage_fault f = {0};
+    f.ready_slots = 8;
+    unsigned char x0[SIZE];
+    wl_x0(&s.w, x0, 4);
+    s.rss0 = resident();
+    ebb_run *r = NULL;
+    cr_assert_eq(ebb_run_create_with_faults(&o, &f, &r), EBB_OK, "%s", ebb_last_error());
+    ebb_run_info info;
+    cr_assert_eq(ebb_run_info_get(r, &info), EBB_OK);
+    cr_assert_eq(ebb_run_forward(r, x0, NULL), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_run_reverse(r), EBB_OK, "%s", ebb_last_error());
+    ebb_run_destroy(r);
+    cr_log_info("%d host buffers; resident memory rose by %llu bytes", info.buffers[EBB_TIER_HOST],
+                (unsigned long long)s.rise);
+    cr_assert_gt(info.buffers[EBB_TIER_HOST], 500000, "%d buffers", info.buffers[EBB_TIER_HOST]);
+    cr_assert_lt(s.rise, (uint64_t)16 << 20, "resident memory rose by %llu bytes",
+                 (unsigned long long)s.rise);
+    cr_assert_eq(s.w.reverse_calls, STEPS);
+    cr_assert_eq(s.w.adjoint, wl_reference(SIZE, STEPS, 4));
+    rmdir(dir);
+    ebb_config_dispose(&cfg);
+}
