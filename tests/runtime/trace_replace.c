@@ -32,7 +32,8 @@ static char *slurp(const char *path)
     cr_assert_not_null(f, "%s: %s", path, strerror(errno));
     char *s = calloc(1, 1 << 20);
     cr_assert_not_null(s);
-    (void)fread(s, 1, (1 << 20) - 1, f);
+    size_t got = fread(s, 1, (1 << 20) - 1, f);
+    cr_assert(!ferror(f), "%s: read failed after %zu bytes", path, got);
     fclose(f);
     return s;
 }
