@@ -12,17 +12,6 @@
 
 enum { STEPS = 20, SIZE = 1 << 20 };
 
-/* Resident memory of this process, bytes (/proc/self/statm). */
-static uint64_t resident(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    cr_assert_not_null(f);
-    unsigned long long size = 0, res = 0;
-    cr_assert_eq(fscanf(f, "%llu %llu", &size, &res), 2);
-    fclose(f);
-    return res * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
 typedef struct seen {
     wl w;
     uint64_t rss0;           /* before the run was created */
@@ -33,7 +22,7 @@ typedef struct seen {
 static int reverse_cb(void *user, int64_t k, void *state)
 {
     seen *s = user;
-    uint64_t r = resident();
+    uint64_t r = wl_resident_bytes();
     if (r > s->rss0 && r - s->rss0 > s->rss_peak)
         s->rss_peak = r - s->rss0;
     ebb_pool *host = ebb_run_debug_pool(s->w.run, EBB_TIER_HOST);
@@ -63,7 +52,7 @@ static void run(ebb_config_strategy strategy)
     o.forward = wl_forward_cb;
     o.reverse = reverse_cb;
     o.user = &s;
-    s.rss0 = resident();
+    s.rss0 = wl_resident_bytes();
     ebb_run_stats rs;
     ebb_run *r = NULL;
     unsigned char *x0 = malloc(SIZE);

@@ -12,16 +12,6 @@
 
 enum { STEPS = 50, SIZE = 64 };
 
-static uint64_t resident(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    cr_assert_not_null(f);
-    unsigned long long size = 0, res = 0;
-    cr_assert_eq(fscanf(f, "%llu %llu", &size, &res), 2);
-    fclose(f);
-    return res * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
 typedef struct seen {
     wl w;
     uint64_t rss0, rise;
@@ -30,7 +20,7 @@ typedef struct seen {
 static int reverse_cb(void *user, int64_t k, void *state)
 {
     seen *s = user;
-    uint64_t r = resident();
+    uint64_t r = wl_resident_bytes();
     if (r > s->rss0 && r - s->rss0 > s->rise)
         s->rise = r - s->rss0;
     return wl_reverse_cb(&s->w, k, state);
@@ -59,7 +49,7 @@ Test(unknown_n_tables_lazy, online)
     f.ready_slots = 8;
     unsigned char x0[SIZE];
     wl_x0(&s.w, x0, 4);
-    s.rss0 = resident();
+    s.rss0 = wl_resident_bytes();
     ebb_run *r = NULL;
     cr_assert_eq(ebb_run_create_with_faults(&o, &f, &r), EBB_OK, "%s", ebb_last_error());
     ebb_run_info info;

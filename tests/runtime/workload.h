@@ -43,6 +43,17 @@ typedef struct wl {
     int32_t host_extents; /* with check_buffers: the most extents the host pool had ready */
 } wl;
 
+/* Resident memory of this process, bytes (/proc/self/statm). */
+static inline uint64_t wl_resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    cr_assert_not_null(f);
+    unsigned long long size = 0, res = 0;
+    cr_assert_eq(fscanf(f, "%llu %llu", &size, &res), 2);
+    fclose(f);
+    return res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 static inline void wl_init(wl *w, size_t size)
 {
     memset(w, 0, sizeof *w);
