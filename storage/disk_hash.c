@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "storage/disk.h"
+#include "storage/thread_start.h"
 #include "storage/topology.h"
 
 typedef struct stage_arg {
@@ -111,14 +112,11 @@ int ebb_hasher_start(struct ebb_pool *pool, int n, const char *name)
     for (int i = 0; i < n; i++) {
         args[i].pool = pool;
         args[i].index = i;
-        int r = pthread_create(&d->hashq.threads[i], NULL, stage_main, &args[i]);
+        int r = ebb_thread_start(&d->hashq.threads[i], stage_main, &args[i], name);
         if (r != 0) {
             ebb_hasher_stop(pool);
             return r;
         }
-        /* Named (before start returns) so that top, gdb and the tests can
-         * tell ebb's threads. */
-        (void)pthread_setname_np(d->hashq.threads[i], name);
         d->hashq.nthreads++;
     }
     ebb_topo_bind_threads(d->hashq.threads, d->hashq.nthreads, d->files.node);

@@ -15,6 +15,7 @@
 
 #include "common/error_internal.h"
 #include "storage/disk.h"
+#include "storage/thread_start.h"
 #include "storage/topology.h"
 
 /* One device group's share of the engine; every field under d->core.lock. */
@@ -192,16 +193,13 @@ static int threads_start(struct ebb_pool *pool, char *why, size_t why_len)
     for (int k = 0; k < d->files.ngroups; k++) {
         int first = d->engine.threads_started;
         for (int i = 0; i < d->engine.nthreads; i++) {
-            int r = pthread_create(&d->engine.threads[d->engine.threads_started], NULL, worker,
-                                   &d->engine.tgroups[k]);
+            int r = ebb_thread_start(&d->engine.threads[d->engine.threads_started], worker,
+                                     &d->engine.tgroups[k], "ebb-io");
             if (r != 0) {
                 snprintf(why, why_len, "pthread_create: %s", strerror(r));
                 threads_stop(pool);
                 return -r;
             }
-            /* Named (before start returns) so that top, gdb and the tests
-             * can tell ebb's threads. */
-            (void)pthread_setname_np(d->engine.threads[d->engine.threads_started], "ebb-io");
             d->engine.threads_started++;
         }
         ebb_topo_bind_threads(d->engine.threads + first, d->engine.nthreads,
