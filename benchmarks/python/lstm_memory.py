@@ -28,7 +28,9 @@ import time
 from lstm_common import Lstm
 
 METHODS = ("autograd", "checkpoint", "ebb-revolve", "ebb-multistage-disk", "ebb-async-disk")
-EXTRA = ("checkpoint-nonreentrant",)  # only when named in --methods
+# only when named in --methods; "-lossless": the disk tier compresses
+# (tier.disk.compression = "lossless", c-blosc's defaults: lz4, byte shuffle)
+EXTRA = ("checkpoint-nonreentrant", "ebb-multistage-disk-lossless", "ebb-async-disk-lossless")
 
 
 def rss_kib():
@@ -60,8 +62,11 @@ def child(args):
         if args.child == "ebb-revolve":
             config, strategy, dslots = ebb.Config({"tier.disk.enabled": False}), "revolve", None
         else:
-            config = ebb.Config({"tier.disk.path": args.disk})
-            strategy = "multistage" if args.child == "ebb-multistage-disk" else "async"
+            keys = {"tier.disk.path": args.disk}
+            if args.child.endswith("-lossless"):
+                keys["tier.disk.compression"] = "lossless"
+            config = ebb.Config(keys)
+            strategy = "multistage" if args.child.startswith("ebb-multistage") else "async"
             dslots = T
         report = {}
         hc, loss = ebb.torch.scan(m.step, m.h0(), T, params=params, strategy=strategy,
@@ -76,7 +81,11 @@ def child(args):
                      forward_steps=st.forward_steps, recomputed_steps=st.recomputed_steps,
                      disk_written=st.bytes_written["disk"], disk_read=st.bytes_read["disk"],
                      stall_s=st.stall_total_s, forward_callback_s=st.forward_callback_s,
-                     reverse_callback_s=st.reverse_callback_s)
+                     reverse_callback_s=st.reverse_callback_s,
+                     bytes_before_compression=st.bytes_before_compression,
+                     bytes_after_compression=st.bytes_after_compression,
+                     stored_raw=st.stored_raw, stored_raw_slower=st.stored_raw_slower,
+                     codec_s=st.codec_s)
     g = hashlib.blake2b(digest_size=8)
     for p in params:
         g.update(p.grad.numpy().tobytes())
@@ -125,7 +134,12 @@ def parent(args):
         if "disk" in m and not args.disk:
             sys.exit(f"{m} needs --disk DIR (a directory for the disk tier)")
     rows = []
-    for m in methods:
+    # --repeat R: the list R times, every other round in reverse order, so
+    # that a drift in the machine's load falls on every method alike
+    order = []
+    for r in range(args.repeat):
+        order += methods if r % 2 == 0 else methods[::-1]
+    for m in order:
         cmd = [sys.executable, os.path.abspath(__file__), "--child", m, "--steps", str(args.steps),
                "--hidden", str(args.hidden), "--batch", str(args.batch),
                "--slots", str(args.slots)] + (["--disk", args.disk] if args.disk else [])
@@ -143,14 +157,26 @@ def parent(args):
         # wall time to other processes on a shared machine
         row["cpu_s"] = usage.ru_utime + usage.ru_stime
         rows.append(row)
-        print(f"{m:22s} peak RSS {usage.ru_maxrss / 1024:8.0f} MiB  (after set-up "
+        codec = ""
+        if row.get("bytes_after_compression"):
+            codec = (f"  ratio {row['bytes_before_compression'] / row['bytes_after_compression']:.2f}"
+                     f" raw {row['stored_raw']} ({row['stored_raw_slower']} slower)")
+        print(f"{m:30s} peak RSS {usage.ru_maxrss / 1024:8.0f} MiB  (after set-up "
               f"{row['setup_rss_kib'] / 1024:.0f} MiB)  {row['ms_per_step']:7.2f} ms/step  "
-              f"child CPU {row['cpu_s']:6.1f} s  grad {row['grad_digest']}", flush=True)
+              f"child CPU {row['cpu_s']:6.1f} s  grad {row['grad_digest']}{codec}", flush=True)
+    if args.repeat > 1:
+        import statistics
+        for m in methods:
+            ok = [r for r in rows if r["method"] == m and "failed" not in r]
+            if ok:
+                ms = [r["ms_per_step"] for r in ok]
+                print(f"{m:30s} ms/step median {statistics.median(ms):7.2f} "
+                      f"(min {min(ms):.2f}, max {max(ms):.2f}, {len(ms)} runs)")
     base = next((r for r in rows if r["method"] == "autograd" and "failed" not in r), None)
     if base:
         for r in rows:
             if "failed" not in r and r is not base:
-                print(f"{r['method']:22s} memory {r['peak_rss_kib'] / base['peak_rss_kib']:.3f} "
+                print(f"{r['method']:30s} memory {r['peak_rss_kib'] / base['peak_rss_kib']:.3f} "
                       f"x autograd, time {r['ms_per_step'] / base['ms_per_step']:.2f} x autograd")
     if args.json:
         print(json.dumps({"steps": args.steps, "hidden": args.hidden, "batch": args.batch,
@@ -166,6 +192,8 @@ def main():
     p.add_argument("--slots", type=int, default=64, help="ebb's host budget, in states")
     p.add_argument("--disk", help="directory of the disk tier (the disk methods)")
     p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--repeat", type=int, default=1,
+                   help="run the methods this many times, alternating their order")
     p.add_argument("--json", action="store_true")
     p.add_argument("--step-time", action="store_true",
                    help="only time one step forward and backward, and name the BLAS")
