@@ -84,6 +84,20 @@ ebb::config budgets(const problem &pr, int slots, int disk)
     return cfg;
 }
 
+/* A run of pr's problem with `strategy` in `slots` host slots of cfg (which
+ * must outlive the options). */
+ebb::run_options options(const problem &pr, const ebb::config &cfg, ebb_strategy strategy,
+                         int slots)
+{
+    ebb::run_options o;
+    o.config = cfg.get();
+    o.strategy = strategy;
+    o.slots = slots;
+    o.state_size = static_cast<std::size_t>(pr.p.points) * sizeof(double);
+    o.steps = pr.p.steps;
+    return o;
+}
+
 bool same_bits(const void *a, const void *b, std::size_t n) { return memcmp(a, b, n) == 0; }
 
 } // namespace
@@ -107,10 +121,7 @@ Test(cpp, gradient_bitwise_equal_to_c_api)
             slots = static_cast<int>(n);
         problem pr(64 + static_cast<int64_t>(rng() % 200), n);
         ebb::config cfg = budgets(pr, slots, static_cast<int>(n));
-        ebb::run_options o;
-        o.config = cfg.get();
-        o.strategy = strategy;
-        o.slots = slots;
+        ebb::run_options o = options(pr, cfg, strategy, slots);
         if (strategy == EBB_CONFIG_STRATEGY_MULTISTAGE || strategy == EBB_CONFIG_STRATEGY_DISK_REVOLVE)
             o.slow_slots = static_cast<int32_t>(n);
 
@@ -203,13 +214,8 @@ Test(cpp, exception_in_a_lambda_propagates_and_leaves_nothing)
         const int where = trial % 4; /* 0 forward, 1 recomputation, 2 reverse, 3 int */
         problem pr(256, n);
         ebb::config cfg = budgets(pr, 2, 3);
-        ebb::run_options o;
-        o.config = cfg.get();
-        o.strategy = EBB_CONFIG_STRATEGY_MULTISTAGE;
-        o.slots = 2;
+        ebb::run_options o = options(pr, cfg, EBB_CONFIG_STRATEGY_MULTISTAGE, 2);
         o.slow_slots = 3;
-        o.state_size = 256 * sizeof(double);
-        o.steps = n;
         int64_t seen = 0;
         bool thrown = false;
         {
@@ -275,12 +281,7 @@ Test(cpp, moves_keep_a_run_running)
 {
     problem pr(128, 30);
     ebb::config cfg = budgets(pr, 3, 0);
-    ebb::run_options o;
-    o.config = cfg.get();
-    o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
-    o.slots = 3;
-    o.state_size = 128 * sizeof(double);
-    o.steps = 30;
+    ebb::run_options o = options(pr, cfg, EBB_CONFIG_STRATEGY_REVOLVE, 3);
     const rd::gradient ref = rd::compute(pr.p, pr.target, pr.u0, o);
 
     std::vector<double> lambda(128), next(128);
@@ -367,12 +368,7 @@ Test(cpp, inplace_generic_and_function_pointer_callbacks)
 {
     problem pr(96, 25);
     ebb::config cfg = budgets(pr, 3, 0);
-    ebb::run_options o;
-    o.config = cfg.get();
-    o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
-    o.slots = 3;
-    o.state_size = 96 * sizeof(double);
-    o.steps = 25;
+    ebb::run_options o = options(pr, cfg, EBB_CONFIG_STRATEGY_REVOLVE, 3);
     const rd::gradient ref = rd::compute(pr.p, pr.target, pr.u0, o);
 
     for (int shape = 0; shape < 2; shape++) {
@@ -426,12 +422,7 @@ Test(cpp, push_and_pull)
 {
     problem pr(128, 40);
     ebb::config cfg = budgets(pr, 3, 0);
-    ebb::run_options o;
-    o.config = cfg.get();
-    o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
-    o.slots = 3;
-    o.state_size = 128 * sizeof(double);
-    o.steps = 40;
+    ebb::run_options o = options(pr, cfg, EBB_CONFIG_STRATEGY_REVOLVE, 3);
     const rd::gradient ref = rd::compute(pr.p, pr.target, pr.u0, o);
 
     int calls = 0;
