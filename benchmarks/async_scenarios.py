@@ -18,18 +18,12 @@ Usage: benchmarks/async_scenarios.py [--ebb build/release/tools/ebb]
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
+
+from scenario_common import finish, run, workspace
+from scenario_common import measure_write as bench_write
 
 STATE = 16 << 20
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
-    return p.stdout
 
 
 def config(path, disk_dir, pace):
@@ -41,12 +35,7 @@ def config(path, disk_dir, pace):
 
 
 def measure_write(ebb, cfg, bench_out):
-    out = run([ebb, "bench", "--config", cfg, "--tier", "disk", "--size", str(STATE),
-               "--total", "1GiB", "--json"])
-    with open(bench_out, "w") as f:
-        f.write(out)
-    d = json.loads(out)["tiers"]["disk"]
-    return STATE / (d["write_GBps"] * 1e9), d
+    return bench_write(ebb, cfg, STATE, bench_out)
 
 
 def scenario(ebb, name, steps, forward_ms, cfg, bench):
@@ -127,9 +116,7 @@ def main():
                          "write time); the steps a run measures are printed, and can come out "
                          "slower than asked while the paced disk runs")
     a = ap.parse_args()
-    tmp = tempfile.TemporaryDirectory()
-    disk = a.dir or os.path.join(tmp.name, "disk")
-    os.makedirs(disk, exist_ok=True)
+    tmp, disk = workspace(a.dir)
     checks, record = [], {}
     if a.scenario in ("fast", "both"):
         cfg, bench = os.path.join(tmp.name, "fast.toml"), os.path.join(tmp.name, "fast.json")
@@ -176,13 +163,7 @@ def main():
                     checks.append((f"slow: async below {s}", r["overhead"] < o["overhead"],
                                    f"overhead {r['overhead']:.3f} vs {o['overhead']:.3f}; wall "
                                    f"{r['wall_s']:.2f} s vs {o['wall_s']:.2f} s"))
-    print()
-    for name, ok, detail in checks:
-        print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"checks": checks, "scenarios": record}, f, indent=1)
-    return 0 if all(ok for _, ok, _ in checks) else 1
+    return finish(checks, record, a.json)
 
 
 if __name__ == "__main__":

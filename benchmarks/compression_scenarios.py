@@ -33,18 +33,11 @@ compressed channel against a run).
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
+
+from scenario_common import finish, measure_write, run, workspace
 
 STATE = 16 << 20
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
-    return p.stdout
 
 
 def config(path, disk_dir, budget, pace, compression, codec):
@@ -155,21 +148,14 @@ def main():
                     help="state size in MiB (default 16, the acceptance's)")
     ap.add_argument("--json", default=None, help="write every figure to this file")
     a = ap.parse_args()
-    tmp = tempfile.TemporaryDirectory()
-    disk = a.dir or os.path.join(tmp.name, "disk")
-    os.makedirs(disk, exist_ok=True)
+    tmp, disk = workspace(a.dir)
     cfg_off, cfg_on = os.path.join(tmp.name, "off.toml"), os.path.join(tmp.name, "on.toml")
     global STATE
     STATE = a.state_mib << 20
     config(cfg_off, disk, a.disk_budget, a.pace, False, a.codec)
     config(cfg_on, disk, a.disk_budget, a.pace, True, a.codec)
     bench = os.path.join(tmp.name, "bench.json")
-    out = run([a.ebb, "bench", "--config", cfg_off, "--tier", "disk", "--size", str(STATE),
-               "--total", "1GiB", "--json"])
-    with open(bench, "w") as f:
-        f.write(out)
-    d = json.loads(out)["tiers"]["disk"]
-    w = STATE / (d["write_GBps"] * 1e9)
+    w, d = measure_write(a.ebb, cfg_off, STATE, bench)
     forward_ms = w * 1e3 / 3
     steps = max(10, int(1000 * a.steps_scale))
     print(f"disk ({disk}, budget {a.disk_budget}) paced to {a.pace}: write "
@@ -198,12 +184,7 @@ def main():
     if a.scenario == "sparse":
         scenario(a, "sparse", "sparse", cfg_off, cfg_on, bench, forward_ms, steps, checks, record)
     print(f"\nuptime: {os.popen('uptime').read().strip()}\n")
-    for name, ok, detail in checks:
-        print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"checks": checks, "scenarios": record}, f, indent=1)
-    return 0 if all(ok for _, ok, _ in checks) else 1
+    return finish(checks, record, a.json)
 
 
 if __name__ == "__main__":
