@@ -390,11 +390,12 @@ static ebb_status compression_options(ebb_run *run, ebb_pool_options *po)
     return EBB_OK;
 }
 
-/* A run with n unknown may be given far more host slots than it fills
- * (the whole budget: half the machine's memory by default), so its host pool
- * is made ready in extents (ebb_pool_options.ready_slots) from this much:
- * the slots of a short run are faulted in and pinned at creation, a long
- * one's as the buffers are first needed. */
+/* A run with n unknown may be given far more host and gpu slots than it
+ * fills (the whole budget: half the machine's memory, half the device's free
+ * memory by default), so its host and gpu pools are made ready in extents
+ * (ebb_pool_options.ready_slots) from this much: the slots of a short run
+ * are allocated (faulted in and pinned) at creation, a long one's as the
+ * buffers are first needed. */
 #define RT_HOST_FIRST_EXTENT ((size_t)64 << 20)
 
 static int32_t first_extent(const ebb_run *run, int32_t count)
@@ -419,7 +420,7 @@ static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int
         po.device = run->opt.device;
     if (tier == EBB_TIER_HOST && run->opt.state_tier == EBB_TIER_GPU)
         po.device = run->opt.device >= 0 ? run->opt.device : cfg ? cfg->gpu.device : 0;
-    if (tier == EBB_TIER_HOST && run->opt.steps == 0)
+    if (tier != EBB_TIER_DISK && run->opt.steps == 0)
         po.ready_slots = first_extent(run, count);
     int disk = tier == EBB_TIER_DISK;
     /* faults: the disk's, and the host's prefault and first extent (tests) */

@@ -1,4 +1,5 @@
-/* Device tier: slots in GPU memory (one cudaMalloc), copies on the pool's own
+/* Device tier: slots in GPU memory (one cudaMalloc, or one per extent for a
+ * pool made ready in extents: ebb_pool_options.ready_slots), copies on the pool's own
  * non-blocking streams, a few lanes per direction (device -> host, host ->
  * device, device -> device) so that a copy waiting for something does not
  * hold up unrelated ones; each operation closed by an event that tickets
@@ -6,6 +7,7 @@
  * runtime API; no kernels. Built with CUDA only (without: device_none.c);
  * without a device at run time creating a gpu pool fails with
  * EBB_ERR_UNSUPPORTED and the rest of the library works. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,10 @@ struct ebb_device {
     cudaEvent_t order_event;  /* ebb_pool_order_after */
     cudaEvent_t *slot_events; /* per slot: ebb_pool_slot_order_after */
     uint64_t peer_tried;      /* bit p: peer access to device p was tried */
+    int grow_init;            /* pool->grow_mu initialized */
+    /* extent k: slots from pool->ext_start[k] in one cudaMalloc, with their
+     * events; slots [0, pool->ready) are ready (all, unless ready_slots) */
+    unsigned char *ext_base[EBB_HOST_EXTENTS];
 };
 
 static const char *stream_name[S_COUNT] = {"device -> host", "host -> device",
@@ -81,7 +87,7 @@ void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_ma
     mark->recorded = 0;
 }
 
-static cudaError_t create_objects(struct ebb_device *dv, struct ebb_pool *pool)
+static cudaError_t create_objects(struct ebb_device *dv)
 {
     cudaError_t e = cudaSuccess;
     /* non-blocking: no implicit wait on the legacy default stream's kernels */
@@ -90,7 +96,38 @@ static cudaError_t create_objects(struct ebb_device *dv, struct ebb_pool *pool)
             e = cudaStreamCreateWithFlags(&dv->streams[i][l], cudaStreamNonBlocking);
     if (e == cudaSuccess)
         e = cudaEventCreateWithFlags(&dv->order_event, EBB_CUDA_EVENT_FLAGS);
-    for (int32_t i = 0; i < pool->slots && e == cudaSuccess; i++) {
+    return e;
+}
+
+/* The events of slots [from, to) destroyed (those created), after the
+ * copies of other gpu pools that still read a slot. */
+static void destroy_slot_events(struct ebb_pool *pool, int32_t from, int32_t to)
+{
+    struct ebb_device *dv = pool->device;
+    for (int32_t i = from; i < to; i++) {
+        ebb_op *op = &pool->ops[i];
+        if (op->event)
+            clear_own_error(cudaEventDestroy((cudaEvent_t)op->event));
+        if (op->read_event) {
+            clear_own_error(cudaEventSynchronize((cudaEvent_t)op->read_event));
+            clear_own_error(cudaEventDestroy((cudaEvent_t)op->read_event));
+        }
+        if (dv->slot_events[i])
+            clear_own_error(cudaEventDestroy(dv->slot_events[i]));
+        op->event = op->read_event = NULL;
+        dv->slot_events[i] = NULL;
+    }
+}
+
+/* Slots [from, to) made ready as the next extent: their memory (one
+ * cudaMalloc) and events. With the pool's device current; on failure
+ * nothing of the extent is kept. */
+static cudaError_t ready_extent(struct ebb_pool *pool, int32_t from, int32_t to)
+{
+    struct ebb_device *dv = pool->device;
+    void *mem = NULL;
+    cudaError_t e = cudaMalloc(&mem, (size_t)(to - from) * pool->stride);
+    for (int32_t i = from; i < to && e == cudaSuccess; i++) {
         cudaEvent_t ev;
         e = cudaEventCreateWithFlags(&ev, EBB_CUDA_EVENT_FLAGS);
         if (e == cudaSuccess) {
@@ -102,7 +139,21 @@ static cudaError_t create_objects(struct ebb_device *dv, struct ebb_pool *pool)
             e = cudaEventCreateWithFlags(&dv->slot_events[i], EBB_CUDA_EVENT_FLAGS);
         }
     }
-    return e;
+    if (e != cudaSuccess) {
+        destroy_slot_events(pool, from, to);
+        if (mem)
+            clear_own_error(cudaFree(mem));
+        return e;
+    }
+    dv->ext_base[pool->extents] = mem;
+    pool->ext_start[pool->extents++] = from;
+    return cudaSuccess;
+}
+
+/* The slots made ready at creation: all, or the first ready_slots. */
+static int32_t first_extent(const ebb_pool_options *o)
+{
+    return o->ready_slots > 0 && o->ready_slots < o->slots ? o->ready_slots : o->slots;
 }
 
 ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
@@ -142,21 +193,24 @@ ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
         ebb_device_destroy(pool);
         return s;
     }
-    void *mem = NULL;
-    e = cudaMalloc(&mem, (size_t)pool->bytes);
+    pthread_mutex_init(&pool->grow_mu, NULL);
+    dv->grow_init = 1;
+    int32_t first = first_extent(o);
+    e = ready_extent(pool, 0, first);
     if (e != cudaSuccess) {
         ebb_cuda_leave(&g);
         clear_own_error(e);
         ebb_status s = ebb_fail(EBB_ERR_NO_MEMORY,
                                 "gpu pool: cannot allocate %llu bytes (%d slots of %zu bytes) on "
                                 "CUDA device %d: %s; lower the gpu budget",
-                                (unsigned long long)pool->bytes, (int)o->slots, o->slot_size,
-                                o->device, cudaGetErrorString(e));
+                                (unsigned long long)first * pool->stride, (int)first,
+                                o->slot_size, o->device, cudaGetErrorString(e));
         ebb_device_destroy(pool);
         return s;
     }
-    pool->base = mem;
-    e = create_objects(dv, pool);
+    atomic_store_explicit(&pool->ready, first, memory_order_release);
+    pool->base = dv->ext_base[0];
+    e = create_objects(dv);
     ebb_cuda_leave(&g);
     if (e != cudaSuccess) {
         ebb_status s = cuda_fail(EBB_ERR_IO, e, "gpu pool: creating streams and events",
@@ -188,21 +242,15 @@ void ebb_device_destroy(struct ebb_pool *pool)
         clear_own_error(cudaEventDestroy(dv->order_event));
     /* Copies of other gpu pools (on their streams) that still read a slot
      * must finish before the memory is freed. */
-    for (int32_t i = 0; pool->ops && i < pool->slots; i++) {
-        ebb_op *op = &pool->ops[i];
-        if (op->event)
-            clear_own_error(cudaEventDestroy((cudaEvent_t)op->event));
-        if (op->read_event) {
-            clear_own_error(cudaEventSynchronize((cudaEvent_t)op->read_event));
-            clear_own_error(cudaEventDestroy((cudaEvent_t)op->read_event));
-        }
-        if (dv->slot_events[i])
-            clear_own_error(cudaEventDestroy(dv->slot_events[i]));
-    }
-    if (pool->base)
-        clear_own_error(cudaFree(pool->base));
+    if (pool->ops)
+        destroy_slot_events(pool, 0, pool->slots);
+    for (int32_t k = 0; k < pool->extents; k++)
+        clear_own_error(cudaFree(dv->ext_base[k]));
     ebb_cuda_leave(&g);
+    pool->extents = 0;
     pool->base = NULL;
+    if (dv->grow_init)
+        pthread_mutex_destroy(&pool->grow_mu);
     free(pool->ops);
     pool->ops = NULL;
     free(dv->slot_events);
@@ -258,6 +306,57 @@ ebb_status ebb_device_check_user_ptr(const void *ptr, size_t bytes, const char *
 
 /* A copy's stream in direction `which`: the first idle lane, else the next
  * in turn, so that a copy queued behind a wait holds up few others. */
+/* Slot `slot`'s memory; the slot is ready (under grow_mu). */
+static unsigned char *slot_memory(const struct ebb_pool *pool, int32_t slot)
+{
+    int32_t k = pool->extents - 1;
+    while (k > 0 && pool->ext_start[k] > slot)
+        k--;
+    return pool->device->ext_base[k] + (size_t)(slot - pool->ext_start[k]) * pool->stride;
+}
+
+ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **mem)
+{
+    struct ebb_device *dv = pool->device;
+    ebb_status s = EBB_OK;
+    pthread_mutex_lock(&pool->grow_mu);
+    int32_t from = atomic_load_explicit(&pool->ready, memory_order_relaxed);
+    if (slot >= from) {
+        /* doubling: log2(slots) extents at most, each paid once */
+        int64_t to = (int64_t)from * 2;
+        if (to <= slot)
+            to = (int64_t)slot + 1;
+        if (to > pool->slots)
+            to = pool->slots;
+        size_t bytes = (size_t)(to - from) * pool->stride;
+        ebb_cuda_guard g;
+        cudaError_t e = pool->extents >= EBB_HOST_EXTENTS /* cannot happen: doubling */
+                            ? cudaErrorMemoryAllocation
+                            : ebb_cuda_enter(dv->device, &g);
+        if (e == cudaSuccess) {
+            e = ready_extent(pool, from, (int32_t)to);
+            ebb_cuda_leave(&g);
+        }
+        if (e != cudaSuccess) {
+            clear_own_error(e);
+            s = ebb_fail(EBB_ERR_NO_MEMORY,
+                         "gpu pool: slot %d is beyond the %d slots made ready so far, and making "
+                         "slots %d .. %d ready (%zu bytes, extent %d) on CUDA device %d failed: "
+                         "%s; lower the gpu budget (tier.gpu.budget), give the run its steps "
+                         "(ebb_run_options.steps, so that only the slots the schedule uses are "
+                         "allocated), or free device memory",
+                         (int)slot, (int)from, (int)from, (int)to - 1, bytes,
+                         (int)pool->extents + 1, dv->device, cudaGetErrorString(e));
+        } else {
+            atomic_store_explicit(&pool->ready, (int32_t)to, memory_order_release);
+        }
+    }
+    if (s == EBB_OK && mem)
+        *mem = slot_memory(pool, slot);
+    pthread_mutex_unlock(&pool->grow_mu);
+    return s;
+}
+
 static cudaStream_t pick_lane(struct ebb_device *dv, int which)
 {
     int start = dv->next_lane[which];
@@ -429,12 +528,14 @@ ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int t
         mark->recorded = 0;
     struct ebb_device *dv = pool->device;
     ebb_op *op = &pool->ops[slot];
-    cudaEvent_t ev = (cudaEvent_t)op->event;
-    ebb_status s = slot_free(pool, slot, to_device);
+    unsigned char *slot_mem = NULL;
+    ebb_status s = ebb_device_slot(pool, slot, &slot_mem);
+    if (s == EBB_OK)
+        s = slot_free(pool, slot, to_device);
     if (s != EBB_OK)
         return s;
+    cudaEvent_t ev = (cudaEvent_t)op->event;
     int which = mem_on_device ? S_D2D : (to_device ? S_H2D : S_D2H);
-    unsigned char *slot_mem = pool->base + (size_t)slot * pool->stride;
     unsigned char *dst = to_device ? slot_mem : mem;
     const unsigned char *src = to_device ? mem : slot_mem;
     /* Memory on a device goes by unified addressing: it may be managed
@@ -526,6 +627,9 @@ ebb_status ebb_device_order_after(struct ebb_pool *pool, void *stream)
 ebb_status ebb_device_slot_order_after(struct ebb_pool *pool, int32_t slot, void *stream)
 {
     struct ebb_device *dv = pool->device;
+    ebb_status s = ebb_device_slot(pool, slot, NULL);
+    if (s != EBB_OK)
+        return s;
     ebb_cuda_guard g;
     cudaError_t e = ebb_cuda_enter(dv->device, &g);
     if (e == cudaSuccess)

@@ -36,6 +36,12 @@ ebb_status ebb_device_check_user_ptr(const void *ptr, size_t bytes, const char *
     return no_cuda();
 }
 
+ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **mem)
+{
+    (void)pool, (void)slot, (void)mem;
+    return no_cuda();
+}
+
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
                            int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
                            const ebb_copy_split *split, ebb_ticket *ticket)

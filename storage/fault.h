@@ -73,7 +73,7 @@ ebb_status ebb_disk_debug_get(const ebb_pool *pool, ebb_disk_debug *out);
  * destroying the pool releases it. */
 ebb_status ebb_disk_debug_hold(ebb_pool *pool, int hold);
 
-/* Tests: how much of a host pool is ready (ebb_pool_options.ready_slots):
+/* Tests: how much of a host or gpu pool is ready (ebb_pool_options.ready_slots):
  * its first `ready_slots` slots, `ready_bytes` of memory, made ready in
  * `extents` extents (1 for a pool made ready whole at creation). */
 typedef struct ebb_host_debug {

@@ -145,9 +145,9 @@ ebb_status ebb_host_debug_get(const ebb_pool *pool, ebb_host_debug *out)
 {
     if (!pool || !out)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_host_debug_get: NULL argument");
-    if (pool->tier != EBB_TIER_HOST)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_host_debug_get: a %s pool, not a host pool",
-                        ebb_tier_name(pool->tier));
+    if (pool->tier == EBB_TIER_DISK)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_host_debug_get: a disk pool, not a host or gpu "
+                        "pool");
     struct ebb_pool *p = (struct ebb_pool *)pool; /* the mutex; nothing else changes */
     pthread_mutex_lock(&p->grow_mu);
     out->ready_slots = atomic_load(&p->ready);

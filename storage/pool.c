@@ -220,11 +220,11 @@ static ebb_status check_options(const ebb_pool_options *o)
     if (o->slot_size > ((size_t)1 << 46) || (uint64_t)o->slots > ((uint64_t)1 << 31) / 2)
         return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: %d slots of %zu bytes is beyond any budget",
                         ebb_tier_name(o->tier), (int)o->slots, o->slot_size);
-    if (o->tier == EBB_TIER_HOST && o->ready_slots < 0)
+    if (o->tier != EBB_TIER_DISK && o->ready_slots < 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "host pool: ready_slots is %d; use 0 (every slot ready at creation) or "
+                        "%s pool: ready_slots is %d; use 0 (every slot ready at creation) or "
                         "the slots to make ready first",
-                        (int)o->ready_slots);
+                        ebb_tier_name(o->tier), (int)o->ready_slots);
     if (o->tier != EBB_TIER_DISK && o->compression &&
         o->compression->mode != EBB_COMPRESSION_OFF)
         return ebb_fail(EBB_ERR_INVALID_ARG,
@@ -360,7 +360,13 @@ ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr)
     ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_ptr");
     /* the caller writes through the address: a host slot is made ready
      * first (the handle is the caller's, never const memory) */
-    if (s == EBB_OK && pool->tier == EBB_TIER_HOST)
+    if (s == EBB_OK && pool->tier == EBB_TIER_GPU) {
+        unsigned char *mem = NULL;
+        if ((s = ebb_device_slot((ebb_pool *)pool, slot, &mem)) == EBB_OK)
+            *ptr = mem;
+        return s;
+    }
+    if (s == EBB_OK)
         s = ebb_host_make_ready((ebb_pool *)pool, slot);
     if (s != EBB_OK)
         return s;
@@ -455,10 +461,13 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
          * after the source slot's operation, and recorded in the source
          * slot's read event (same device only), so that writes into the
          * source slot are refused while the copy reads it. */
+        unsigned char *from = NULL;
+        if ((s = ebb_device_slot(src, src_slot, &from)) != EBB_OK)
+            return s;
         ebb_copy_mark mark;
         ebb_device_read_mark(src, src_slot, &mark);
-        return ebb_device_copy(dst, dst_slot, src->base + (size_t)src_slot * src->stride, 1, 1,
-                               src->ops ? &src->ops[src_slot] : NULL, &mark, NULL, ticket);
+        return ebb_device_copy(dst, dst_slot, from, 1, 1, src->ops ? &src->ops[src_slot] : NULL,
+                               &mark, NULL, ticket);
     }
     return ebb_fail(EBB_ERR_UNSUPPORTED,
                     "ebb_move %s -> %s is not a direct path: chain it through a host slot "

@@ -72,13 +72,15 @@ struct ebb_pool {
     /* host: slots [0, ready) are ready: faulted in (prefault), registered
      * with CUDA (pinned) and given their tracking events; the slots above
      * are mapped only, made ready in extents as they are first used
-     * (ebb_host_make_ready). ready == slots unless created with ready_slots.
-     * Extent k starts at slot ext_start[k]; each was registered alone. */
+     * (ebb_host_make_ready). gpu: slots [0, ready) have memory (one
+     * cudaMalloc an extent) and events (ebb_device_slot). ready == slots
+     * unless created with ready_slots. Extent k starts at slot ext_start[k];
+     * each was registered (host) or allocated (gpu) alone. */
     _Atomic int32_t ready;
     int32_t extents;
     int32_t ext_start[EBB_HOST_EXTENTS];
     int prefault;                /* host: fault extents in as they are made ready */
-    pthread_mutex_t grow_mu;     /* host: one growth at a time */
+    pthread_mutex_t grow_mu;     /* host, gpu: one growth at a time */
     _Atomic int32_t *readers;    /* host: disk operations reading each slot */
     _Atomic int32_t *writers;    /* host: disk operations writing each slot */
     /* host: disk operations in flight on any slot (from their start to the
@@ -229,6 +231,12 @@ typedef struct ebb_copy_split {
     ebb_follow *follow;
 } ebb_copy_split;
 
+/* Gpu slot `slot` made ready (a pool with ready_slots: the next extents,
+ * doubling the ready slots, allocated with their events; EBB_ERR_NO_MEMORY
+ * naming the slot, the extent and CUDA's error when that fails, the ready
+ * slots untouched) and its device address in *mem (mem may be NULL).
+ * Thread-safe. */
+ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **mem);
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
                            int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
                            const ebb_copy_split *split, ebb_ticket *ticket);

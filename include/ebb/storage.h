@@ -160,17 +160,19 @@ typedef struct ebb_pool_options {
     const struct ebb_codec_options *compression;
     int32_t codec_threads;    /* disk with compression: 0 (default) = 2, 1 .. 256 */
 
-    /* host: how much is made ready (faulted in when prefault, registered
-     * with CUDA when pinned) at creation. 0 (default): every slot, so a
-     * shortage of memory shows at creation. k > 0 (for a pool whose slots
-     * may exceed what it will fill: a run with n unknown): the first k
-     * slots; the address range of all of them is mapped (no memory taken),
-     * and the slots above are made ready in extents, each doubling the
-     * ready slots (up to `slots`), when a slot above them is first used
-     * (ebb_pool_slot_ptr, ebb_pool_put/get, ebb_move, ebb_move_via). A
-     * shortage then fails that call with EBB_ERR_NO_MEMORY, the ready
-     * slots and their data kept. Slots are best used in order (slot i
-     * readies slots 0 .. i). */
+    /* host, gpu: how much is made ready at creation (host: faulted in when
+     * prefault, registered with CUDA when pinned; gpu: allocated, with the
+     * slots' events). 0 (default): every slot, so a shortage of memory
+     * shows at creation. k > 0 (for a pool whose slots may exceed what it
+     * will fill: a run with n unknown): the first k slots; the slots above
+     * are made ready in extents, each doubling the ready slots (up to
+     * `slots`), when a slot above them is first used (ebb_pool_slot_ptr,
+     * ebb_pool_put/get, ebb_move, ebb_move_via). A host pool maps the
+     * address range of all its slots (no memory taken); a gpu pool
+     * allocates each extent alone, so its slots are then not one range (ask
+     * ebb_pool_slot_ptr for each). A shortage fails that call with
+     * EBB_ERR_NO_MEMORY, the ready slots and their data kept. Slots are
+     * best used in order (slot i readies slots 0 .. i). */
     int32_t ready_slots;
 } ebb_pool_options;
 

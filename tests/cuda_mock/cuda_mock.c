@@ -25,6 +25,7 @@ uint64_t cm_rng = 0x9E3779B97F4A7C15ull;
 uint64_t cm_copies_run;
 struct CUstream_st *cm_last_stream;
 size_t cm_kernel_pieces = 8;
+size_t cm_device_total = (size_t)80 << 30;
 /* Per device: its primary context exists, how often one was created, the
  * sticky error that killed it, peer access enabled from it to another. */
 int cm_ctx_live[MAX_DEV];
@@ -594,6 +595,21 @@ void cuda_mock_set_kernel_pieces(size_t pieces)
     LOCK();
     cm_kernel_pieces = pieces ? pieces : 1;
     UNLOCK();
+}
+
+void cuda_mock_set_device_memory(size_t total)
+{
+    LOCK();
+    cm_device_total = total;
+    UNLOCK();
+}
+
+size_t cuda_mock_device_bytes(int device)
+{
+    LOCK();
+    size_t n = cm_device_bytes(device);
+    UNLOCK();
+    return n;
 }
 
 #define COUNTER(name, var)                                                                        \

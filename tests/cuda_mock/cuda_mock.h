@@ -117,6 +117,13 @@ int cuda_mock_registration(const void *p, int *portable);
 uint64_t cuda_mock_unregister_refused(void);
 /* 1 for a blocking stream (created without cudaStreamNonBlocking). */
 int cuda_mock_stream_blocking(cudaStream_t stream);
+/* Device memory: every device has `total` bytes (default 80 GiB), of which
+ * 10 GiB are taken by others, so a fresh device reports 70 GiB free
+ * (cudaMemGetInfo); cudaMalloc beyond what is free fails with
+ * cudaErrorMemoryAllocation (not sticky), as the runtime does. device_bytes:
+ * what cudaMalloc gave on `device` and cudaFree has not taken back. */
+void cuda_mock_set_device_memory(size_t total);
+size_t cuda_mock_device_bytes(int device);
 /* The sticky error of device's context (cudaSuccess when alive). */
 cudaError_t cuda_mock_sticky_error(int device);
 

@@ -101,6 +101,7 @@ extern uint64_t cm_rng;
 extern uint64_t cm_copies_run;
 extern struct CUstream_st *cm_last_stream;
 extern size_t cm_kernel_pieces;
+extern size_t cm_device_total; /* each device's memory (cuda_mock_set_device_memory) */
 /* Per device: its primary context exists, how often one was created, the
  * sticky error that killed it, peer access enabled from it to another. */
 extern int cm_ctx_live[MAX_DEV];
@@ -141,6 +142,7 @@ cudaError_t cm_injected(const char *name);
 int cm_sticky_code(cudaError_t e);
 cudaError_t cm_in_context(int dev);
 range *cm_find(const void *p);
+size_t cm_device_bytes(int dev); /* cudaMalloc'ed on dev and not freed */
 int cm_overlaps(const void *a, size_t an, const void *b, size_t bn);
 size_t cm_pending_touching(const void *p, size_t n);
 range *cm_add_range(void *p, size_t n, int dev, int kind, int owned);

@@ -89,14 +89,36 @@ cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
     return cudaSuccess;
 }
 
+/* Device memory: each device has cm_device_total bytes, of which
+ * CM_OTHERS_BYTES are taken by others (another process, the context), so
+ * that a fresh device reports 70 of 80 GiB free; cudaMalloc takes from the
+ * rest and fails with cudaErrorMemoryAllocation beyond it, as the runtime
+ * does (not sticky). */
+#define CM_OTHERS_BYTES ((size_t)10 << 30)
+
+size_t cm_device_bytes(int dev)
+{
+    size_t n = 0;
+    for (range *r = cm_ranges; r; r = r->next)
+        if (r->kind == M_DEVICE && r->dev == dev)
+            n += r->n;
+    return n;
+}
+
+static size_t device_free(int dev)
+{
+    size_t taken = CM_OTHERS_BYTES + cm_device_bytes(dev);
+    return taken < cm_device_total ? cm_device_total - taken : 0;
+}
+
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     LOCK();
     INJECT("cudaMemGetInfo");
     CONTEXT(cm_cur_dev);
+    *free_bytes = device_free(cm_cur_dev);
+    *total = cm_device_total;
     UNLOCK();
-    *free_bytes = (size_t)70 << 30;
-    *total = (size_t)80 << 30;
     return cudaSuccess;
 }
 
@@ -173,6 +195,10 @@ range *cm_allocate_range(void **p, size_t size, int kind, const char *name,
     }
     if (!size) {
         *p = NULL;
+        return NULL;
+    }
+    if (kind == M_DEVICE && size > device_free(cm_cur_dev)) {
+        *err = cudaErrorMemoryAllocation;
         return NULL;
     }
     char *m = aligned_alloc(256, (size + 255) / 256 * 256);
@@ -255,7 +281,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
     }
     memset(prop, 0, sizeof *prop);
     snprintf(prop->name, sizeof prop->name, "cuda_mock device %d", device);
-    prop->totalGlobalMem = (size_t)80 << 30;
+    prop->totalGlobalMem = cm_device_total;
     UNLOCK();
     return cudaSuccess;
 }
