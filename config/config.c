@@ -82,6 +82,7 @@ ebb_status ebb_config_init_default(ebb_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     /* the codec's options no key sets (threads per call, the array's shape) */
     ebb_codec_options_init(&cfg->disk.compression);
+    ebb_codec_options_init(&cfg->host.compression);
     for (int k = 0; k < EBB_CONFIG_KEY_COUNT; k++) {
         if (!ebb_config_key_init[k]) {
             ebb_key_set_default(cfg, &ebb_config_keys[k]);

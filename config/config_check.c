@@ -251,12 +251,26 @@ static ebb_status check_key(const ebb_config *cfg, ebb_config_key key)
     return EBB_OK;
 }
 
-ebb_status ebb_config_check_compression(const ebb_config *cfg)
+/* One tier's compression keys together (host: fixed-rate only, the one
+ * mode whose size is known before a slot is made for it). */
+static ebb_status check_tier_compression(const ebb_config *cfg, ebb_tier tier)
 {
-    ebb_status s = check_key(cfg, EBB_KEY_DISK_COMPRESSION);
+    int host = tier == EBB_TIER_HOST;
+    ebb_config_key mode_key = host ? EBB_KEY_HOST_COMPRESSION : EBB_KEY_DISK_COMPRESSION;
+    ebb_status s = check_key(cfg, mode_key);
     if (s != EBB_OK)
         return s;
-    const ebb_codec_options *o = &cfg->disk.compression;
+    const ebb_codec_options *o = host ? &cfg->host.compression : &cfg->disk.compression;
+    char at[512];
+    if (host && o->mode != EBB_COMPRESSION_OFF && o->mode != EBB_COMPRESSION_FIXED_RATE) {
+        ebb_config_where(cfg, mode_key, "", at, sizeof at);
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "%s: \"%s\" cannot be used on the host tier: the size of its compressed "
+                        "states depends on the data (not known before), so no host slot can be "
+                        "sized for them; use \"fixed-rate\" (every state the same size) or \"off\", "
+                        "or compress on the way to the disk (tier.disk.compression)",
+                        at, ebb_compression_name(o->mode));
+    }
     if (o->element == EBB_ELEMENT_BYTES || (o->mode != EBB_COMPRESSION_FIXED_RATE &&
                                             o->mode != EBB_COMPRESSION_FIXED_PRECISION))
         return EBB_OK; /* no element yet: the run may give it (ebb_run_options.element) */
@@ -264,20 +278,39 @@ ebb_status ebb_config_check_compression(const ebb_config *cfg)
     int rate = o->mode == EBB_COMPRESSION_FIXED_RATE;
     if (rate ? o->rate <= bits : o->precision <= bits)
         return EBB_OK;
-    char at[512];
-    ebb_config_where(cfg, rate ? EBB_KEY_DISK_RATE : EBB_KEY_DISK_PRECISION, "", at, sizeof at);
+    ebb_config_key key = rate ? (host ? EBB_KEY_HOST_RATE : EBB_KEY_DISK_RATE)
+                              : EBB_KEY_DISK_PRECISION;
+    ebb_config_where(cfg, key, "", at, sizeof at);
     char got[32];
     snprintf(got, sizeof got, rate ? "%g" : "%.0f", rate ? o->rate : (double)o->precision);
     return ebb_fail(EBB_ERR_CONFIG,
-                    "%s: expected at most %d %s for %s values (tier.disk.element), got %s", at,
-                    bits, rate ? "bits per value" : "bit planes", ebb_element_name(o->element), got);
+                    "%s: expected at most %d %s for %s values (tier.%s.element), got %s", at,
+                    bits, rate ? "bits per value" : "bit planes", ebb_element_name(o->element),
+                    host ? "host" : "disk", got);
+}
+
+static ebb_status check_disk_compression(const ebb_config *cfg)
+{
+    return check_tier_compression(cfg, EBB_TIER_DISK);
+}
+
+static ebb_status check_host_compression(const ebb_config *cfg)
+{
+    return check_tier_compression(cfg, EBB_TIER_HOST);
+}
+
+ebb_status ebb_config_check_compression(const ebb_config *cfg)
+{
+    ebb_status s = check_disk_compression(cfg);
+    return s != EBB_OK ? s : check_host_compression(cfg);
 }
 
 const ebb_key_checks ebb_config_key_checks[EBB_CONFIG_KEY_COUNT] = {
     [EBB_KEY_HOST_NUMA] = {.check = ebb_config_check_numa_value, .verify = ebb_config_check_numa},
     [EBB_KEY_DISK_PATH] = {.verify = ebb_config_verify_disk},
     [EBB_KEY_DISK_BUDGET] = {.verify = ebb_config_verify_disk},
-    [EBB_KEY_DISK_COMPRESSION] = {.check = ebb_config_check_compression},
+    [EBB_KEY_HOST_COMPRESSION] = {.check = check_host_compression},
+    [EBB_KEY_DISK_COMPRESSION] = {.check = check_disk_compression},
 };
 
 /* Values a program may have set out of range (a file's are checked as read). */

@@ -155,10 +155,10 @@ ebb_status ebb_config_check_disk(const ebb_config *cfg, uint64_t budget);
 /* ebb_config_check_disk with the configured budget, when the tier is on:
  * what a file that sets tier.disk.path or tier.disk.budget is checked for. */
 ebb_status ebb_config_verify_disk(const ebb_config *cfg);
-/* The compression keys together: a fixed rate or precision fits the
- * element type when one is set (a lossy mode without one is refused where
- * the run can give none: ebb_run_create). Also tier.disk.compression's
- * range check. */
+/* The compression keys together, each tier's: a fixed rate or precision
+ * fits the element type when one is set (a lossy mode without one is
+ * refused where the run can give none: ebb_run_create), and the host tier's
+ * mode is off or fixed-rate. Also tier.*.compression's range check. */
 ebb_status ebb_config_check_compression(const ebb_config *cfg);
 /* Strategies that keep states on disk have the disk tier enabled. */
 ebb_status ebb_config_check_strategy_tiers(const ebb_config *cfg);

@@ -28,6 +28,30 @@
 /* Where a compression key applies. */
 #define LOSSLESS_ONLY " Used with compression = \"lossless\"."
 
+/* The compression keys the host and disk tiers share (t: host or disk),
+ * each defined once; the text a tier adds to a key's doc after it. */
+#define COMPRESSION_KEY(t, modes)                                                          \
+    .name = "tier." #t ".compression", ENUM(t.compression.mode),                           \
+    .names = ebb_codec_mode_names, .name_count = EBB_COMPRESSION_COUNT,                    \
+    .c_type = "ebb_compression", .dflt = EBB_COMPRESSION_OFF, .doc = modes
+#define ELEMENT_KEY(t, more)                                                               \
+    .name = "tier." #t ".element", ENUM(t.compression.element),                            \
+    .names = ebb_codec_element_names, .name_count = EBB_ELEMENT_COUNT,                     \
+    .c_type = "ebb_element", .dflt = EBB_ELEMENT_BYTES,                                    \
+    .doc = "What a state is an array of: \"bytes\" (unknown), \"float32\" or "             \
+           "\"float64\". " more " ebb_run_options.element, when set, wins."
+#define RATE_KEY(t)                                                                        \
+    .name = "tier." #t ".rate", DOUBLE(t.compression.rate), .dmin = 1, .dmax = 64,         \
+    .ddflt = 16, .what = "bits per value",                                                 \
+    .doc = "Fixed-rate compression: bits per value (at most the element's: 32 for "       \
+           "float32, 64 for float64); every state then takes rate / element bits of "     \
+           "its size."
+#define CODEC_THREADS_KEY(t, role)                                                         \
+    .name = "tier." #t ".codec_threads", INT(t.codec_threads), .min = 1, .max = 256,       \
+    .what = "an integer", .unit = "threads", .dflt = 2,                                    \
+    .doc = "Threads of the " #t " tier that compress and decompress states, " role         \
+           " (never the compute thread)."
+
 /* What a budget of 0 means to say. */
 #define TIER_OFF " (to turn the tier off, write enabled = false)"
 
@@ -120,6 +144,23 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
                ".bytes). ebb_run_options.staging, a count of buffers, wins when above 0. Used "
                "only when the run uses the disk tier.",
     },
+    [EBB_KEY_HOST_COMPRESSION] = {
+        COMPRESSION_KEY(host,
+                        "The schedule's host slots hold compressed states (docs/compression.md, "
+                        "*The host tier*): \"off\", or \"fixed-rate\" (zfp, lossy: it needs "
+                        "element = \"float32\" or \"float64\"), each state then taking a slot of "
+                        "its fixed size, so the budget holds that many more. The other modes are "
+                        "refused: the size of their compressed states is not known before."),
+    },
+    [EBB_KEY_HOST_ELEMENT] = {
+        ELEMENT_KEY(host, "Fixed-rate needs a float type."),
+    },
+    [EBB_KEY_HOST_RATE] = {
+        RATE_KEY(host),
+    },
+    [EBB_KEY_HOST_CODEC_THREADS] = {
+        CODEC_THREADS_KEY(host, "as states are stored into the tier and restored out of it"),
+    },
     [EBB_KEY_DISK_ENABLED] = {
         .name = "tier.disk.enabled", BOOL(disk.enabled), .dflt = 1,
         .doc = "Use the disk tier.",
@@ -184,13 +225,11 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
                "length plus one block (and 1 ms at the rate) is sent.",
     },
     [EBB_KEY_DISK_COMPRESSION] = {
-        .name = "tier.disk.compression", ENUM(disk.compression.mode),
-        .names = ebb_codec_mode_names, .name_count = EBB_COMPRESSION_COUNT,
-        .c_type = "ebb_compression", .dflt = EBB_COMPRESSION_OFF,
-        .doc = "States compressed on their way to the disk and decompressed on their way "
-               "back (docs/compression.md): \"off\"; \"lossless\" (c-blosc: every byte "
-               "back); \"fixed-rate\", \"fixed-precision\" or \"fixed-accuracy\" (zfp, "
-               "lossy: they need element = \"float32\" or \"float64\").",
+        COMPRESSION_KEY(disk,
+                        "States compressed on their way to the disk and decompressed on their "
+                        "way back (docs/compression.md): \"off\"; \"lossless\" (c-blosc: every "
+                        "byte back); \"fixed-rate\", \"fixed-precision\" or \"fixed-accuracy\" "
+                        "(zfp, lossy: they need element = \"float32\" or \"float64\")."),
     },
     [EBB_KEY_DISK_CODEC] = {
         .name = "tier.disk.codec", ENUM(disk.compression.codec),
@@ -213,19 +252,11 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
                LOSSLESS_ONLY,
     },
     [EBB_KEY_DISK_ELEMENT] = {
-        .name = "tier.disk.element", ENUM(disk.compression.element),
-        .names = ebb_codec_element_names, .name_count = EBB_ELEMENT_COUNT,
-        .c_type = "ebb_element", .dflt = EBB_ELEMENT_BYTES,
-        .doc = "What a state is an array of: \"bytes\" (unknown), \"float32\" or "
-               "\"float64\". The lossy modes need a float type; lossless shuffles values "
-               "of its size. ebb_run_options.element, when set, wins.",
+        ELEMENT_KEY(disk, "The lossy modes need a float type; lossless shuffles values of its "
+                          "size."),
     },
     [EBB_KEY_DISK_RATE] = {
-        .name = "tier.disk.rate", DOUBLE(disk.compression.rate), .dmin = 1, .dmax = 64,
-        .ddflt = 16, .what = "bits per value",
-        .doc = "Fixed-rate compression: bits per value (at most the element's: 32 for "
-               "float32, 64 for float64); every state then takes rate / element bits of "
-               "its size.",
+        RATE_KEY(disk),
     },
     [EBB_KEY_DISK_PRECISION] = {
         .name = "tier.disk.precision", INT(disk.compression.precision), .min = 1, .max = 64,
@@ -239,10 +270,7 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
         .doc = "Fixed-accuracy compression: the largest absolute error of any value.",
     },
     [EBB_KEY_DISK_CODEC_THREADS] = {
-        .name = "tier.disk.codec_threads", INT(disk.codec_threads), .min = 1, .max = 256,
-        .what = "an integer", .unit = "threads", .dflt = 2,
-        .doc = "Threads of the disk tier that compress and decompress states, beside its "
-               "I/O threads (never the compute thread).",
+        CODEC_THREADS_KEY(disk, "beside its I/O threads"),
     },
     [EBB_KEY_DISK_CODEC_RATIO] = {
         .name = "tier.disk.codec_ratio", DOUBLE(disk.codec_ratio), .dmin = 0, .dmax = 1e6,

@@ -34,14 +34,11 @@ static uint64_t round_up(uint64_t v, uint64_t a)
     return v > UINT64_MAX - (a - r) ? UINT64_MAX : v + (a - r);
 }
 
-/* How many slots of `state` bytes `budget` holds in `tier`; *need is the
- * smallest budget that holds one, and `why` says how a slot is rounded ("" when
- * it is not), both for the message when none fits. */
-/* The bytes of a state a disk slot keeps: the state, or its size at a fixed
- * rate when that is smaller (the disk pool's slots take only that). */
-static uint64_t disk_state_bytes(const ebb_config *cfg, uint64_t state)
+/* The bytes of a state a slot keeps: the state, or its size at a fixed
+ * rate when that is smaller (the disk pool's slots take only that), and on
+ * the host tier, compressed at a fixed rate, that size (its pool keeps it). */
+static uint64_t held_bytes(const ebb_codec_options *c, uint64_t state, int host)
 {
-    const ebb_codec_options *c = &cfg->disk.compression;
     if (c->mode != EBB_COMPRESSION_FIXED_RATE || c->element == EBB_ELEMENT_BYTES)
         return state;
     ebb_codec *codec;
@@ -51,15 +48,29 @@ static uint64_t disk_state_bytes(const ebb_config *cfg, uint64_t state)
     }
     uint64_t fixed = ebb_codec_fixed_size(codec);
     ebb_codec_destroy(codec);
-    return fixed > 0 && fixed < state ? fixed : state;
+    return fixed > 0 && (host || fixed < state) ? fixed : state;
 }
 
+/* Whether the host tier's slots hold compressed states (a fixed rate with
+ * its element known). */
+static int host_packed(const ebb_config *cfg)
+{
+    const ebb_codec_options *c = &cfg->host.compression;
+    return c->mode == EBB_COMPRESSION_FIXED_RATE && c->element != EBB_ELEMENT_BYTES;
+}
+
+/* How many slots of `state` bytes `budget` holds in `tier`; *need is the
+ * smallest budget that holds one, and `why` says how a slot is rounded ("" when
+ * it is not), both for the message when none fits. */
 static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state, uint64_t budget,
                             uint64_t *need, char *why, size_t why_len)
 {
     why[0] = '\0';
+    int packed = tier == EBB_TIER_HOST && host_packed(cfg);
     if (tier == EBB_TIER_DISK)
-        state = disk_state_bytes(cfg, state);
+        state = held_bytes(&cfg->disk.compression, state, 0);
+    else if (packed)
+        state = held_bytes(&cfg->host.compression, state, 1);
     if (tier == EBB_TIER_DISK && cfg->disk.path_count > 1) {
         /* Striped (storage/disk_create.c): slots go n at a time over the n
          * paths' files, block k of a slot to the next file, so a file holds
@@ -76,14 +87,16 @@ static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state
         return n * ((budget / n) / stride);
     }
     uint64_t align = tier == EBB_TIER_GPU ? EBB_CONFIG_GPU_ALIGN
+                   : packed ? EBB_HOST_PACKED_ALIGN
                    : tier == EBB_TIER_HOST ? host_page() : EBB_CONFIG_DIO_ALIGN;
     uint64_t stride = round_up(state, align);
     *need = stride;
     if (stride != state) {
         char a[64];
         ebb_size_human(align, a, sizeof a);
-        snprintf(why, why_len, ": a slot is a state rounded up to %s%s", a,
-                 tier == EBB_TIER_GPU ? ""
+        snprintf(why, why_len, ": a slot is a state%s rounded up to %s%s",
+                 packed ? " compressed at the fixed rate (tier.host.rate)" : "", a,
+                 tier == EBB_TIER_GPU || packed ? ""
                  : tier == EBB_TIER_HOST ? " (the page size)" : " (the direct-I/O alignment)");
     }
     return budget / stride;
@@ -163,6 +176,10 @@ ebb_status ebb_config_pool_options(const ebb_config *cfg, ebb_tier tier, size_t 
     if (tier == EBB_TIER_DISK && cfg->disk.compression.mode != EBB_COMPRESSION_OFF) {
         o.compression = &cfg->disk.compression; /* borrowed, as the paths */
         o.codec_threads = cfg->disk.codec_threads;
+    }
+    if (tier == EBB_TIER_HOST && cfg->host.compression.mode != EBB_COMPRESSION_OFF) {
+        o.compression = &cfg->host.compression;
+        o.codec_threads = cfg->host.codec_threads;
     }
     *out = o;
     return EBB_OK;

@@ -390,12 +390,28 @@ ebb_status rt_disk_settle(ebb_run *run, int32_t slot)
     return st;
 }
 
+/* The transfer into or out of compressed host slot `slot` (packed.c). */
+ebb_status rt_packed_settle(ebb_run *run, int32_t slot)
+{
+    rt_ticket *t = &run->packed_pending[slot];
+    if (!t->pool)
+        return EBB_OK;
+    ebb_status st = rt_wait(run, t, EBB_TIER_HOST);
+    t->pool = NULL;
+    return st;
+}
+
 /* Waits for every transfer; returns the first failure (all are waited for). */
 ebb_status rt_drain(ebb_run *run)
 {
     ebb_status first = EBB_OK;
     for (int32_t s = 0; s < run->disk_slots && run->disk_pending; s++) {
         ebb_status st = rt_disk_settle(run, s);
+        if (first == EBB_OK)
+            first = st;
+    }
+    for (int32_t s = 0; s < run->packed_slots && run->packed_pending; s++) {
+        ebb_status st = rt_packed_settle(run, s);
         if (first == EBB_OK)
             first = st;
     }

@@ -222,7 +222,7 @@ static void occupy(ebb_run *run, int tier)
 
 static void release(ebb_run *run, int tier, int32_t slot)
 {
-    rt_mem *m = mem_of(run, tier);
+    rt_mem *m = tier == EBB_TIER_HOST && run->packed ? NULL : mem_of(run, tier);
     if (m && m->map[slot] >= 0) {
         int32_t b = m->map[slot];
         m->buf[b].holders--;
@@ -236,7 +236,9 @@ static ebb_status do_store(ebb_run *run, const ebb_action *a)
 {
     rt_mem *m = run->state;
     ebb_status st = EBB_OK;
-    if (a->tier == (int)m->tier) {
+    if (a->tier == EBB_TIER_HOST && run->packed) {
+        st = rt_packed_store(run, a->slot, m, run->live);
+    } else if (a->tier == (int)m->tier) {
         hold(run, m, a->slot, run->live);
     } else if (a->tier == EBB_TIER_DISK) {
         st = write_disk(run, a->slot, m, run->live);
@@ -263,7 +265,9 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
     rt_mem *m = run->state;
     ebb_status st = EBB_OK;
     int32_t b;
-    if (a->tier == (int)m->tier) {
+    if (a->tier == EBB_TIER_HOST && run->packed) {
+        st = rt_packed_restore(run, a->slot, m, &b);
+    } else if (a->tier == (int)m->tier) {
         b = m->map[a->slot];
     } else if (a->tier == EBB_TIER_DISK) {
         st = read_disk(run, a->slot, a->step, m, 1, &b);
@@ -285,13 +289,48 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
     return rt_audit_restored(run, a, b);
 }
 
+/* A PREFETCH or EVICT with a compressed host slot at one end (packed.c):
+ * between host slots the compressed state is copied as it is; to disk it is
+ * decompressed into a buffer, then written; from disk it is read into a
+ * buffer, then compressed into its slot. */
+static ebb_status packed_transfer(ebb_run *run, const ebb_action *a)
+{
+    ebb_status st;
+    int32_t q;
+    if (a->tier == EBB_TIER_HOST && a->tier_to == EBB_TIER_HOST) {
+        if (a->slot == a->slot_to)
+            return EBB_OK;
+        rt_ticket t;
+        if ((st = rt_packed_settle(run, a->slot)) == EBB_OK &&
+            (st = rt_packed_settle(run, a->slot_to)) == EBB_OK)
+            st = rt_move(run, run->packed, a->slot_to, run->packed, a->slot, &t);
+        return st;
+    }
+    if (a->tier == EBB_TIER_HOST && a->tier_to == EBB_TIER_DISK) {
+        if ((st = rt_packed_restore(run, a->slot, &run->host, &q)) != EBB_OK)
+            return st;
+        return write_disk(run, a->slot_to, &run->host, q);
+    }
+    if (a->tier == EBB_TIER_DISK && a->tier_to == EBB_TIER_HOST) {
+        if ((st = read_disk(run, a->slot, a->step, &run->host, 1, &q)) != EBB_OK)
+            return st;
+        return rt_packed_store(run, a->slot_to, &run->host, q);
+    }
+    /* a gpu state's host slots are refused at create (run_setup.c) */
+    return ebb_fail(EBB_ERR_INTERNAL, "a transfer from the %s tier to the %s tier with the host "
+                    "tier compressed", ebb_tier_name((ebb_tier)a->tier),
+                    ebb_tier_name((ebb_tier)a->tier_to));
+}
+
 /* PREFETCH and EVICT: (tier, slot) -> (tier_to, slot_to). */
 static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
 {
     rt_mem *src = mem_of(run, a->tier), *dst = mem_of(run, a->tier_to);
     ebb_status st;
     int32_t b;
-    if (src && dst) {
+    if (run->packed && (a->tier == EBB_TIER_HOST || a->tier_to == EBB_TIER_HOST)) {
+        st = packed_transfer(run, a);
+    } else if (src && dst) {
         int32_t sb = src->map[a->slot];
         if (src == dst) {
             b = sb;

@@ -48,8 +48,9 @@ int ebb_callback_fail_message(const char *message)
 
 static void release_all(ebb_run *run)
 {
-    /* disk before host: the disk pool stages through the host pool */
-    rt_pool **pools[] = {&run->disk, &run->gpu.pool, &run->host.pool};
+    /* disk before host: the disk pool stages through the host pool (the
+     * compressed one's transfers end before it goes) */
+    rt_pool **pools[] = {&run->disk, &run->gpu.pool, &run->packed, &run->host.pool};
     for (size_t i = 0; i < sizeof pools / sizeof *pools; i++) {
         if (*pools[i])
             run->io->ops->pool_destroy(run->io, *pools[i]);
@@ -64,7 +65,7 @@ static ebb_status stop(ebb_run *run, ebb_status st)
         st = run->agree->fail(run->agree, st);
     snprintf(run->failure, sizeof run->failure, "%s", ebb_last_error());
     run->phase = RT_FAILED;
-    if (run->host.pool || run->gpu.pool || run->disk)
+    if (run->host.pool || run->gpu.pool || run->disk || run->packed)
         (void)rt_drain(run);
     release_all(run);
     return ebb_fail(st, "%s", run->failure);
@@ -149,7 +150,7 @@ void ebb_run_destroy(ebb_run *run)
 {
     if (!run)
         return;
-    if (run->host.pool || run->gpu.pool || run->disk)
+    if (run->host.pool || run->gpu.pool || run->disk || run->packed)
         (void)rt_drain(run);
     rt_trace_discard(&run->trace); /* a timeline not finished: the path as it was */
     release_all(run);
@@ -158,6 +159,7 @@ void ebb_run_destroy(ebb_run *run)
     rt_ahead_free(run);
     free(run->disk_pending);
     free(run->disk_cache);
+    free(run->packed_pending);
     rt_audit_free(run);
     ebb_schedule_destroy(run->schedule);
     rt_async_destroy(run->async);

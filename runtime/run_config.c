@@ -48,7 +48,7 @@ static ebb_status check_options(const ebb_run_options *o)
     if (o->element < -1 || o->element >= EBB_ELEMENT_COUNT)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.element is %d: expected an ebb_element (bytes 0, "
-                        "float32 1, float64 2) or -1 (tier.disk.element)",
+                        "float32 1, float64 2) or -1 (tier.disk.element, tier.host.element)",
                         o->element);
     if (o->dims < 0 || o->dims > EBB_CODEC_MAX_DIMS)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.dims is %d: expected 0 .. %d",
@@ -74,17 +74,20 @@ static ebb_status resolve_audit(const ebb_run_options *o, const ebb_config *cfg,
 }
 
 /* What each enabled tier's budget holds for this state; an error is kept
- * for the strategy that needs the tier. The disk's compression with the
- * element type and shape the options give (a fixed rate's slots are
- * smaller: run_setup.c makes the pool with the same). */
+ * for the strategy that needs the tier. The disk's and the host's
+ * compression with the element type and shape the options give (a fixed
+ * rate's slots are smaller: run_setup.c makes the pools with the same). */
 static void budgets(const ebb_config *config, const ebb_run_options *o, rt_tiers *t)
 {
     ebb_config c = *config; /* a shallow copy, read only: it owns nothing */
     const ebb_config *cfg = &c;
-    if (o->element >= 0)
-        c.disk.compression.element = (ebb_element)o->element;
-    c.disk.compression.dims = o->dims;
-    memcpy(c.disk.compression.shape, o->shape, sizeof c.disk.compression.shape);
+    ebb_codec_options *tiers[2] = {&c.disk.compression, &c.host.compression};
+    for (int i = 0; i < 2; i++) {
+        if (o->element >= 0)
+            tiers[i]->element = (ebb_element)o->element;
+        tiers[i]->dims = o->dims;
+        memcpy(tiers[i]->shape, o->shape, sizeof tiers[i]->shape);
+    }
     size_t state = o->state_size;
     const int enabled[EBB_TIER_COUNT] = {cfg->gpu.enabled, cfg->host.enabled, cfg->disk.enabled};
     memset(t, 0, sizeof *t);

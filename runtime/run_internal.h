@@ -10,6 +10,7 @@
  *   h_costs.c    h-revolve's costs from the step times and bandwidths;
  *   execute.c    one action at a time over the pools;
  *   buffers.c    the physical buffers behind the schedule's slots;
+ *   packed.c     the host tier's compressed slots (tier.host.compression);
  *   source.c     where the actions come from: a schedule or async.c;
  *   async.c      the asynchronous strategy's generator (async.h);
  *   prefetch.c   reading the next disk RESTORE ahead in the reverse sweep;
@@ -95,6 +96,7 @@ struct ebb_run {
     ebb_run_options opt;
     ebb_codec_options codec; /* the disk pool's compression: the configuration's with
                                 the options' element and shape */
+    ebb_codec_options host_codec; /* the same for the host tier's (packed below) */
     ebb_run_info info;
     ebb_run_stats stats;
     rt_phase phase;
@@ -125,6 +127,11 @@ struct ebb_run {
     rt_mem *state;         /* the memory the live state lives in */
     rt_pool *disk;
     int32_t disk_slots;
+    /* tier.host.compression: the schedule's host slots are this compressed
+     * pool's (packed.c), not buffers of `host`; NULL otherwise */
+    rt_pool *packed;
+    int32_t packed_slots;
+    rt_ticket *packed_pending; /* per packed slot: the last transfer touching it */
     rt_ticket *disk_pending; /* per disk slot: the last transfer touching it */
     int32_t *disk_cache;      /* per disk slot: a host buffer still holding its data, -1 */
     int32_t live;          /* buffer of the live state in *state, -1 when undefined */
@@ -239,6 +246,13 @@ ebb_status rt_drain(ebb_run *run);
  * and the lists are well formed; else -1 with the first fault in ebb's
  * message. */
 int ebb_run_debug_check_buffers(ebb_run *run);
+
+/* packed.c: with run->packed, a STORE into host slot `slot` from buffer b
+ * of src (started), a RESTORE out of it into a buffer of dst (waited for);
+ * buffers.c: the wait for a slot's transfer. */
+ebb_status rt_packed_store(ebb_run *run, int32_t slot, rt_mem *src, int32_t b);
+ebb_status rt_packed_restore(ebb_run *run, int32_t slot, rt_mem *dst, int32_t *out);
+ebb_status rt_packed_settle(ebb_run *run, int32_t slot);
 
 /* prefetch.c: starts the coming actions' reads early (reverse sweep) */
 ebb_status rt_ahead_init(ebb_run *run);

@@ -360,33 +360,37 @@ static ebb_status pool_options(const ebb_config *cfg, int tier, size_t state, in
     return EBB_OK;
 }
 
-/* The disk pool's compression: the configuration's, with the element type
- * and the shape the program gave; a lossy mode needs a float element. */
-static ebb_status compression_options(ebb_run *run, ebb_pool_options *po)
+/* A pool's compression (the disk's, or the host tier's compressed slots):
+ * the configuration's, with the element type and the shape the program
+ * gave; a lossy mode needs a float element. */
+static ebb_status compression_options(ebb_run *run, int tier, ebb_pool_options *po)
 {
     if (!po->compression)
         return EBB_OK;
-    run->codec = *po->compression;
+    ebb_codec_options *c = tier == EBB_TIER_HOST ? &run->host_codec : &run->codec;
+    const char *t = ebb_tier_name((ebb_tier)tier);
+    *c = *po->compression;
     if (run->opt.element >= 0)
-        run->codec.element = (ebb_element)run->opt.element;
-    run->codec.dims = run->opt.dims;
-    memcpy(run->codec.shape, run->opt.shape, sizeof run->codec.shape);
-    po->compression = &run->codec;
-    if (run->codec.mode != EBB_COMPRESSION_LOSSLESS && run->codec.element == EBB_ELEMENT_BYTES)
+        c->element = (ebb_element)run->opt.element;
+    c->dims = run->opt.dims;
+    memcpy(c->shape, run->opt.shape, sizeof c->shape);
+    po->compression = c;
+    if (c->mode != EBB_COMPRESSION_LOSSLESS && c->element == EBB_ELEMENT_BYTES)
         return ebb_fail(EBB_ERR_CONFIG,
-                        "tier.disk.compression = \"%s\" (zfp) needs the states' element type: "
-                        "set tier.disk.element = \"float32\" or \"float64\", or "
+                        "tier.%s.compression = \"%s\" (zfp) needs the states' element type: "
+                        "set tier.%s.element = \"float32\" or \"float64\", or "
                         "ebb_run_options.element",
-                        ebb_compression_name(run->codec.mode));
+                        t, ebb_compression_name(c->mode), t);
     /* A lossy state comes back changed, and so do the states recomputed from
      * it: the hash audit would report each as a corruption. */
-    if (run->codec.mode != EBB_COMPRESSION_LOSSLESS && run->info.audit == EBB_AUDIT_HASH)
+    if (c->mode != EBB_COMPRESSION_LOSSLESS && run->info.audit == EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_CONFIG,
                         "run.audit = \"hash\" checks that every restored or recomputed state is "
-                        "bitwise its first computation, which tier.disk.compression = \"%s\" "
-                        "(lossy) does not keep: use \"lossless\", or audit \"replay\" or "
+                        "bitwise its first computation, which tier.%s.compression = \"%s\" "
+                        "(lossy) does not keep: use %s, or audit \"replay\" or "
                         "\"off\"",
-                        ebb_compression_name(run->codec.mode));
+                        t, ebb_compression_name(c->mode),
+                        tier == EBB_TIER_HOST ? "\"off\"" : "\"lossless\"");
     return EBB_OK;
 }
 
@@ -413,9 +417,11 @@ static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int
     const ebb_config *cfg = a->config;
     ebb_status st = pool_options(cfg, tier, run->opt.state_size, count, &po);
     if (st == EBB_OK && tier == EBB_TIER_DISK)
-        st = compression_options(run, &po);
+        st = compression_options(run, tier, &po);
     if (st != EBB_OK)
         return st;
+    if (tier == EBB_TIER_HOST) /* its buffers hold states as they are (packed: below) */
+        po.compression = NULL;
     if (tier == EBB_TIER_GPU && run->opt.device >= 0)
         po.device = run->opt.device;
     if (tier == EBB_TIER_HOST && run->opt.state_tier == EBB_TIER_GPU)
@@ -456,25 +462,75 @@ static int32_t spare_buffers(const ebb_run *run, int tier, int32_t used, int32_t
     return n > 0 ? (int32_t)n : 0;
 }
 
+/* Whether the schedule's host slots are compressed (tier.host.compression). */
+static int host_packed(const ebb_run *run, const rt_create_args *a)
+{
+    const ebb_config *cfg = a->config;
+    return cfg && cfg->host.enabled && cfg->host.compression.mode != EBB_COMPRESSION_OFF &&
+           run->info.slots[EBB_TIER_HOST] > 0;
+}
+
+/* The compressed host pool that holds the schedule's host slots (packed.c). */
+static ebb_status make_packed_pool(ebb_run *run, const rt_create_args *a, int32_t count)
+{
+    if (run->opt.state_tier == EBB_TIER_GPU)
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "tier.host.compression = \"%s\" is for a host state only: a GPU state's "
+                        "host slots are copied to and from the device, which a compressed slot "
+                        "cannot be; set it to \"off\", or keep the state on the host",
+                        ebb_compression_name(a->config->host.compression.mode));
+    ebb_pool_options po;
+    ebb_status st = pool_options(a->config, EBB_TIER_HOST, run->opt.state_size, count, &po);
+    if (st == EBB_OK)
+        st = compression_options(run, EBB_TIER_HOST, &po);
+    if (st != EBB_OK)
+        return st;
+    if (run->opt.steps == 0)
+        po.ready_slots = first_extent(run, count);
+    st = run->io->ops->pool_create(run->io, &po, NULL, a->fault, &run->packed);
+    if (st != EBB_OK)
+        return ebb_fail_context(st, "creating the host tier's compressed slots (%d of a %zu-byte "
+                                "state)", count, run->opt.state_size);
+    char warnings[512];
+    uint64_t bytes = 0;
+    if ((st = run->io->ops->pool_info(run->io, run->packed, &bytes, warnings, sizeof warnings)) !=
+        EBB_OK)
+        return st;
+    add_warning(run, EBB_TIER_HOST, warnings);
+    run->info.buffers[EBB_TIER_HOST] += count;
+    run->info.bytes[EBB_TIER_HOST] += bytes;
+    run->packed_slots = count;
+    run->packed_pending = calloc((size_t)count, sizeof *run->packed_pending);
+    if (!run->packed_pending)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the runtime's host slot table");
+    return EBB_OK;
+}
+
 ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
 {
     const int32_t *used = run->info.slots;
     int gpu_state = run->opt.state_tier == EBB_TIER_GPU;
     int disk = used[EBB_TIER_DISK] > 0;
+    int packed = host_packed(run, a);
     int32_t working = gpu_state ? 0 : 2;
     int32_t staging = 0;
     uint64_t key = a->config ? a->config->host.staging : EBB_BUDGET_AUTO;
-    if (disk && run->opt.staging > 0)
+    if ((disk || packed) && run->opt.staging > 0)
         staging = run->opt.staging;
-    else if (disk && key != EBB_BUDGET_AUTO)
+    else if ((disk || packed) && key != EBB_BUDGET_AUTO)
         staging = key / run->opt.state_size > INT32_MAX ? INT32_MAX
                                                          : (int32_t)(key / run->opt.state_size);
-    else if (disk)
+    else if (disk && !packed) /* (packed: the budget went to the compressed slots) */
         staging = spare_buffers(run, EBB_TIER_HOST, used[EBB_TIER_HOST], working,
                                 used[EBB_TIER_DISK]);
     if (disk && staging < 2)
         staging = 2;
-    int32_t host_count = used[EBB_TIER_HOST] + working + staging;
+    /* packed: one buffer more than the working ones, so that a store's
+     * compression runs during the next step, not before the one after */
+    if (packed && staging < 1)
+        staging = 1;
+    int32_t schedule_host = packed ? 0 : used[EBB_TIER_HOST];
+    int32_t host_count = schedule_host + working + staging;
     int hash_gpu = gpu_state && run->info.audit == EBB_AUDIT_HASH;
     host_count += hash_gpu;
     ebb_status st;
@@ -498,8 +554,9 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
         if ((st = make_pool(run, a, EBB_TIER_HOST, host_count, &pool)) != EBB_OK)
             return st;
     }
-    if ((st = rt_mem_init(&run->host, pool, EBB_TIER_HOST, host_count, used[EBB_TIER_HOST])) !=
-        EBB_OK)
+    if ((st = rt_mem_init(&run->host, pool, EBB_TIER_HOST, host_count, schedule_host)) != EBB_OK)
+        return st;
+    if (packed && (st = make_packed_pool(run, a, used[EBB_TIER_HOST])) != EBB_OK)
         return st;
     run->host.spare = staging;
     run->info.staging = staging;

@@ -35,6 +35,10 @@ static ebb_status check_args(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, in
                         "ebb_move_via: the slots are %zu (gpu), %zu (host) and %zu (disk) bytes; "
                         "pools that exchange states need the same slot_size",
                         gpu->slot_size, host->slot_size, disk->slot_size);
+    if (host->hc)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "ebb_move_via: the host pool between holds compressed states "
+                        "(ebb_pool_options.compression); chain through an uncompressed host pool");
     if (!host->pinned)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_move_via: the host pool is not pinned (%s); device transfers need "

@@ -323,6 +323,10 @@ static ebb_status disk_check_options(const ebb_pool_options *o)
         return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: the staging pool is a %s pool; it must "
                                              "be a host pool",
                         ebb_tier_name(o->staging->tier));
+    if (o->staging && o->staging->hc)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "disk pool: the staging pool holds compressed states "
+                        "(ebb_pool_options.compression); stage through an uncompressed host pool");
     return EBB_OK;
 }
 

@@ -39,11 +39,14 @@ static void gpu_tracking_create(struct ebb_pool *pool, int device, int32_t first
 }
 
 /* Allocation: the slots' memory, mapped anonymous, each slot rounded up to
- * whole pages. */
+ * whole pages (a compressed pool's to EBB_HOST_PACKED_ALIGN: its slots are
+ * small, and no device copies them). */
 static ebb_status map_slots(struct ebb_pool *pool, const ebb_pool_options *o, size_t page)
 {
-    pool->stride = (o->slot_size + page - 1) / page * page;
-    if (pool->stride / page > SIZE_MAX / page / (size_t)o->slots)
+    size_t held = pool->held ? pool->held : o->slot_size;
+    size_t align = pool->hc ? EBB_HOST_PACKED_ALIGN : page;
+    pool->stride = (held + align - 1) / align * align;
+    if (pool->stride / align > SIZE_MAX / align / (size_t)o->slots)
         return ebb_fail(EBB_ERR_INVALID_ARG, "host pool: %d slots of %zu bytes overflow", (int)o->slots,
                         o->slot_size);
     size_t bytes = pool->stride * (size_t)o->slots;
@@ -153,7 +156,7 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
                               bytes, (int)first, o->slot_size,
                               pool->numa_node >= 0 ? " on its NUMA node" : "");
     }
-    if (o->pin)
+    if (o->pin && !pool->hc)
         pin(pool, o, first);
     pool->ext_start[0] = 0;
     pool->extents = 1;

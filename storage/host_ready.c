@@ -36,6 +36,11 @@ int ebb_host_prefault(const struct ebb_pool *pool, unsigned char *base, size_t b
                       int32_t extent)
 {
     size_t page = ebb_host_page_size();
+    /* whole pages (a compressed pool's extents need not start on one): the
+     * page shared with the extent below is faulted in already */
+    uintptr_t lo = (uintptr_t)base / page * page;
+    bytes = ((uintptr_t)base - lo + bytes + page - 1) / page * page;
+    base = (unsigned char *)lo;
     int inject = pool->fault.prefault_errno &&
                  (pool->fault.prefault_nth == 0 || pool->fault.prefault_nth == (uint32_t)extent);
     for (int attempt = 0;; attempt++) {
@@ -63,8 +68,12 @@ int ebb_host_prefault(const struct ebb_pool *pool, unsigned char *base, size_t b
  * keeps nothing. */
 static void give_back(struct ebb_pool *pool, int32_t from, int32_t to)
 {
-    (void)madvise(pool->base + (size_t)from * pool->stride, (size_t)(to - from) * pool->stride,
-                  MADV_DONTNEED);
+    /* the whole pages within (a page shared with a ready slot keeps its data) */
+    size_t page = ebb_host_page_size();
+    size_t lo = ((size_t)from * pool->stride + page - 1) / page * page;
+    size_t hi = (size_t)to * pool->stride / page * page;
+    if (hi > lo)
+        (void)madvise(pool->base + lo, hi - lo, MADV_DONTNEED);
 }
 
 /* Slots [from, to) made ready as extent pool->extents + 1: faulted in,

@@ -9,6 +9,7 @@
 
 #include "common/error_internal.h"
 #include "storage/disk_codec.h"
+#include "storage/host_codec.h"
 #include "storage/pool_internal.h"
 
 const char *ebb_disk_backend_name(ebb_disk_backend backend)
@@ -70,10 +71,46 @@ static int await_disk(ebb_op *op, int block)
 
 /* ---- the tiers' rows ------------------------------------------------------- */
 
+/* A host pool with compression: the codec before the slots are mapped
+ * (their size is its fixed size), its threads after. */
+static ebb_status host_create(ebb_pool *pool, const ebb_pool_options *o)
+{
+    ebb_status s = ebb_host_codec_init(pool, o);
+    if (s != EBB_OK) {
+        ebb_host_codec_fini(pool);
+        return s;
+    }
+    if ((s = ebb_host_create(pool, o)) != EBB_OK) { /* it undid itself */
+        ebb_host_codec_fini(pool);
+        return s;
+    }
+    if ((s = ebb_host_codec_start(pool, o)) != EBB_OK) {
+        ebb_host_codec_fini(pool);
+        ebb_host_destroy(pool);
+    }
+    return s;
+}
+
+static void host_destroy(ebb_pool *pool)
+{
+    ebb_host_codec_fini(pool); /* its operations end first: they write the slots */
+    ebb_host_destroy(pool);
+}
+
 static void host_info(const ebb_pool *pool, ebb_pool_info *info)
 {
-    (void)pool;
     info->backend = "memory";
+    ebb_host_codec_info(pool, info);
+}
+
+/* The refusal for what a compressed host pool cannot do. */
+static ebb_status packed_refused(const char *what)
+{
+    return ebb_fail(EBB_ERR_UNSUPPORTED,
+                    "%s: the host pool holds compressed states (ebb_pool_options.compression), "
+                    "which only a put, a get or a move from or to an uncompressed host pool "
+                    "compresses or decompresses; go through an uncompressed host pool slot",
+                    what);
 }
 
 static void gpu_destroy(ebb_pool *pool)
@@ -97,8 +134,9 @@ static void count(ebb_pool *pool, int into)
 
 static ebb_status host_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket)
 {
-    (void)ticket;
     ebb_status s = ebb_host_make_ready(pool, slot);
+    if (s == EBB_OK && pool->hc)
+        return ebb_host_codec_begin(pool, slot, 1, NULL, 0, (void *)src, ticket);
     if (s == EBB_OK)
         s = ebb_host_slot_check(pool, slot, 1);
     if (s != EBB_OK)
@@ -110,8 +148,9 @@ static ebb_status host_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ti
 
 static ebb_status host_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket)
 {
-    (void)ticket;
     ebb_status s = ebb_host_make_ready(pool, slot);
+    if (s == EBB_OK && pool->hc)
+        return ebb_host_codec_begin(pool, slot, 0, NULL, 0, dst, ticket);
     if (s == EBB_OK)
         s = ebb_host_slot_check(pool, slot, 0);
     if (s != EBB_OK)
@@ -157,7 +196,8 @@ static ebb_status disk_get(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *
 
 static ebb_status host_poll(ebb_pool *pool, ebb_op *op, int block, int *done)
 {
-    (void)pool, (void)op, (void)block, (void)done;
+    if (pool->hc)
+        return ebb_host_codec_poll(pool, op, block, done);
     return ebb_fail(EBB_ERR_INVALID_ARG, "ticket names a host pool, whose operations "
                                          "complete at once");
 }
@@ -200,7 +240,7 @@ typedef struct tier_ops {
 
 static const tier_ops tiers[] = {
     [EBB_TIER_GPU] = {ebb_device_create, gpu_destroy, ebb_device_info, gpu_put, gpu_get, gpu_poll},
-    [EBB_TIER_HOST] = {ebb_host_create, ebb_host_destroy, host_info, host_put, host_get, host_poll},
+    [EBB_TIER_HOST] = {host_create, host_destroy, host_info, host_put, host_get, host_poll},
     [EBB_TIER_DISK] = {ebb_disk_create, ebb_disk_destroy, ebb_disk_info, disk_put, disk_get,
                        disk_poll},
 };
@@ -225,13 +265,13 @@ static ebb_status check_options(const ebb_pool_options *o)
                         "%s pool: ready_slots is %d; use 0 (every slot ready at creation) or "
                         "the slots to make ready first",
                         ebb_tier_name(o->tier), (int)o->ready_slots);
-    if (o->tier != EBB_TIER_DISK && o->compression &&
+    if (o->tier == EBB_TIER_GPU && o->compression &&
         o->compression->mode != EBB_COMPRESSION_OFF)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "%s pool: compression is for the disk tier (ebb_pool_options.compression "
-                        "asks for %s); leave it NULL, or its mode off, for a %s pool",
-                        ebb_tier_name(o->tier), ebb_compression_name(o->compression->mode),
-                        ebb_tier_name(o->tier));
+                        "gpu pool: compression is for the host and disk tiers "
+                        "(ebb_pool_options.compression asks for %s); leave it NULL, or its mode "
+                        "off, for a gpu pool",
+                        ebb_compression_name(o->compression->mode));
     return EBB_OK;
 }
 
@@ -357,6 +397,8 @@ ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr)
     if (pool->tier == EBB_TIER_DISK)
         return ebb_fail(EBB_ERR_UNSUPPORTED,
                         "ebb_pool_slot_ptr: disk slots have no address; move them to a host slot");
+    if (pool->hc)
+        return packed_refused("ebb_pool_slot_ptr");
     ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_ptr");
     /* the caller writes through the address: a host slot is made ready
      * first (the handle is the caller's, never const memory) */
@@ -391,6 +433,31 @@ ebb_status ebb_host_gpu_copy(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, in
     return s;
 }
 
+/* A move with a compressed host pool at one end (both made ready): to or
+ * from an uncompressed host slot through the codec threads, or between two
+ * slots of one compressed pool as it is. */
+static ebb_status packed_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                              ebb_ticket *ticket)
+{
+    if (src->tier != EBB_TIER_HOST || dst->tier != EBB_TIER_HOST)
+        return packed_refused(src->tier == EBB_TIER_HOST ? "ebb_move from it" : "ebb_move to it");
+    if (src == dst)
+        return dst_slot == src_slot ? EBB_OK : ebb_host_codec_copy(dst, dst_slot, src_slot);
+    if (src->hc && dst->hc)
+        return packed_refused("ebb_move between two compressed host pools");
+    ebb_status s;
+    if (dst->hc) {
+        if ((s = ebb_host_slot_check(src, src_slot, 0)) != EBB_OK)
+            return s;
+        return ebb_host_codec_begin(dst, dst_slot, 1, src, src_slot,
+                                    ebb_host_slot_addr(src, src_slot), ticket);
+    }
+    if ((s = ebb_host_slot_check(dst, dst_slot, 1)) != EBB_OK)
+        return s;
+    return ebb_host_codec_begin(src, src_slot, 0, dst, dst_slot, ebb_host_slot_addr(dst, dst_slot),
+                                ticket);
+}
+
 ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
                     ebb_ticket *ticket)
 {
@@ -416,6 +483,8 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
     if ((a == EBB_TIER_HOST && (s = ebb_host_make_ready(src, src_slot)) != EBB_OK) ||
         (b == EBB_TIER_HOST && (s = ebb_host_make_ready(dst, dst_slot)) != EBB_OK))
         return s;
+    if ((a == EBB_TIER_HOST && src->hc) || (b == EBB_TIER_HOST && dst->hc))
+        return packed_move(dst, dst_slot, src, src_slot, ticket);
     if (a == EBB_TIER_HOST && b == EBB_TIER_HOST) {
         if (dst == src && dst_slot == src_slot)
             return EBB_OK;

@@ -15,6 +15,8 @@
  *   disk_threads.c         the two engines (io_uring's top to bottom)
  *   disk_core.c            completion and retries, the checksum thread's queue
  *   disk_chain.c           chained moves' gate events and follow-on copies
+ *   host_codec.c           the host tier's compression: a fixed-rate pool's
+ *                          codec threads and their operations
  *   device.c, host.c       the gpu tier; host slots and their state
  *   host_ready.c           making host slots ready: faulted in, pinned and
  *                          given their events, at once or in extents
@@ -44,6 +46,7 @@ enum { EBB_HOST_GPU_NONE = 0, EBB_HOST_GPU_READ = 1 /* host -> gpu */,
 
 struct ebb_disk;
 struct ebb_device;
+struct ebb_host_codec;
 
 /* Most extents a host pool is made ready in: each at least doubles the
  * ready slots, and a pool has fewer than 2^31. */
@@ -64,6 +67,11 @@ struct ebb_pool {
 
     /* host */
     unsigned char *base;         /* host or device memory */
+    /* host: bytes a slot keeps (slot_size, or a compressed pool's fixed
+     * size), and the compression (host_codec.c), NULL when off: its slots
+     * are rounded up to EBB_HOST_PACKED_ALIGN, not pages, and never pinned */
+    size_t held;
+    struct ebb_host_codec *hc;
     size_t map_bytes;            /* host: bytes mapped */
     int numa_node;
     int pinned;
@@ -99,7 +107,7 @@ struct ebb_pool {
     unsigned char *gpu_use;
     int gpu_events_device;       /* device of gpu_events; -1 when none */
 
-    ebb_op *ops;                 /* disk, gpu: one per slot */
+    ebb_op *ops;                 /* disk, gpu, compressed host: one per slot */
     struct ebb_disk *disk;
     struct ebb_device *device;
 

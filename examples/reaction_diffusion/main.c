@@ -30,15 +30,16 @@ enum { HOST_STATES = 4, DISK_STATES = 32 };
 /* Central differences on doubles: truncation ~eps^2, rounding ~1e-16 / eps. */
 static const double check_eps = 1e-6;
 /* Measured relative errors are ~1e-9 .. 1e-11 (examples/README.md); a wrong
- * adjoint gives O(1). With lossy compression on the disk
- * (tier.disk.compression = "fixed-rate", ...) the restored states are
+ * adjoint gives O(1). With lossy compression on the disk or the host
+ * (tier.disk.compression, tier.host.compression = "fixed-rate") the restored states are
  * approximations: the gradient is that of a nearby trajectory, held to
  * lossy_bound. */
 static const double check_bound = 1e-6, lossy_bound = 1e-4;
 
 static const char usage[] =
     "usage: example_reaction_diffusion [--points N] [--steps n] [--strategy S]\n"
-    "                                  [--config FILE] [--no-check] [--all]\n"
+    "                                  [--config FILE] [--no-check] [--exact-check]\n"
+    "                                  [--all]\n"
     "\n"
     "The gradient of a reaction-diffusion objective by the discrete adjoint, with\n"
     "ebb keeping the forward states (host budget of 4 states, disk tier behind it).\n"
@@ -50,12 +51,14 @@ static const char usage[] =
     "                 example's defaults (tier.host.budget = 4 states,\n"
     "                 tier.disk.budget = 32 states, run.strategy = multistage)\n"
     "  --no-check     skip the finite-difference check (4 more forward loops)\n"
+    "  --exact-check  also run without compression (revolve in the host budget) and\n"
+    "                 print the gradient's relative error against that exact one\n"
     "  --all          also run every other strategy that fits and compare\n";
 
 typedef struct cli {
     int64_t points, steps;
     const char *strategy, *config;
-    int check, all;
+    int check, all, exact;
 } cli;
 
 static double now(void)
@@ -85,7 +88,8 @@ static int parse_cli(int argc, char **argv, cli *c)
         {"points", required_argument, 0, 'N'}, {"steps", required_argument, 0, 'n'},
         {"strategy", required_argument, 0, 's'}, {"config", required_argument, 0, 'c'},
         {"check", no_argument, 0, 'k'}, {"no-check", no_argument, 0, 'K'},
-        {"all", no_argument, 0, 'a'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"all", no_argument, 0, 'a'}, {"exact-check", no_argument, 0, 'e'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     *c = (cli){.points = 1048576, .steps = 200, .check = 1};
     int ch;
     opterr = 0;
@@ -104,6 +108,7 @@ static int parse_cli(int argc, char **argv, cli *c)
         case 'k': c->check = 1; break;
         case 'K': c->check = 0; break;
         case 'a': c->all = 1; break;
+        case 'e': c->exact = 1; break;
         case 'h': fputs(usage, stdout); return 1;
         default:
             fprintf(stderr, "ebb: unknown or incomplete option '%s'\n\n%s", argv[optind - 1], usage);
@@ -195,6 +200,53 @@ static double gradient_check(const rd_params *p, const double *target, const dou
     return fmax(err_u, err_r);
 }
 
+/* The gradient's relative error against an exact run: the same problem with
+ * compression off on every tier, revolve in the host budget (every strategy
+ * without loss gives the bits store-all gives), ||g - g_exact|| / ||g_exact||
+ * for dJ/du0 and |dJ/dr - exact| / |exact|. 0, or -1 when the exact run
+ * failed. */
+static int exact_check(const rd_params *p, const double *target, const double *u0,
+                       const ebb_config *cfg, const rd_adjoint *adj)
+{
+    ebb_config exact;
+    rd_adjoint ex = {0};
+    if (ebb_config_copy(cfg, &exact) != EBB_OK || rd_adjoint_init(&ex, p, target) != 0) {
+        fprintf(stderr, "ebb: cannot set up the exact run: %s\n", ebb_last_error());
+        ebb_config_dispose(&exact);
+        return -1;
+    }
+    exact.host.compression.mode = EBB_COMPRESSION_OFF;
+    exact.disk.compression.mode = EBB_COMPRESSION_OFF;
+    exact.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.config = &exact;
+    rd_result res;
+    double t0 = now();
+    ebb_status s = rd_gradient(&ex, u0, &o, &res);
+    int rc = -1;
+    if (s != EBB_OK) {
+        fprintf(stderr, "ebb: the exact run failed: %s\n", ebb_last_error());
+    } else {
+        double dd = 0, ee = 0;
+        for (int64_t j = 0; j < p->points; j++) {
+            double d = adj->lambda[j] - ex.lambda[j];
+            dd += d * d;
+            ee += ex.lambda[j] * ex.lambda[j];
+        }
+        double err_u = ee > 0 ? sqrt(dd / ee) : sqrt(dd);
+        double err_r = relative_error(adj->grad_r, ex.grad_r);
+        printf("\nexact check: ||dJ/du0 - exact|| / ||exact|| = %.3e, |dJ/dr - exact| / |exact| "
+               "= %.3e\n", err_u, err_r);
+        printf("  (the exact run: compression off, revolve, %lld recomputed steps, %.2f s)\n",
+               (long long)res.stats.recomputed_steps, now() - t0);
+        rc = 0;
+    }
+    rd_adjoint_free(&ex);
+    ebb_config_dispose(&exact);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     cli c;
@@ -248,15 +300,21 @@ int main(int argc, char **argv)
     printf("dJ/dr = %.15e, |dJ/du0| = %.6e\n", adj.grad_r,
            sqrt(rd_dot(&p, adj.lambda, adj.lambda)));
     int ok = memcmp(&j_plain, &adj.objective, sizeof j_plain) == 0;
-    int lossy = cfg.disk.compression.mode != EBB_COMPRESSION_OFF &&
-                cfg.disk.compression.mode != EBB_COMPRESSION_LOSSLESS;
-    double bound = lossy ? lossy_bound : check_bound;
+    int disk_lossy = cfg.disk.compression.mode != EBB_COMPRESSION_OFF &&
+                     cfg.disk.compression.mode != EBB_COMPRESSION_LOSSLESS;
+    int host_lossy = cfg.host.compression.mode != EBB_COMPRESSION_OFF;
+    double bound = disk_lossy || host_lossy ? lossy_bound : check_bound;
     if (c.check) {
-        if (lossy)
-            printf("\n(tier.disk.compression = \"%s\" is lossy: the check's bound is %g)",
-                   ebb_compression_name(cfg.disk.compression.mode), bound);
+        if (disk_lossy || host_lossy)
+            printf("\n(tier.%s.compression = \"%s\" is lossy: the check's bound is %g)",
+                   host_lossy ? "host" : "disk",
+                   ebb_compression_name(host_lossy ? cfg.host.compression.mode
+                                                   : cfg.disk.compression.mode),
+                   bound);
         ok &= gradient_check(&p, target, u0, &adj, work, bound) <= bound;
     }
+    if (c.exact)
+        ok &= exact_check(&p, target, u0, &cfg, &adj) == 0;
 
     report_stats(&res);
     ok &= report_strategies(&p, &cfg, &res, c.all ? &adj : NULL, u0) == 0;

@@ -77,6 +77,10 @@ typedef enum ebb_config_key {
     EBB_KEY_HOST_PIN,
     EBB_KEY_HOST_PREFAULT,
     EBB_KEY_HOST_STAGING,
+    EBB_KEY_HOST_COMPRESSION,
+    EBB_KEY_HOST_ELEMENT,
+    EBB_KEY_HOST_RATE,
+    EBB_KEY_HOST_CODEC_THREADS,
     EBB_KEY_DISK_ENABLED,
     EBB_KEY_DISK_PATH,
     EBB_KEY_DISK_BUDGET,
@@ -118,6 +122,11 @@ typedef struct ebb_config_host {
     uint64_t staging; /* tier.host.staging: bytes of host memory for the transfers to and
                          from the disk tier, beyond the schedule's slots, or
                          EBB_BUDGET_AUTO (the free budget, at most EBB_STAGING_AUTO_MAX) */
+    ebb_codec_options compression; /* tier.host.compression (off or fixed-rate), .element,
+                                      .rate (ebb/codec.h; dims and shape come from
+                                      ebb_run_options): the schedule's host slots hold
+                                      compressed states, budget / fixed size of them */
+    int32_t codec_threads;    /* tier.host.codec_threads: 1 .. 256 */
 } ebb_config_host;
 
 typedef struct ebb_config_disk {
@@ -228,7 +237,10 @@ EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint6
  *                256 bytes, disk to 4 KiB (with several paths each path
  *                takes an equal share of the budget and of the slots; with
  *                tier.disk.compression = "fixed-rate" and a float element,
- *                a disk slot holds the compressed size when it is smaller);
+ *                a disk slot holds the compressed size when it is smaller;
+ *                with tier.host.compression = "fixed-rate" and a float
+ *                element, a host slot is the compressed size rounded up to
+ *                EBB_HOST_PACKED_ALIGN);
  *                capped at INT32_MAX
  *   numa_node, pin, prefault                  tier.host.numa, .pin, .prefault
  *   device                                    tier.gpu.device
@@ -239,7 +251,8 @@ EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint6
  *   staging      NULL: link the disk pool to its host pool yourself.
  *   compression, codec_threads   the disk tier: &cfg->disk.compression when
  *                tier.disk.compression is not "off" (else NULL), and
- *                tier.disk.codec_threads
+ *                tier.disk.codec_threads; the host tier: the same of
+ *                tier.host.*
  * The pool so created may use slightly more than slots * state_bytes bytes
  * (the rounding above) but at most the budget, except on a disk file system
  * whose direct-I/O alignment exceeds 4 KiB, to which the disk pool rounds

@@ -154,9 +154,10 @@ typedef struct ebb_run_options {
                                 when within 2% of it; see ebb_run_create);
                                 "h-revolve": its costs in forward steps come from them
                                 (docs/runtime.md) */
-    /* What a state is an array of, for compression (tier.disk.compression;
-     * docs/compression.md): element an ebb_element (ebb/codec.h), or -1
-     * (default): tier.disk.element; dims 0 (default): one dimension, else
+    /* What a state is an array of, for compression (tier.disk.compression,
+     * tier.host.compression; docs/compression.md): element an ebb_element
+     * (ebb/codec.h), or -1 (default): tier.disk.element, tier.host.element
+     * (each tier's own); dims 0 (default): one dimension, else
      * 1 .. 4 with the extents in shape, fastest varying first (zfp's lossy
      * modes compress a field given its shape better). */
     int element;

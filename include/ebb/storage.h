@@ -75,6 +75,10 @@ extern "C" {
 
 typedef struct ebb_pool ebb_pool;
 
+/* A compressed host pool's slots (ebb_pool_options.compression) are its
+ * fixed size rounded up to this many bytes (a cache line), not to pages. */
+#define EBB_HOST_PACKED_ALIGN 64
+
 /* Which engine runs a disk pool's I/O (also tier.disk.backend in
  * ebb/config.h, which includes this header for it). */
 #ifndef EBB_DISK_BACKEND_DEFINED
@@ -154,11 +158,24 @@ typedef struct ebb_pool_options {
      * their way back (ebb/codec.h), on codec_threads threads of the pool's
      * own, never the caller's; a state that does not shrink is stored as it
      * is (ebb_pool_stats.stored_raw). A read completes once its state is
-     * decompressed into the host slot. NULL (default) or mode off: stored as
-     * they are. Copied at create. Host and gpu pools refuse it
-     * (EBB_ERR_INVALID_ARG), as does a disk pool options the codec refuses. */
+     * decompressed into the host slot.
+     * host: fixed-rate only (the one mode whose compressed size is known
+     * before): each slot holds a compressed state, ebb_codec_fixed_size
+     * bytes rounded up to EBB_HOST_PACKED_ALIGN (the pool is never pinned),
+     * so a budget holds that many more slots. A put or a move from another
+     * (uncompressed) host pool compresses into the slot, a get or a move to
+     * one decompresses out of it, on codec_threads threads of the pool's
+     * own, never the caller's: their tickets complete when the codec is
+     * done (the caller's memory of a put or get must stay valid until then);
+     * a move between two slots of the pool copies the compressed bytes, at
+     * once. Its slots have no address (ebb_pool_slot_ptr refuses), and
+     * moves to or from a gpu or disk pool are refused (EBB_ERR_UNSUPPORTED):
+     * go through an uncompressed host pool. Other modes are refused
+     * (EBB_ERR_INVALID_ARG: their size is not known before).
+     * NULL (default) or mode off: stored as they are. Copied at create. Gpu
+     * pools refuse it (EBB_ERR_INVALID_ARG), as do options the codec refuses. */
     const struct ebb_codec_options *compression;
-    int32_t codec_threads;    /* disk with compression: 0 (default) = 2, 1 .. 256 */
+    int32_t codec_threads;    /* with compression: 0 (default) = 2, 1 .. 256 */
 
     /* host, gpu: how much is made ready at creation (host: faulted in when
      * prefault, registered with CUDA when pinned; gpu: allocated, with the
@@ -238,15 +255,17 @@ typedef struct ebb_pool_info {
                                   fixed buffers (the whole pool, the slots RLIMIT_MEMLOCK
                                   lets through, or 0) */
     double max_bandwidth;      /* disk: bytes per second it is paced to; 0: no limit */
-    const char *compression;   /* disk: the codec's mode ("lossless", "fixed-rate", ...;
-                                  ebb_compression_name); "off" when states are stored
-                                  as they are, and for host and gpu pools */
-    int32_t codec_threads;     /* disk with compression: the codec stage's threads
+    const char *compression;   /* disk, host: the codec's mode ("lossless", "fixed-rate",
+                                  ...; ebb_compression_name); "off" when states are
+                                  stored as they are, and for gpu pools */
+    int32_t codec_threads;     /* disk, host with compression: the codec threads
                                   (compressing and decompressing); 0 otherwise */
     uint64_t codec_buffer_bytes; /* disk with compression: memory of the compressed
                                     buffers (2 per codec thread, each the codec's bound
                                     rounded up to the alignment) and the per-thread
-                                    decompression scratch; 0 otherwise */
+                                    decompression scratch; host with compression: the
+                                    per-thread scratch (the codec's bound each); 0
+                                    otherwise */
 } ebb_pool_info;
 
 EBB_API ebb_status ebb_pool_info_get(const ebb_pool *pool, ebb_pool_info *info);

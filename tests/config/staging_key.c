@@ -101,7 +101,7 @@ Test(staging_key, typo_suggests_it)
 {
     expect_load_error("[tier.host]\nstagign = \"64 MiB\"\n", EBB_ERR_CONFIG,
                       "t.toml:2: unknown key 'tier.host.stagign'; did you mean 'tier.host.staging'?",
-                      "(the keys of [tier.host] are enabled, budget, numa, pin, prefault, staging)",
+                      "(the keys of [tier.host] are enabled, budget, numa, pin, prefault, staging, compression, element, rate, codec_threads)",
                       NULL);
 }
 
@@ -126,7 +126,7 @@ Test(staging_key, round_trip)
         cr_expect_eq(b.host.staging, values[i], "%llu came back as %llu:\n%s",
                      (unsigned long long)values[i], (unsigned long long)b.host.staging, text);
         if (values[i] == EBB_BUDGET_AUTO)
-            cr_expect(strstr(text, "prefault = true\nstaging = \"auto\"\n\n[tier.disk]\n") != NULL,
+            cr_expect(strstr(text, "prefault = true\nstaging = \"auto\"\ncompression = \"off\"\n") != NULL,
                       "%s", text);
         if (values[i] == UINT64_C(64) << 20)
             cr_expect(strstr(text, "staging = \"64 MiB\"\n") != NULL, "%s", text);

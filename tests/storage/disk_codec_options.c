@@ -1,5 +1,5 @@
-/* Compression's options: host and gpu pools refuse it (it is for the disk
- * tier), naming the option; mode off is no compression anywhere; a disk
+/* Compression's options: a gpu pool refuses it, and a host pool any mode
+ * but fixed-rate (tests/storage/host_codec_fixed_rate.c), naming the option; mode off is no compression anywhere; a disk
  * pool refuses codec_threads out of range and codec options the codec
  * refuses, naming them; ebb_pool_info says what a pool runs. */
 #include "storage/codec_helpers.h"
@@ -18,7 +18,9 @@ Test(disk_codec_options, host_and_gpu_refuse_compression)
         cr_assert_eq(ebb_pool_create(&o, &p), EBB_ERR_INVALID_ARG);
         cr_assert_null(p);
         const char *msg = ebb_last_error();
-        cr_assert(strstr(msg, "compression is for the disk tier") &&
+        cr_assert(strstr(msg, tiers[i] == EBB_TIER_GPU ? "compression is for the host and disk "
+                                                         "tiers"
+                                                       : "which the host tier refuses") &&
                       strstr(msg, "ebb_pool_options.compression") && strstr(msg, "lossless"),
                   "%s", msg);
     }
