@@ -81,11 +81,12 @@ static int gate_event(struct ebb_pool *pool, ebb_op *op, uint32_t block, int wai
     if (r == 0 && !advance)
         return 1;
     if (r == 0) {
-        /* one stream: every block before this one has crossed too */
-        uint32_t seen = atomic_load(&op->ready_blocks);
-        while (seen < block + 1 &&
-               !atomic_compare_exchange_weak(&op->ready_blocks, &seen, block + 1))
-            ;
+        /* ready_blocks counts the leading blocks whose own events said
+         * success: a later block's event says the earlier copies ended, not
+         * that they worked (an error of its own, not sticky, is reported by
+         * the failed copy's event only), so each block is asked itself */
+        uint32_t seen = block;
+        (void)atomic_compare_exchange_strong(&op->ready_blocks, &seen, block + 1);
         return 1;
     }
     ebb_disk_loc loc;
