@@ -120,7 +120,9 @@ int main(int argc, char **argv)
         PetscCall(SolveResultDestroy(&pb, &ref));
         PetscCall(ProblemDestroy(&pb));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d mismatches\n", failures));
+    PetscMPIInt ranks;
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &ranks));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d mismatches on %d ranks\n", failures, (int)ranks));
     PetscCall(PetscFinalize());
     return failures ? 1 : 0;
 }
