@@ -19,7 +19,7 @@ the same (the program prints |dJ/du0| and |dJ/dp| to 17 digits): a type
 whose gradient differs fails the run.
 
 Usage: benchmarks/petsc_trajectory.py [--example build/release/examples/petsc/example_petsc_adjoint]
-       [--cells 1024] [--steps 100] [--dt 0.05] [--dir /var/tmp]
+       [--cells 1024] [--steps 150] [--dt 0.05] [--dir /var/tmp]
        [--budget-fraction 0.1] [--strategy auto] [--types basic,memory,ebb]
        [--check] [--smoke]
 
@@ -77,7 +77,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--example", default="build/release/examples/petsc/example_petsc_adjoint")
     ap.add_argument("--cells", type=int, default=1024)
-    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--steps", type=int, default=150)
     ap.add_argument("--dt", type=float, default=0.05)
     ap.add_argument("--dir", default="/var/tmp")
     ap.add_argument("--budget-fraction", type=float, default=0.1)
