@@ -10,7 +10,6 @@
  *       -ts_trajectory_ebb_strategy revolve -ts_trajectory_ebb_steps 500 \
  *       -ts_trajectory_ebb_slots 20 -ts_trajectory_view
  */
-#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
