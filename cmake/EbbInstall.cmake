@@ -48,6 +48,27 @@ string(REGEX REPLACE "/$" "" EBB_PC_TO_PREFIX "${EBB_PC_TO_PREFIX}")
 configure_file(cmake/ebb.pc.in ${PROJECT_BINARY_DIR}/ebb.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ebb.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
+# ebb-petsc.pc: libebb_petsc over libebb_mpi (ebb with its MPI part, which
+# the type runs on), not over ebb.pc's libebb: a second copy of ebb's code
+# in the program would split its state (the last error is per library).
+# <ebb/petsc.h> needs mpi.h, which PETSc's .pc leaves to mpicc: mpi-c
+# (Debian's name for the MPI chosen by update-alternatives) when pkg-config
+# knows it, else the include folders CMake found.
+if(EBB_HAVE_PETSC)
+  set(EBB_PC_PETSC "PETSc")
+  set(EBB_PC_PETSC_CFLAGS "")
+  pkg_check_modules(EBB_PC_MPI QUIET mpi-c)
+  if(EBB_PC_MPI_FOUND)
+    string(APPEND EBB_PC_PETSC " mpi-c")
+  else()
+    foreach(d ${MPI_C_INCLUDE_DIRS})
+      string(APPEND EBB_PC_PETSC_CFLAGS " -I${d}")
+    endforeach()
+  endif()
+  configure_file(cmake/ebb-petsc.pc.in ${PROJECT_BINARY_DIR}/ebb-petsc.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/ebb-petsc.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
 # The Python package (pure Python over ctypes) under
 # <prefix>/${EBB_INSTALL_PYTHONDIR}, Debian's layout by default, with
 # ebb/_install_info.py recording where the library lies relative to it (so the

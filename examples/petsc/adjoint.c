@@ -1,7 +1,7 @@
 /*
  * The ebb trajectory in a PETSc program: one forward TSSolve and one
- * TSAdjointSolve of the 1-D reaction-diffusion problem (problems.h) or van
- * der Pol, printing the gradient's norm, the time and the peak memory.
+ * TSAdjointSolve of the 1-D reaction-diffusion problem (problems.h), the
+ * 2-D Gray-Scott one (-problem rd2d, -cells N: N x N x 2) or van der Pol, printing the gradient's norm, the time and the peak memory.
  * Any trajectory type: -ts_trajectory_type ebb (registered below), memory,
  * basic; the ebb options as docs/petsc.md lists them.
  *
@@ -10,7 +10,6 @@
  *       -ts_trajectory_ebb_strategy revolve -ts_trajectory_ebb_steps 500 \
  *       -ts_trajectory_ebb_slots 20 -ts_trajectory_view
  */
-#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -36,8 +35,9 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-cells", &cells, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &steps, NULL));
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-dt", &dt, NULL));
-    PetscCall(ProblemCreate(PETSC_COMM_WORLD, strcmp(kind, "vdp") ? PROBLEM_RD : PROBLEM_VDP, cells,
-                            1, &pb));
+    problem_kind pkind;
+    PetscCall(ProblemKindFromName(kind, &pkind));
+    PetscCall(ProblemCreate(PETSC_COMM_WORLD, pkind, cells, 1, &pb));
     PetscCall(ProblemCreateTS(&pb, &ts, &A, &Jp));
     PetscCall(TSSetTimeStep(ts, dt));
     PetscCall(TSSetMaxTime(ts, 1e30));

@@ -49,3 +49,33 @@ get_filename_component(libdir "${libdir}" DIRECTORY)
 run(cc -std=c17 -Wall -Werror ${san_flags} ${EBB_CONSUMER_DIR}/main.c ${flags} ${ldflags}
     -Wl,-rpath,${libdir} -o ${EBB_WORK_DIR}/consumer_pc)
 run(${EBB_WORK_DIR}/consumer_pc)
+
+# With PETSc: <ebb/petsc.h>, then a PETSc program built with find_package(ebb
+# COMPONENTS petsc) and with `pkg-config --cflags --libs ebb-petsc`, each
+# checking its gradient under -ts_trajectory_type ebb against memory's.
+if(EBB_HAVE_PETSC)
+  if(EBB_SANITIZE)
+    # Open MPI's and PETSc's own allocations at exit are not ebb's leaks
+    # (as in tests/petsc)
+    set(ENV{ASAN_OPTIONS} "detect_leaks=0")
+  endif()
+  if(NOT EXISTS ${prefix}/include/ebb/petsc.h)
+    message(FATAL_ERROR "install did not put include/ebb/petsc.h in the prefix")
+  endif()
+  run(${CMAKE_COMMAND} -S ${EBB_CONSUMER_DIR}_petsc -B ${EBB_WORK_DIR}/build_petsc
+      -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS=${san_flags_str}"
+      "-DCMAKE_EXE_LINKER_FLAGS=$ENV{LDFLAGS} ${san_flags_str}")
+  run(${CMAKE_COMMAND} --build ${EBB_WORK_DIR}/build_petsc)
+  run(${EBB_WORK_DIR}/build_petsc/consumer_petsc)
+
+  execute_process(COMMAND ${PKG_CONFIG} --cflags --libs ebb-petsc OUTPUT_VARIABLE flags
+                  RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "pkg-config does not know ebb-petsc (PKG_CONFIG_PATH=${pcdir})")
+  endif()
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  # -O2: PETSc's cflags define _FORTIFY_SOURCE, which warns without optimisation
+  run(cc -std=c17 -O2 -Wall -Werror ${san_flags} ${EBB_CONSUMER_DIR}_petsc/main.c ${flags}
+      ${ldflags} -Wl,-rpath,${libdir} -o ${EBB_WORK_DIR}/consumer_petsc_pc)
+  run(${EBB_WORK_DIR}/consumer_petsc_pc)
+endif()

@@ -2,17 +2,24 @@
  * The ebb trajectory's failure paths end in PETSc's error mechanism with
  * ebb's message: each bad option names itself; a right-hand side that fails
  * while ebb recomputes a step in TSAdjointSolve makes TSAdjointSolve fail
- * saying so, and the disk tier's folder holds no file afterwards.
+ * saying so; a full disk (a disk tier larger than the file system's free
+ * space, and the disk path's file system refusing a file with ENOSPC,
+ * injected through ebb_config.fault_write_errno as the configuration tests
+ * do) fails the forward sweep naming the directory. The disk tier's folder
+ * holds no file after any of them.
  *
  *   failures -scratch DIR
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <ebb/petsc.h>
 
+#include "bindings/petsc/trajebb.h"
 #include "solve.h"
 
 static int failures = 0;
@@ -63,6 +70,76 @@ static int DirectoryEmpty(const char *path)
     return empty;
 }
 
+/* Leaves a failure when `path` holds a file. */
+static PetscErrorCode ExpectNoFile(const char *path, const char *after)
+{
+    PetscFunctionBegin;
+    if (!DirectoryEmpty(path)) {
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: files left in %s after %s\n", path, after));
+        failures++;
+    }
+    PetscFunctionReturn(0);
+}
+
+/* before_solve: the disk path's file system refuses a new file with ENOSPC
+ * (the probe ebb makes when the run is created), as a full disk does. */
+static PetscErrorCode InjectFullDisk(TS ts, void *ctx)
+{
+    TSTrajectory tj;
+    PetscBool ebb;
+
+    PetscFunctionBegin;
+    (void)ctx;
+    PetscCall(TSGetTrajectory(ts, &tj));
+    PetscCall(PetscObjectTypeCompare((PetscObject)tj, TSTRAJECTORYEBB, &ebb));
+    PetscCheck(ebb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the test expected an ebb trajectory");
+    ((TSTrajectory_Ebb *)tj->data)->config.fault_write_errno = ENOSPC;
+    PetscFunctionReturn(0);
+}
+
+/* A full disk: first a disk tier that needs more than the scratch folder's
+ * file system has free (1 MiB states of the 1-D problem, enough slow slots
+ * to pass its free space), then ENOSPC injected when ebb tries a file
+ * there. Both end the forward sweep with ebb's message naming the folder. */
+static PetscErrorCode FullDisk(const char *scratch)
+{
+    problem big;
+    solve_setup setup = {.steps = 10, .dt = 1e-9};
+    struct statvfs vfs;
+    char slow[32], expect[PETSC_MAX_PATH_LEN + 160];
+
+    PetscFunctionBegin;
+    PetscCheck(statvfs(scratch, &vfs) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN,
+               "statvfs(%s) failed: %s", scratch, strerror(errno));
+    PetscCall(ProblemCreate(PETSC_COMM_WORLD, PROBLEM_RD, 131072, 5, &big));
+    double state = 131072.0 * sizeof(PetscScalar) + sizeof(ebbpetsc_header);
+    double need = (double)vfs.f_bavail * (double)vfs.f_frsize / state * 1.5 + 16;
+    PetscCall(PetscSNPrintf(slow, sizeof slow, "%.0f", need < 2e9 ? need : 2e9));
+    const char *const space[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_strategy",
+                                 "disk-revolve", "-ts_trajectory_ebb_steps", "10",
+                                 "-ts_trajectory_ebb_slots", "2",
+                                 "-ts_trajectory_ebb_slow_slots", slow,
+                                 "-ts_trajectory_ebb_disk_path", scratch, NULL};
+    PetscCall(PetscSNPrintf(expect, sizeof expect, "disk directory '%s' has", scratch));
+    PetscCall(ExpectError(&big, &setup, space, expect));
+    PetscCall(ExpectNoFile(scratch, "a disk tier beyond the free space"));
+
+    setup.before_solve = InjectFullDisk;
+    const char *const full[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_strategy",
+                                "disk-revolve", "-ts_trajectory_ebb_steps", "10",
+                                "-ts_trajectory_ebb_slots", "2",
+                                "-ts_trajectory_ebb_slow_slots", "8",
+                                "-ts_trajectory_ebb_disk_path", scratch, NULL};
+    PetscCall(PetscSNPrintf(expect, sizeof expect,
+                            "'%s' is not writable; expected a directory where ebb can create its "
+                            "file (creating a test file failed): No space left on device",
+                            scratch));
+    PetscCall(ExpectError(&big, &setup, full, expect));
+    PetscCall(ExpectNoFile(scratch, "ENOSPC in the disk path"));
+    PetscCall(ProblemDestroy(&big));
+    PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
     char scratch[PETSC_MAX_PATH_LEN] = "/tmp/ebb_petsc_failures";
@@ -104,10 +181,10 @@ int main(int argc, char **argv)
                                      "-ts_trajectory_ebb_slots", "3",
                                      "-ts_trajectory_ebb_disk_path", scratch, NULL};
     PetscCall(ExpectError(&pb, &setup, recompute, "right-hand side fails at call"));
-    if (!DirectoryEmpty(scratch)) {
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL: files left in %s\n", scratch));
-        failures++;
-    }
+    PetscCall(ExpectNoFile(scratch, "a failing TSStep in a recomputation"));
+    pb.fail_at_call = 0;
+
+    PetscCall(FullDisk(scratch));
 
     PetscCall(ProblemDestroy(&pb));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d failures\n", failures));

@@ -1,11 +1,11 @@
 /*
- * Property: for random problems (van der Pol or a 1-D reaction-diffusion
- * DMDA), random step counts and step sizes, fixed or adaptive, the
+ * Property: for random problems (van der Pol, a 1-D reaction-diffusion
+ * DMDA or a 2-D Gray-Scott DMDA with two components), random step counts and step sizes, fixed or adaptive, the
  * gradients TSAdjointSolve gives with -ts_trajectory_type ebb under every
  * strategy (random small slot counts, so that ebb recomputes, and the disk
  * tier on) are bitwise those of -ts_trajectory_type memory.
  *
- *   gradients -problem vdp|rd [-cells N] -cases K -seed S -scratch DIR
+ *   gradients -problem vdp|rd|rd2d [-cells N] -cases K -seed S -scratch DIR
  *             [-adaptive] [-strategies a,b,..] [-reference_ebb] [PETSc's -ts_type ...]
  *
  * -reference_ebb: the reference is ebb's store-all run, not memory's (FSAL
@@ -46,6 +46,8 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-adaptive", &adaptive, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-reference_ebb", &reference_ebb, NULL));
     mkdir(scratch, 0755);
+    problem_kind pkind;
+    PetscCall(ProblemKindFromName(kind, &pkind));
 
     unsigned s = (unsigned)seed;
     for (PetscInt c = 0; c < cases; c++) {
@@ -55,8 +57,7 @@ int main(int argc, char **argv)
         char nstr[32];
         unsigned pseed = Next(&s);
 
-        PetscCall(ProblemCreate(PETSC_COMM_WORLD, strcmp(kind, "rd") ? PROBLEM_VDP : PROBLEM_RD,
-                                cells, pseed, &pb));
+        PetscCall(ProblemCreate(PETSC_COMM_WORLD, pkind, cells, pseed, &pb));
         setup.steps = 2 + (PetscInt)(Next(&s) % 60);
         setup.dt = (pb.kind == PROBLEM_VDP ? 0.005 : 0.01) * (1.0 + (Next(&s) % 100) / 25.0);
         setup.final_time = 0.3 + (Next(&s) % 100) / 50.0;
@@ -119,7 +120,9 @@ int main(int argc, char **argv)
         PetscCall(SolveResultDestroy(&pb, &ref));
         PetscCall(ProblemDestroy(&pb));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d mismatches\n", failures));
+    PetscMPIInt ranks;
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &ranks));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d mismatches on %d ranks\n", failures, (int)ranks));
     PetscCall(PetscFinalize());
     return failures ? 1 : 0;
 }

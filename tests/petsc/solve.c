@@ -27,6 +27,8 @@ PetscErrorCode SolveWith(problem *pb, const solve_setup *setup, const char *cons
         PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_STEPOVER));
     }
     PetscCall(TSSetFromOptions(ts));
+    if (setup->before_solve)
+        PetscCall(setup->before_solve(ts, setup->ctx));
     PetscCall(VecDuplicate(pb->x0, &x));
     PetscCall(VecCopy(pb->x0, x));
     PetscCall(TSSolve(ts, x));

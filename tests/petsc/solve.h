@@ -11,6 +11,10 @@ typedef struct solve_setup {
     PetscBool adaptive;  /* TS_EXACTFINALTIME_MATCHSTEP up to final_time, else steps fixed steps */
     PetscInt steps;
     PetscReal dt, final_time;
+    /* called after TSSetFromOptions, before TSSolve (NULL: none): a test's
+       fault injection into the trajectory it made */
+    PetscErrorCode (*before_solve)(TS ts, void *ctx);
+    void *ctx;
 } solve_setup;
 
 typedef struct solve_result {
