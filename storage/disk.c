@@ -96,7 +96,14 @@ void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
     ebb_host_disk_begin(host, host_slot, write);
     atomic_store_explicit(&op->state, EBB_OP_PENDING, memory_order_release);
 
-    if (write && d->codec.codec) {
+    if (write && d->codec.codec && !gated && !d->sums.on_stage &&
+        ebb_disk_codec_skip(pool, op)) {
+        /* Skipped by the backoff, nothing to hash here: stored as it is,
+         * queued for the engine at once (no codec thread's hop: a run of
+         * incompressible states costs what compression off does). */
+        op->io_ns = ebb_disk_now_ns();
+        ebb_disk_enqueue(pool, slot, 0);
+    } else if (write && d->codec.codec) {
         /* Compressed (a chained write once it has crossed whole), hashed,
          * then queued by a codec thread. */
         pthread_mutex_lock(&d->core.lock);

@@ -235,17 +235,24 @@ static void pause_us(uint32_t us)
     nanosleep(&ts, NULL);
 }
 
+int ebb_disk_codec_skip(struct ebb_pool *pool, ebb_op *op)
+{
+    ebb_disk_codec *c = &pool->disk->codec;
+    op->slower = 0;
+    if (c->fixed_slots || worth_trying(c))
+        return 0;
+    op->coded = 1; /* stored as it is, counted as raw */
+    op->slower = atomic_load(&c->skip_slower);
+    c->len[op->slot] = 0;
+    return 1;
+}
+
 void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_codec *c = &d->codec;
-    op->slower = 0;
-    if (!c->fixed_slots && !worth_trying(c)) { /* stored as it is, counted as raw */
-        op->coded = 1;
-        op->slower = atomic_load(&c->skip_slower);
-        c->len[op->slot] = 0;
+    if (ebb_disk_codec_skip(pool, op))
         return;
-    }
     int32_t i = take_buffer(c);
     unsigned char *buf = c->bufs + (size_t)i * c->cap;
     size_t len = 0;

@@ -78,6 +78,11 @@ void ebb_disk_codec_fini(struct ebb_pool *pool);
 void ebb_disk_codec_read_plan(const struct ebb_pool *pool, int32_t slot, size_t *bytes,
                               uint32_t *blocks, int *packed);
 
+/* Whether this write is one the pool skips compressing (after states that
+ * did not shrink or did not pay: the backoff); if so it is marked stored
+ * raw (op->coded, op->slower) and its slot's length reset, and needs no
+ * codec thread. 0 for a fixed-rate pool (every state compressed). */
+int ebb_disk_codec_skip(struct ebb_pool *pool, struct ebb_op *op);
 /* A codec thread, for a write that has not failed: takes a compressed
  * buffer (waiting for a write to complete when none is free), compresses
  * the host slot into it and points the operation at it (buf, bytes, blocks,
