@@ -130,6 +130,33 @@ Test(gpu_pool_by_extents, no_memory_for_the_next_extent)
     ebb_pool_destroy(h);
 }
 
+/* A pool whose first extent does not fit the device's memory is refused at
+ * creation with EBB_ERR_NO_MEMORY naming the bytes and the key, nothing
+ * left allocated; the last error is not left set. */
+Test(gpu_pool_by_extents, first_extent_does_not_fit)
+{
+    size_t before = cuda_mock_device_bytes(0);
+    cuda_mock_set_device_memory((10ull << 30) + before + 100 * SIZE);
+    ebb_pool_options o;
+    ebb_pool_options_init(&o, EBB_TIER_GPU);
+    o.slot_size = SIZE;
+    o.slots = SLOTS; /* every slot at creation: 1000 of them, room for 100 */
+    o.device = 0;
+    ebb_pool *g = NULL;
+    ebb_status st = ebb_pool_create(&o, &g);
+    cr_assert_eq(st, EBB_ERR_NO_MEMORY, "got %d: %s", (int)st, ebb_last_error());
+    cr_assert_null(g);
+    const char *m = ebb_last_error();
+    cr_assert(strstr(m, "1000 slots of 65536 bytes") && strstr(m, "lower the gpu budget"), "%s", m);
+    cr_assert_eq(cudaGetLastError(), cudaSuccess);
+    cr_assert_eq(cuda_mock_device_bytes(0), before, "nothing left allocated");
+    o.ready_slots = 50; /* the same pool made ready in extents fits */
+    cr_assert_eq(ebb_pool_create(&o, &g), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(cuda_mock_device_bytes(0) - before, 50 * (size_t)SIZE);
+    ebb_pool_destroy(g);
+    cuda_mock_set_device_memory(80ull << 30);
+}
+
 /* A run with n unknown, states on the gpu: its gpu pool has every slot of
  * the budget (1 GiB: 262,144 of 4 KiB) but allocates what the run fills. */
 enum { RSIZE = 4096, STEPS = 40 };
