@@ -101,19 +101,7 @@ PetscErrorCode RdCreate(MPI_Comm comm, problem *pb, unsigned *s)
 
 PetscErrorCode RdSetTS(problem *pb, TS ts, Mat *A, Mat *Jp)
 {
-    MPI_Comm comm = PetscObjectComm((PetscObject)pb->x0);
-    PetscInt nlocal, n;
-
-    PetscFunctionBegin;
-    PetscCall(VecGetLocalSize(pb->x0, &nlocal));
-    PetscCall(VecGetSize(pb->x0, &n));
-    PetscCall(DMCreateMatrix(pb->da, A));
-    PetscCall(MatCreateDense(comm, nlocal, PETSC_DECIDE, n, 1, NULL, Jp));
-    PetscCall(TSSetDM(ts, pb->da));
-    PetscCall(TSSetRHSFunction(ts, NULL, RdRHS, pb));
-    PetscCall(TSSetRHSJacobian(ts, *A, *A, RdJac, pb));
-    PetscCall(TSSetRHSJacobianP(ts, *Jp, RdJacP, pb));
-    PetscFunctionReturn(0);
+    return ProblemSetDMDATS(pb, ts, A, Jp, RdRHS, RdJac, RdJacP);
 }
 
 /* w_i = 1 + i / cells: a cost that sees every point */

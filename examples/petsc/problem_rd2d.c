@@ -152,19 +152,7 @@ PetscErrorCode Rd2dCreate(MPI_Comm comm, problem *pb, unsigned *s)
 
 PetscErrorCode Rd2dSetTS(problem *pb, TS ts, Mat *A, Mat *Jp)
 {
-    MPI_Comm comm = PetscObjectComm((PetscObject)pb->x0);
-    PetscInt nlocal, n;
-
-    PetscFunctionBegin;
-    PetscCall(VecGetLocalSize(pb->x0, &nlocal));
-    PetscCall(VecGetSize(pb->x0, &n));
-    PetscCall(DMCreateMatrix(pb->da, A));
-    PetscCall(MatCreateDense(comm, nlocal, PETSC_DECIDE, n, 1, NULL, Jp));
-    PetscCall(TSSetDM(ts, pb->da));
-    PetscCall(TSSetRHSFunction(ts, NULL, Rd2dRHS, pb));
-    PetscCall(TSSetRHSJacobian(ts, *A, *A, Rd2dJac, pb));
-    PetscCall(TSSetRHSJacobianP(ts, *Jp, Rd2dJacP, pb));
-    PetscFunctionReturn(0);
+    return ProblemSetDMDATS(pb, ts, A, Jp, Rd2dRHS, Rd2dJac, Rd2dJacP);
 }
 
 /* w = 1 + (i + 2 j) / (3 cells) on u, half that more on v: a cost that sees

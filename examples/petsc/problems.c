@@ -68,6 +68,24 @@ PetscErrorCode ProblemDestroy(problem *pb)
     PetscFunctionReturn(0);
 }
 
+PetscErrorCode ProblemSetDMDATS(problem *pb, TS ts, Mat *A, Mat *Jp, TSRHSFunction rhs,
+                                TSRHSJacobian jac, TSRHSJacobianP jacp)
+{
+    MPI_Comm comm = PetscObjectComm((PetscObject)pb->x0);
+    PetscInt nlocal, n;
+
+    PetscFunctionBegin;
+    PetscCall(VecGetLocalSize(pb->x0, &nlocal));
+    PetscCall(VecGetSize(pb->x0, &n));
+    PetscCall(DMCreateMatrix(pb->da, A));
+    PetscCall(MatCreateDense(comm, nlocal, PETSC_DECIDE, n, 1, NULL, Jp));
+    PetscCall(TSSetDM(ts, pb->da));
+    PetscCall(TSSetRHSFunction(ts, NULL, rhs, pb));
+    PetscCall(TSSetRHSJacobian(ts, *A, *A, jac, pb));
+    PetscCall(TSSetRHSJacobianP(ts, *Jp, jacp, pb));
+    PetscFunctionReturn(0);
+}
+
 PetscErrorCode ProblemCreateTS(problem *pb, TS *ts, Mat *A, Mat *Jp)
 {
     MPI_Comm comm = PetscObjectComm((PetscObject)pb->x0);

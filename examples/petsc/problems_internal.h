@@ -20,6 +20,12 @@ PetscErrorCode ProblemCountCall(problem *pb);
  * the gradient. */
 PetscReal ProblemRateFactor(PetscReal t);
 
+/* A problem on pb->da: the TS given its DM, right-hand side, Jacobian (a
+ * matrix of the DM in *A) and its Jacobian in p (a dense n x 1 in *Jp), as
+ * both reaction-diffusion problems set them. */
+PetscErrorCode ProblemSetDMDATS(problem *pb, TS ts, Mat *A, Mat *Jp, TSRHSFunction rhs,
+                                TSRHSJacobian jac, TSRHSJacobianP jacp);
+
 PetscErrorCode VdpCreate(problem *pb, unsigned *s);
 PetscErrorCode VdpSetTS(problem *pb, TS ts, Mat *A, Mat *Jp);
 

@@ -9,7 +9,7 @@
  * goes on. Destroying it gives every extent back. A run with n unknown and
  * its states on the gpu takes what it fills, not its whole gpu budget. */
 #include "gpu_mock/mock_helpers.h"
-#include "runtime/workload.h"
+#include "gpu_mock/gpu_workload.h"
 
 enum { SIZE = 64 * 1024, SLOTS = 1000 };
 
@@ -162,30 +162,13 @@ Test(gpu_pool_by_extents, first_extent_does_not_fit)
 enum { RSIZE = 4096, STEPS = 40 };
 
 typedef struct {
-    wl w;
-    cudaStream_t stream;
+    gpu_wl g;            /* first: the callbacks' user pointer */
     size_t device_bytes; /* at the last reverse step */
 } gctx;
 
-static int gpu_forward(void *user, int64_t k, const void *in, void *out)
+static void observe(gpu_wl *g)
 {
-    gctx *g = user;
-    g->w.forward_calls++;
-    if (cudaStreamSynchronize(g->stream) != cudaSuccess)
-        return 98;
-    wl_step(&g->w, k, in, out); /* the mock's device memory is host memory */
-    return g->w.last_at == k ? EBB_STEP_LAST : EBB_STEP_OK;
-}
-
-static int gpu_reverse(void *user, int64_t k, void *state)
-{
-    gctx *g = user;
-    g->w.reverse_calls++;
-    if (cudaStreamSynchronize(g->stream) != cudaSuccess)
-        return 98;
-    g->device_bytes = cuda_mock_device_bytes(0);
-    g->w.adjoint = XXH3_64bits_withSeed(state, RSIZE, g->w.adjoint ^ (uint64_t)k);
-    return EBB_STEP_OK;
+    ((gctx *)g)->device_bytes = cuda_mock_device_bytes(0);
 }
 
 Test(gpu_pool_by_extents, run_with_n_unknown_takes_what_it_fills)
@@ -196,43 +179,46 @@ Test(gpu_pool_by_extents, run_with_n_unknown_takes_what_it_fills)
     cfg.gpu.enabled = 1;
     cfg.gpu.budget = 1ull << 30;
     cfg.host.budget = 1ull << 20;
-    static gctx g;
-    wl_init(&g.w, RSIZE);
-    g.w.last_at = STEPS - 1;
-    cr_assert_eq(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking), cudaSuccess);
+    static gctx c;
+    gpu_wl *g = &c.g;
+    g->observe = observe;
+    wl_init(&g->w, RSIZE);
+    g->w.last_at = STEPS - 1;
+    cr_assert_eq(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking), cudaSuccess);
     ebb_run_options o;
     ebb_run_options_init(&o);
     o.state_size = RSIZE;
     o.state_tier = EBB_TIER_GPU;
-    o.stream = g.stream;
+    o.stream = g->stream;
     o.config = &cfg;
     o.strategy = EBB_CONFIG_STRATEGY_ONLINE;
     o.steps = 0;
-    o.forward = gpu_forward;
-    o.reverse = gpu_reverse;
-    o.user = &g;
+    o.forward = gpu_wl_forward;
+    o.reverse = gpu_wl_reverse;
+    o.user = g;
     unsigned char *x0 = NULL;
     cr_assert_eq(cudaHostAlloc((void **)&x0, RSIZE, cudaHostAllocDefault), cudaSuccess);
-    wl_x0(&g.w, x0, 21);
+    wl_x0(&g->w, x0, 21);
     size_t before = cuda_mock_device_bytes(0);
     ebb_run *run = NULL;
     cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
-    g.w.run = run;
+    g->w.run = run;
     ebb_run_info info;
     cr_assert_eq(ebb_run_info_get(run, &info), EBB_OK);
     cr_assert_eq(ebb_run_forward(run, x0, NULL), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(ebb_run_reverse(run), EBB_OK, "%s", ebb_last_error());
     ebb_run_destroy(run);
     cudaFreeHost(x0);
-    cudaStreamDestroy(g.stream);
-    size_t used = g.device_bytes - before;
+    cudaStreamDestroy(g->stream);
+    cr_assert_gt(c.device_bytes, before, "no device memory seen during the reverse sweep");
+    size_t used = c.device_bytes - before;
     cr_log_info("%d gpu buffers (%zu bytes); %zu bytes allocated", info.buffers[EBB_TIER_GPU],
                 (size_t)info.bytes[EBB_TIER_GPU], used);
     cr_assert_gt(info.buffers[EBB_TIER_GPU], 200000, "%d gpu buffers", info.buffers[EBB_TIER_GPU]);
     cr_assert_leq(used, (size_t)64 << 20, "%zu bytes of device memory for %d steps", used, STEPS);
     cr_assert_eq(cuda_mock_device_bytes(0), before, "the run gave its memory back");
-    cr_assert_eq(g.w.reverse_calls, STEPS);
-    cr_assert_eq(g.w.adjoint, wl_reference(RSIZE, STEPS, 21));
+    cr_assert_eq(g->w.reverse_calls, STEPS);
+    cr_assert_eq(g->w.adjoint, wl_reference(RSIZE, STEPS, 21));
     rmdir(dir);
     ebb_config_dispose(&cfg);
 }
