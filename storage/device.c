@@ -145,8 +145,10 @@ static cudaError_t ready_extent(struct ebb_pool *pool, int32_t from, int32_t to)
             clear_own_error(cudaFree(mem));
         return e;
     }
-    dv->ext_base[pool->extents] = mem;
-    pool->ext_start[pool->extents++] = from;
+    int32_t k = atomic_load_explicit(&pool->extents, memory_order_relaxed);
+    dv->ext_base[k] = mem;
+    pool->ext_start[k] = from;
+    atomic_store_explicit(&pool->extents, k + 1, memory_order_release);
     return cudaSuccess;
 }
 
@@ -304,12 +306,11 @@ ebb_status ebb_device_check_user_ptr(const void *ptr, size_t bytes, const char *
     return EBB_OK;
 }
 
-/* A copy's stream in direction `which`: the first idle lane, else the next
- * in turn, so that a copy queued behind a wait holds up few others. */
-/* Slot `slot`'s memory; the slot is ready (under grow_mu). */
+/* Slot `slot`'s memory; the slot is below `ready` (an extent's entries
+ * are published before `extents` counts it). */
 static unsigned char *slot_memory(const struct ebb_pool *pool, int32_t slot)
 {
-    int32_t k = pool->extents - 1;
+    int32_t k = atomic_load_explicit(&pool->extents, memory_order_acquire) - 1;
     while (k > 0 && pool->ext_start[k] > slot)
         k--;
     return pool->device->ext_base[k] + (size_t)(slot - pool->ext_start[k]) * pool->stride;
@@ -319,6 +320,12 @@ ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **
 {
     struct ebb_device *dv = pool->device;
     ebb_status s = EBB_OK;
+    /* a ready slot (every copy but an extent's first): no lock */
+    if (slot < atomic_load_explicit(&pool->ready, memory_order_acquire)) {
+        if (mem)
+            *mem = slot_memory(pool, slot);
+        return EBB_OK;
+    }
     pthread_mutex_lock(&pool->grow_mu);
     int32_t from = atomic_load_explicit(&pool->ready, memory_order_relaxed);
     if (slot >= from) {
@@ -357,6 +364,8 @@ ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **
     return s;
 }
 
+/* A copy's stream in direction `which`: the first idle lane, else the next
+ * in turn, so that a copy queued behind a wait holds up few others. */
 static cudaStream_t pick_lane(struct ebb_device *dv, int which)
 {
     int start = dv->next_lane[which];

@@ -83,9 +83,12 @@ struct ebb_pool {
      * (ebb_host_make_ready). gpu: slots [0, ready) have memory (one
      * cudaMalloc an extent) and events (ebb_device_slot). ready == slots
      * unless created with ready_slots. Extent k starts at slot ext_start[k];
-     * each was registered (host) or allocated (gpu) alone. */
+     * each was registered (host) or allocated (gpu) alone. An extent's
+     * entries are written before `extents` counts it and `extents` before
+     * `ready` (both release), so a reader that saw a slot below `ready`
+     * finds its extent without the lock (ebb_device_slot). */
     _Atomic int32_t ready;
-    int32_t extents;
+    _Atomic int32_t extents;
     int32_t ext_start[EBB_HOST_EXTENTS];
     int prefault;                /* host: fault extents in as they are made ready */
     pthread_mutex_t grow_mu;     /* host, gpu: one growth at a time */
