@@ -3,6 +3,8 @@
  * and the ebb configuration they make. Every bad value is a PETSc error
  * that names the option and says what was expected.
  */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bindings/petsc/trajebb.h"
@@ -14,89 +16,115 @@ void EbbPetscOptionsInit(ebbpetsc_options *opt)
     opt->audit = -1;
 }
 
+#define REGISTER "TSTrajectoryEbbRegister"
+#define FIELD(f) offsetof(ebbpetsc_options, f), sizeof(((ebbpetsc_options *)0)->f)
+
+/* The options given as text: a file, a folder or a size (checked when the
+ * configuration is built, EbbPetscBuildConfig). */
+typedef struct text_option {
+    const char *name, *help;
+    size_t offset, size;
+} text_option;
+
+static const text_option text_options[] = {
+    {"-ts_trajectory_ebb_config", "ebb's configuration file (TOML, docs/configuration.md)",
+     FIELD(config)},
+    {"-ts_trajectory_ebb_host_budget",
+     "host memory for states, e.g. 64MiB (default: the configuration's tier.host.budget)",
+     FIELD(host_budget)},
+    {"-ts_trajectory_ebb_disk_path", "directory of the disk tier's files (enables the disk tier)",
+     FIELD(disk_path)},
+    {"-ts_trajectory_ebb_trace", "write ebb's timeline to this file (Chrome trace-event JSON)",
+     FIELD(trace)},
+};
+
+/* The options that count states or steps, 0 meaning "from elsewhere". */
+typedef struct count_option {
+    const char *name, *help, *expected;
+    size_t offset, size;
+    PetscInt max;
+} count_option;
+
+static const count_option count_options[] = {
+    {"-ts_trajectory_ebb_steps",
+     "time steps TSSolve takes, if known (0: not known; the offline strategies need it)",
+     "the number of time steps TSSolve takes, or 0 when it is not known", FIELD(steps),
+     PETSC_MAX_INT},
+    {"-ts_trajectory_ebb_slots", "states kept in the fast tier (0: as many as its budget holds)",
+     "a number of states >= 0 (0: from the budget)", FIELD(slots), INT32_MAX},
+    {"-ts_trajectory_ebb_slow_slots",
+     "states kept in the slow tier (0: as many as its budget holds)",
+     "a number of states >= 0 (0: from the budget)", FIELD(slow_slots), INT32_MAX},
+};
+
+/* The options naming one of ebb's choices; "config" (the field's -1) leaves
+ * it to the configuration. */
+static const char *strategy_name(int v) { return ebb_strategy_name((ebb_strategy)v); }
+static ebb_status strategy_from(const char *text, int *v)
+{
+    ebb_strategy s;
+    ebb_status st = ebb_strategy_from_name(text, &s);
+    *v = (int)s;
+    return st;
+}
+static const char *audit_name(int v) { return ebb_audit_name((ebb_audit)v); }
+static ebb_status audit_from(const char *text, int *v)
+{
+    ebb_audit a;
+    ebb_status st = ebb_audit_from_name(text, &a);
+    *v = (int)a;
+    return st;
+}
+
+typedef struct choice_option {
+    const char *name, *help;
+    size_t offset, size;
+    const char *(*to_name)(int v);
+    ebb_status (*from_name)(const char *text, int *v);
+} choice_option;
+
+static const choice_option choice_options[] = {
+    {"-ts_trajectory_ebb_strategy",
+     "store-all, periodic, revolve, online, multistage, disk-revolve, h-revolve, async or auto "
+     "(default: the configuration's [run] strategy)",
+     FIELD(strategy), strategy_name, strategy_from},
+    {"-ts_trajectory_ebb_audit",
+     "off, replay or hash: check every action, and with hash every restored or recomputed state",
+     FIELD(audit), audit_name, audit_from},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof(a)[0])
+
 PetscErrorCode EbbPetscSetFromOptions(TSTrajectory tj, PetscOptionItems *PetscOptionsObject)
 {
     TSTrajectory_Ebb *e = tj->data;
-    ebbpetsc_options *opt = &e->opt;
+    char *opt = (char *)&e->opt;
     MPI_Comm comm = PetscObjectComm((PetscObject)tj);
     char text[PETSC_MAX_PATH_LEN];
     PetscBool set;
 
     PetscFunctionBegin;
     PetscOptionsHeadBegin(PetscOptionsObject, "TS trajectory options for the ebb type");
-    PetscCall(PetscOptionsString("-ts_trajectory_ebb_config",
-                                 "ebb's configuration file (TOML, docs/configuration.md)",
-                                 "TSTrajectoryEbbRegister", opt->config, opt->config,
-                                 sizeof opt->config, NULL));
-
-    PetscCall(PetscStrncpy(text, opt->strategy == EBB_STRATEGY_FROM_CONFIG ? "config"
-                                                                           : ebb_strategy_name(opt->strategy),
-                           sizeof text));
-    PetscCall(PetscOptionsString("-ts_trajectory_ebb_strategy",
-                                 "store-all, periodic, revolve, online, multistage, disk-revolve, "
-                                 "h-revolve, async or auto (default: the configuration's [run] strategy)",
-                                 "TSTrajectoryEbbRegister", text, text, sizeof text, &set));
-    if (set) {
-        ebb_strategy s;
-        PetscCheck(ebb_strategy_from_name(text, &s) == EBB_OK, comm, PETSC_ERR_ARG_OUTOFRANGE,
-                   "-ts_trajectory_ebb_strategy %s: %s", text, ebb_last_error());
-        opt->strategy = s;
+    for (size_t i = 0; i < COUNT(text_options); i++) {
+        const text_option *t = &text_options[i];
+        char *field = opt + t->offset;
+        PetscCall(PetscOptionsString(t->name, t->help, REGISTER, field, field, t->size, NULL));
     }
-
-    PetscCall(PetscOptionsInt("-ts_trajectory_ebb_steps",
-                              "time steps TSSolve takes, if known (0: not known; the offline "
-                              "strategies need it)",
-                              "TSTrajectoryEbbRegister", opt->steps, &opt->steps, NULL));
-    PetscCheck(opt->steps >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "-ts_trajectory_ebb_steps %" PetscInt_FMT
-               ": expected the number of time steps TSSolve takes, or 0 when it is not known",
-               opt->steps);
-    PetscCall(PetscOptionsInt("-ts_trajectory_ebb_slots",
-                              "states kept in the fast tier (0: as many as its budget holds)",
-                              "TSTrajectoryEbbRegister", opt->slots, &opt->slots, NULL));
-    PetscCheck(opt->slots >= 0 && opt->slots <= INT32_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "-ts_trajectory_ebb_slots %" PetscInt_FMT
-               ": expected a number of states >= 0 (0: from the budget)", opt->slots);
-    PetscCall(PetscOptionsInt("-ts_trajectory_ebb_slow_slots",
-                              "states kept in the slow tier (0: as many as its budget holds)",
-                              "TSTrajectoryEbbRegister", opt->slow_slots, &opt->slow_slots, NULL));
-    PetscCheck(opt->slow_slots >= 0 && opt->slow_slots <= INT32_MAX, comm,
-               PETSC_ERR_ARG_OUTOFRANGE,
-               "-ts_trajectory_ebb_slow_slots %" PetscInt_FMT
-               ": expected a number of states >= 0 (0: from the budget)", opt->slow_slots);
-
-    PetscCall(PetscOptionsString("-ts_trajectory_ebb_host_budget",
-                                 "host memory for states, e.g. 64MiB (default: the configuration's "
-                                 "tier.host.budget)",
-                                 "TSTrajectoryEbbRegister", opt->host_budget, opt->host_budget,
-                                 sizeof opt->host_budget, &set));
-    if (set && opt->host_budget[0]) {
-        uint64_t bytes;
-        PetscCheck(ebb_parse_size(opt->host_budget, &bytes) == EBB_OK, comm,
-                   PETSC_ERR_ARG_OUTOFRANGE, "-ts_trajectory_ebb_host_budget %s: %s",
-                   opt->host_budget, ebb_last_error());
+    for (size_t i = 0; i < COUNT(choice_options); i++) {
+        const choice_option *c = &choice_options[i];
+        int *field = (int *)(opt + c->offset);
+        PetscCall(PetscStrncpy(text, *field < 0 ? "config" : c->to_name(*field), sizeof text));
+        PetscCall(PetscOptionsString(c->name, c->help, REGISTER, text, text, sizeof text, &set));
+        PetscCheck(!set || c->from_name(text, field) == EBB_OK, comm, PETSC_ERR_ARG_OUTOFRANGE,
+                   "%s %s: %s", c->name, text, ebb_last_error());
     }
-    PetscCall(PetscOptionsString("-ts_trajectory_ebb_disk_path",
-                                 "directory of the disk tier's files (enables the disk tier)",
-                                 "TSTrajectoryEbbRegister", opt->disk_path, opt->disk_path,
-                                 sizeof opt->disk_path, NULL));
-
-    PetscCall(PetscStrncpy(text, opt->audit < 0 ? "config" : ebb_audit_name((ebb_audit)opt->audit),
-                           sizeof text));
-    PetscCall(PetscOptionsString("-ts_trajectory_ebb_audit",
-                                 "off, replay or hash: check every action, and with hash every "
-                                 "restored or recomputed state",
-                                 "TSTrajectoryEbbRegister", text, text, sizeof text, &set));
-    if (set) {
-        ebb_audit a;
-        PetscCheck(ebb_audit_from_name(text, &a) == EBB_OK, comm, PETSC_ERR_ARG_OUTOFRANGE,
-                   "-ts_trajectory_ebb_audit %s: %s", text, ebb_last_error());
-        opt->audit = (int)a;
+    for (size_t i = 0; i < COUNT(count_options); i++) {
+        const count_option *c = &count_options[i];
+        PetscInt *field = (PetscInt *)(opt + c->offset);
+        PetscCall(PetscOptionsInt(c->name, c->help, REGISTER, *field, field, NULL));
+        PetscCheck(*field >= 0 && *field <= c->max, comm, PETSC_ERR_ARG_OUTOFRANGE,
+                   "%s %" PetscInt_FMT ": expected %s", c->name, *field, c->expected);
     }
-    PetscCall(PetscOptionsString("-ts_trajectory_ebb_trace",
-                                 "write ebb's timeline to this file (Chrome trace-event JSON)",
-                                 "TSTrajectoryEbbRegister", opt->trace, opt->trace,
-                                 sizeof opt->trace, NULL));
     PetscOptionsHeadEnd();
 
     /* a bad file or path fails here, at the option, not at the first step */

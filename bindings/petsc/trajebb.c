@@ -115,7 +115,7 @@ static PetscErrorCode StartSweep(TSTrajectory tj, TSTrajectory_Ebb *e, TS ts, Pe
     o.user = e;
     o.steps = (int64_t)e->opt.steps;
     o.config = &e->config;
-    o.strategy = e->opt.strategy;
+    o.strategy = (ebb_strategy)e->opt.strategy;
     o.slots = (int32_t)e->opt.slots;
     o.slow_slots = (int32_t)e->opt.slow_slots;
     o.audit = e->opt.audit;

@@ -166,6 +166,10 @@ int main(int argc, char **argv)
     const char *const steps[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_steps", "-3",
                                  NULL};
     PetscCall(ExpectError(&pb, &setup, steps, "-ts_trajectory_ebb_steps -3"));
+    const char *const slow[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_slow_slots", "-1",
+                                NULL};
+    PetscCall(ExpectError(&pb, &setup, slow,
+                          "-ts_trajectory_ebb_slow_slots -1: expected a number of states"));
     const char *const config[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_config",
                                   "/nonexistent/ebb.toml", NULL};
     PetscCall(ExpectError(&pb, &setup, config, "-ts_trajectory_ebb_config /nonexistent/ebb.toml"));
