@@ -180,18 +180,22 @@ Test(run_cli_exact, text_and_every_strategy, .init = setup, .fini = teardown)
                        "%s", r.out);
     cli_free(&r);
     /* all: an error for each strategy that ran, the exact run once; lossy
-     * gradients that differ are no failure */
-    const char *all[] = {"run", "--config", rate[1], "--steps", "60", "--state-size", "64KiB",
+     * gradients that differ (each strategy restores other states) are no
+     * failure. 200 steps: store-all does not fit the host budget, goes to
+     * the disk (not compressed) and is exact. */
+    const char *all[] = {"run", "--config", rate[1], "--steps", "200", "--state-size", "64KiB",
                          "--data", "sparse", "--strategy", "all", "--json", NULL};
     r = cli_runv(all);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    int runs = 0;
+    int runs = 0, lossy = 0;
     for (const char *p = r.out; (p = strstr(p, "\"gradient_rel_error\": ")); p++, runs++) {
         double v = strtod(p + strlen("\"gradient_rel_error\": "), NULL);
-        cr_assert(v > 0 && v < 1e-3, "%s", r.out);
+        cr_assert(v >= 0 && v < 1e-3, "%s", r.out);
+        lossy += v > 0;
     }
     cr_assert_geq(runs, 5, "%s", r.out);
-    cr_assert_not_null(strstr(r.out, "], \"gradients_equal\": "), "%s", r.out);
+    cr_assert_geq(lossy, 4, "%s", r.out);
+    cr_assert_not_null(strstr(r.out, "], \"gradients_equal\": false"), "%s", r.out);
     cr_assert_not_null(strstr(r.out, ", \"gradient_rel_error_from\": \"the exact run\", "
                                      "\"exact_strategy\": \"revolve\""),
                        "%s", r.out);
