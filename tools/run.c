@@ -3,7 +3,9 @@
  * runtime under one strategy or all of them, and prints what checkpointing
  * cost: forward steps recomputed, wall time against the ideal (every step
  * once, nothing stored), time stalled on transfers, slots used. The gradient
- * (the final adjoint) must be the same under every strategy.
+ * (the final adjoint) must be the same under every strategy; with a lossy
+ * tier it is not, and each run's error is measured against an exact run
+ * (run_exact.h).
  */
 #include <math.h>
 #include <stddef.h>
@@ -474,12 +476,10 @@ static int run_traced(const workload_plan *plan, workload_request *req, const ch
     return out;
 }
 
-/* Runs each strategy asked for into res, and each one's gradient relative
- * error against x's exact run into error; the exit status (0: at least one
+/* Runs each strategy asked for into res; the exit status (0: at least one
  * ran). */
 static int run_each(const run_args *a, const workload_plan *plan, workload_request *req,
-                    workload_result *res, int count, int *ran, const run_exact *x,
-                    double *error)
+                    workload_result *res, int count, int *ran)
 {
     for (int i = 0; i < count; i++) {
         char trace[4096];
@@ -492,7 +492,6 @@ static int run_each(const run_args *a, const workload_plan *plan, workload_reque
             path = trace;
         }
         int out = run_traced(plan, req, path, &res[i]);
-        error[i] = run_exact_error(x, &res[i]);
         if (out == WORKLOAD_OK) {
             (*ran)++;
             continue;
@@ -526,23 +525,28 @@ static int gradients_equal(const workload_result *res, int count)
     return 1;
 }
 
-/* Runs (after the exact run, with a lossy tier), compares and prints; the
- * exit status. */
+/* Runs (then, with a lossy tier, the exact run, so that a run refused is
+ * refused at once), compares and prints; the exit status. */
 static int run_and_report(const run_args *a, const workload_plan *plan, workload_request *req)
 {
     workload_result res[MAX_RUNS];
     double error[MAX_RUNS];
     int count = a->pick.all ? MAX_RUNS : 1, ran = 0;
+    memset(res, 0, sizeof res); /* no numeric gradients to free yet */
     run_exact x;
     run_exact_init(&x, req->config, a->no_exact);
     req->field_gradient = x.measure;
+    int rc = run_each(a, plan, req, res, count, &ran);
     char err[2048];
-    if (x.measure && run_exact_run(&x, req->config, plan, req, every_strategy, MAX_RUNS, err,
-                                   sizeof err) != 0) {
+    if (rc == 0 && x.measure &&
+        run_exact_run(&x, req->config, plan, req, every_strategy, MAX_RUNS, err,
+                      sizeof err) != 0) {
         fprintf(stderr, "ebb run: %s\n", err);
-        return 1;
+        rc = 1;
     }
-    if (run_each(a, plan, req, res, count, &ran, &x, error) != 0) {
+    for (int i = 0; i < count; i++) /* and frees the numeric gradients */
+        error[i] = run_exact_error(&x, &res[i]);
+    if (rc != 0) {
         run_exact_free(&x);
         return 1;
     }

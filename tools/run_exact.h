@@ -31,7 +31,8 @@ typedef struct run_exact {
 /* Finds cfg's lossy tier, if any; measure = lossy && !no_exact. */
 void run_exact_init(run_exact *x, const ebb_config *cfg, int no_exact);
 
-/* Runs the exact run: req's workload over cfg with compression off on every
+/* Runs the exact run (after the runs asked for, whose numeric gradients
+ * wait for it): req's workload over cfg with compression off on every
  * tier, with req's strategy first, then those of `order` (n of them) until
  * one fits. 0, or -1 with a message in err. */
 int run_exact_run(run_exact *x, const ebb_config *cfg, const workload_plan *plan,
