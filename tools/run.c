@@ -537,6 +537,8 @@ static int run_and_report(const run_args *a, const workload_plan *plan, workload
     run_exact_init(&x, req->config, a->no_exact);
     req->field_gradient = x.measure;
     int rc = run_each(a, plan, req, res, count, &ran);
+    if (a->pick.all) /* all: one exact run, with the configuration's strategy first */
+        req->strategy = -1;
     char err[2048];
     if (rc == 0 && x.measure &&
         run_exact_run(&x, req->config, plan, req, every_strategy, MAX_RUNS, err,
