@@ -370,7 +370,8 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
     }
     if (a->pick.all && ran > 1)
         printf("gradients: %s\n", equal ? "all equal"
-                                   : x->key ? "differ (lossy: their relative errors below)"
+                                   : x->ran ? "differ (lossy: their relative errors below)"
+                                   : x->key ? "differ (lossy)"
                                             : "DIFFER");
 }
 

@@ -121,10 +121,16 @@ void run_exact_print(const run_exact *x, const ebb_config *cfg, const workload_r
                "the exact run)\n", x->key, x->mode);
         return;
     }
-    for (int i = 0; i < n; i++)
-        if (res[i].ran)
-            printf("gradient relative error%s%s%s: %.3g\n", n > 1 ? " (" : "",
-                   n > 1 ? res[i].strategy : "", n > 1 ? ")" : "", error[i]);
+    for (int i = 0; i < n; i++) {
+        if (!res[i].ran)
+            continue;
+        int picked = strcmp(res[i].asked, res[i].strategy) != 0; /* auto>X, as the table */
+        if (n > 1)
+            printf("gradient relative error (%s%s%s): %.3g\n", picked ? res[i].asked : "",
+                   picked ? ">" : "", res[i].strategy, error[i]);
+        else
+            printf("gradient relative error: %.3g\n", error[i]);
+    }
     printf("(|g - g_exact| / |g_exact|, g the numeric gradient of 1/2 sum |x_i|^2 with respect "
            "to x_0; %s = \"%s\" is lossy; g_exact from the exact run: %s, compression off on "
            "every tier, %lld recomputed, %.3f s, gradient %016llx)\n",
