@@ -15,16 +15,26 @@ forward, n = 1000, strategy async), run with tier.disk.compression off and
            over wall without (target <= 1.03), and the statistics say the
            states went raw
 
-and for each compressed run the planner's prediction (`ebb plan --strategy
-async` with the step times that run measured, the disk measured here by
-`ebb bench`, and the codec's figures that run measured: --compression-ratio,
---compress-rate, --decompress-rate) against its wall time (target: within
-15 %).
+  fixed-rate  the host tier at a fixed rate (zfp, 16 bits a float64 value,
+           `--data smooth`), strategy revolve, n = 200 (the reaction-diffusion
+           example's; `ebb run` cannot drive the example itself), the same host
+           budget of 4 states uncompressed and compressed: the slots it holds
+           (target 4 x), the recomputed steps (target: fewer), wall times, and
+           the gradient's relative error against the exact run that `ebb run`
+           makes itself with a lossy tier (its JSON's gradient_rel_error; the
+           exact run's gradient must be the uncompressed run's). No disk, no
+           planner; --forward-ms sets the step (default 5 ms, reverse twice)
+
+and for each compressed run of smooth, random and sparse the planner's
+prediction (`ebb plan --strategy async` with the step times that run
+measured, the disk measured here by `ebb bench`, and the codec's figures
+that run measured: --compression-ratio, --compress-rate, --decompress-rate)
+against its wall time (target: within 15 %).
 
 Usage: benchmarks/compression_scenarios.py [--ebb build/release/tools/ebb]
-       [--dir DIR] [--scenario smooth|random|sparse|both] [--repeats 3]
+       [--dir DIR] [--scenario smooth|random|sparse|fixed-rate|both] [--repeats 3]
        [--steps-scale X] [--codec lz4] [--pace "1 GB/s"] [--state-mib 16]
-       [--disk-budget "5.5 GiB"] [--json OUT]
+       [--disk-budget "5.5 GiB"] [--forward-ms 5] [--json OUT]
 
 --pace and --state-mib leave the acceptance's scenario (for a case where
 compressing pays on a slow machine: a slower disk, to check the planner's
@@ -53,6 +63,62 @@ def one_run(ebb, cfg, steps, forward_ms, data):
                str(STATE), "--forward-ms", f"{forward_ms:.3f}", "--reverse-ms",
                f"{2 * forward_ms:.3f}", "--data", data, "--config", cfg, "--json"])
     return json.loads(out)
+
+
+def fixed_rate(a, tmp, disk, checks, record):
+    """Revolve with the host budget of 4 states, uncompressed and at a fixed
+    rate of 16 bits a float64 value: slots, recomputed steps, wall, and the
+    gradient's relative error `ebb run` measured against its exact run."""
+    cfgs = {}
+    for name, host in (("off", ""), ("on", 'compression = "fixed-rate"\nrate = 16\n')):
+        cfgs[name] = os.path.join(tmp.name, f"host_{name}.toml")
+        with open(cfgs[name], "w") as f:
+            f.write(f'[tier.host]\nbudget = {4 * STATE}\n{host}[tier.disk]\npath = "{disk}"\n'
+                    f'budget = "{a.disk_budget}"\n')
+    steps = max(10, int(200 * a.steps_scale))
+    print(f"\n== scenario fixed-rate: --data smooth float64, revolve, n = {steps}, forward "
+          f"{a.forward_ms:.2f} ms, reverse {2 * a.forward_ms:.2f} ms, {STATE >> 20} MiB states, "
+          f"host budget 4 states, uncompressed against tier.host.compression = fixed-rate, "
+          f"rate 16")
+    print(f"{'rep':>3} {'off slots':>9} {'off recomp':>10} {'off wall':>9} {'on slots':>8} "
+          f"{'on recomp':>9} {'on wall':>9} {'exact wall':>10} {'rel error':>10}  exact gradient")
+    rows = []
+    for rep in range(a.repeats):
+        out = {}
+        for name in ("off", "on"):
+            out[name] = json.loads(run(
+                [a.ebb, "run", "--strategy", "revolve", "--steps", str(steps), "--state-size",
+                 str(STATE), "--forward-ms", f"{a.forward_ms:.3f}", "--reverse-ms",
+                 f"{2 * a.forward_ms:.3f}", "--data", "smooth", "--config", cfgs[name],
+                 "--json"]))
+        off, on = out["off"], out["on"]
+        # the states depend on the forward passes (calibrated per process),
+        # not on the reverse ones (a scratch buffer's)
+        row = {"off": off, "on": on,
+               "comparable": on["forward_passes"] == off["forward_passes"],
+               "exact_is_off": on.get("exact_gradient") == off["gradient"]}
+        rows.append(row)
+        err = on["gradient_rel_error"]
+        same = ("= off" if row["exact_is_off"] else
+                "DIFFERS from off" if row["comparable"] else "n/a (passes differ)")
+        print(f"{rep + 1:3} {off['slots']['host']:9d} {off['recomputed_steps']:10d} "
+              f"{off['wall_s']:9.3f} {on['slots']['host']:8d} {on['recomputed_steps']:9d} "
+              f"{on['wall_s']:9.3f} {on.get('exact_wall_s', float('nan')):10.3f} "
+              f"{err if err is not None else float('nan'):10.3g}  {same}")
+    record["fixed-rate"] = rows
+    checks.append(("fixed-rate: the same host budget holds 4 x the slots",
+                   all(r["on"]["slots"]["host"] == 4 * r["off"]["slots"]["host"] for r in rows),
+                   f"{[(r['off']['slots']['host'], r['on']['slots']['host']) for r in rows]}"))
+    recomputed = [(r["off"]["recomputed_steps"], r["on"]["recomputed_steps"]) for r in rows]
+    checks.append(("fixed-rate: fewer recomputed steps than uncompressed revolve",
+                   all(on < off for off, on in recomputed), f"(off, on) {recomputed}"))
+    errors = [r["on"]["gradient_rel_error"] for r in rows]
+    checks.append(("fixed-rate: the gradient's relative error against the exact run reported",
+                   all(e is not None and e > 0 for e in errors) and
+                   all(r["exact_is_off"] for r in rows if r["comparable"]),
+                   f"{[f'{e:.3g}' if e is not None else None for e in errors]}; exact run = "
+                   f"uncompressed run in {sum(r['exact_is_off'] for r in rows)}/"
+                   f"{sum(r['comparable'] for r in rows)} comparable pairs"))
 
 
 def predict(ebb, cfg, bench, r):
@@ -132,9 +198,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ebb", default="build/release/tools/ebb")
     ap.add_argument("--dir", default=None, help="disk tier directory (default: a temporary one)")
-    ap.add_argument("--scenario", default="both", choices=["smooth", "random", "sparse", "both"],
+    ap.add_argument("--scenario", default="both",
+                    choices=["smooth", "random", "sparse", "fixed-rate", "both"],
                     help="both: smooth and random (the acceptance); sparse: 95 %% zeros, "
-                         "printed, no target")
+                         "printed, no target; fixed-rate: the host tier at 16 bits a value")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--steps-scale", type=float, default=1.0,
                     help="scale n (for a quick look; the acceptance uses 1)")
@@ -146,12 +213,20 @@ def main():
                     help="tier.disk.max_bandwidth (default 1 GB/s, the acceptance's)")
     ap.add_argument("--state-mib", type=int, default=16,
                     help="state size in MiB (default 16, the acceptance's)")
+    ap.add_argument("--forward-ms", type=float, default=5.0,
+                    help="fixed-rate: the forward step (default 5 ms; reverse twice)")
     ap.add_argument("--json", default=None, help="write every figure to this file")
     a = ap.parse_args()
     tmp, disk = workspace(a.dir)
     cfg_off, cfg_on = os.path.join(tmp.name, "off.toml"), os.path.join(tmp.name, "on.toml")
     global STATE
     STATE = a.state_mib << 20
+    if a.scenario == "fixed-rate":
+        print(f"uptime: {os.popen('uptime').read().strip()}")
+        checks, record = [], {}
+        fixed_rate(a, tmp, disk, checks, record)
+        print(f"\nuptime: {os.popen('uptime').read().strip()}\n")
+        return finish(checks, record, a.json)
     config(cfg_off, disk, a.disk_budget, a.pace, False, a.codec)
     config(cfg_on, disk, a.disk_budget, a.pace, True, a.codec)
     bench = os.path.join(tmp.name, "bench.json")

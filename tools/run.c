@@ -3,7 +3,9 @@
  * runtime under one strategy or all of them, and prints what checkpointing
  * cost: forward steps recomputed, wall time against the ideal (every step
  * once, nothing stored), time stalled on transfers, slots used. The gradient
- * (the final adjoint) must be the same under every strategy.
+ * (the final adjoint) must be the same under every strategy; with a lossy
+ * tier it is not, and each run's error is measured against an exact run
+ * (run_exact.h).
  */
 #include <math.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include "tools/cli.h"
 #include "tools/json.h"
 #include "tools/options.h"
+#include "tools/run_exact.h"
 #include "tools/state_data.h"
 #include "tools/workload.h"
 #ifdef EBB_HAVE_MPI
@@ -60,6 +63,10 @@ static const char run_help[] =
     "                     compression (tier.disk.compression); smooth and sparse\n"
     "                     states are arrays of --element values\n"
     "  --element E        float64 (default) or float32, with --data smooth|sparse\n"
+    "  --no-exact         with a lossy tier (tier.host.compression or\n"
+    "                     tier.disk.compression fixed-rate, fixed-precision or\n"
+    "                     fixed-accuracy): skip the exact run, the gradient's\n"
+    "                     relative error is then not measured\n"
     "  --mpi              under mpirun: every rank runs the workload with its own x_0\n"
     "                     and configuration (mpirun's MPMD form: -np 1 ebb run --mpi\n"
     "                     --config a.toml : -np 3 ebb run --mpi --config b.toml), the\n"
@@ -73,6 +80,13 @@ static const char run_help[] =
     "with its slots on disk. The gradient is a hash of every state the reverse steps\n"
     "saw, in order: equal gradients mean every strategy gave each reverse step its\n"
     "exact state.\n"
+    "With a lossy tier the states come back changed, and with --data smooth|sparse\n"
+    "the run also computes a numeric gradient (of 1/2 sum |x_i|^2 with respect to\n"
+    "x_0), then runs the same workload once more with compression off on every\n"
+    "tier (the exact run: the same strategy, or the first of all's order that fits\n"
+    "uncompressed) and prints the gradient relative error |g - g_exact| / |g_exact|\n"
+    "(--json: gradient_rel_error; 0 without a lossy tier). Lossy needs --data\n"
+    "smooth|sparse, and --no-exact with --mpi.\n"
     "On a terminal a progress line goes to stderr, rewritten in place; to a file or\n"
     "a pipe, a plain line every 10 s of a long run (none from a short one).\n";
 
@@ -92,6 +106,7 @@ typedef struct run_args {
     int32_t fail_rank;
     int64_t fail_step;
     int data, element; /* --data (a state_data), --element (an ebb_element) */
+    int no_exact;
 } run_args;
 
 static const cli_name data_names[] = {{"random", STATE_DATA_RANDOM},
@@ -123,6 +138,7 @@ static const cli_option run_options[] = {
     {OPT("fail-rank", CLI_INT32, fail_rank), .min = 0, .max = INT32_MAX},
     {OPT("data", CLI_ENUM, data), .names = data_names},
     {OPT("element", CLI_ENUM, element), .names = element_names},
+    {OPT("no-exact", CLI_FLAG, no_exact)},
 };
 #undef OPT
 static const cli_command run_command = {"run", run_help, run_options,
@@ -168,7 +184,8 @@ static void json_tiers_u64(json_writer *w, const char *key, const uint64_t *v)
 }
 
 /* The members of one run's object. */
-static void json_run(json_writer *w, const workload_plan *p, const workload_result *r)
+static void json_run(json_writer *w, const workload_plan *p, const workload_result *r,
+                     double error)
 {
     json_string(w, "strategy", r->strategy);
     if (!r->ran) {
@@ -212,6 +229,7 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     json_int(w, "copies", st->copies);
     json_double(w, "copy_s", st->copy_s);
     json_string(w, "gradient", hex64(r->gradient, hex));
+    json_double(w, "gradient_rel_error", error); /* null: not measured */
     json_string(w, "asked", r->asked);
     json_string(w, "reason", r->reason);
     json_string(w, "fast_tier", tier_str(in->fast_tier));
@@ -240,12 +258,14 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
 }
 
 static void print_json(const run_args *a, const workload_plan *p, const workload_result *res,
-                       int count, int equal)
+                       int count, int equal, const run_exact *x, const double *error)
 {
     json_writer w;
     if (!a->pick.all) {
         json_begin(&w, stdout);
-        json_run(&w, p, &res[0]);
+        json_run(&w, p, &res[0], error[0]);
+        if (res[0].ran)
+            run_exact_json(&w, x);
         json_end(&w);
         return;
     }
@@ -255,14 +275,20 @@ static void print_json(const run_args *a, const workload_plan *p, const workload
         if (i)
             fputs(", ", stdout);
         json_begin(&w, stdout);
-        json_run(&w, p, &res[i]);
+        json_run(&w, p, &res[i], error[i]);
         fputc('}', stdout);
     }
-    printf("], \"gradients_equal\": %s}\n", equal ? "true" : "false");
+    printf("], \"gradients_equal\": %s", equal ? "true" : "false");
+    /* the exact run's members, in the top-level object */
+    w.out = stdout;
+    w.depth = 0;
+    w.count[0] = 1; /* after gradients_equal */
+    run_exact_json(&w, x);
+    fputs("}\n", stdout);
 }
 
 static void print_table(const run_args *a, const workload_plan *p, const workload_result *res,
-                        int count, int ran, int equal)
+                        int count, int ran, int equal, const run_exact *x)
 {
     char size[32], hex[17];
     ebb_format_size(p->size, size, sizeof size);
@@ -343,7 +369,10 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         printf("): %s\n", res[i].warnings);
     }
     if (a->pick.all && ran > 1)
-        printf("gradients: %s\n", equal ? "all equal" : "DIFFER");
+        printf("gradients: %s\n", equal ? "all equal"
+                                   : x->ran ? "differ (lossy: their relative errors below)"
+                                   : x->key ? "differ (lossy)"
+                                            : "DIFFER");
 }
 
 /* The disk tier's "... or lower tier.disk.budget" where --disk-slots D, not
@@ -411,6 +440,32 @@ static int load_config(const run_args *a, ebb_config *cfg)
     return 0;
 }
 
+/* A lossy tier needs float states, whose numeric gradient the exact run
+ * measures, and --mpi (which makes no exact run) needs --no-exact with it;
+ * 0, or 1 after printing why not. */
+static int check_lossy(const run_args *a, const ebb_config *cfg)
+{
+    run_exact x;
+    run_exact_init(&x, cfg, a->no_exact);
+    if (!x.key)
+        return 0;
+    if (a->data == STATE_DATA_RANDOM) {
+        fprintf(stderr, "ebb run: --data random with %s = \"%s\" (%s): a lossy code is for "
+                "float values, and random bytes are none (nor is there a gradient whose error "
+                "could be measured); use --data smooth or --data sparse\n",
+                x.key, x.mode, a->config ? a->config : "the configuration");
+        return 1;
+    }
+    if (a->mpi && x.measure) {
+        fprintf(stderr, "ebb run: --mpi with %s = \"%s\" (%s): --mpi makes no exact run, so "
+                "the gradient's error against one would not be measured; add --no-exact to "
+                "run without it, or run without --mpi\n",
+                x.key, x.mode, a->config ? a->config : "the configuration");
+        return 1;
+    }
+    return 0;
+}
+
 /* workload_run with its timeline in `trace` (NULL: none): the library writes
  * it (runtime/trace.h: FILE replaced only by a complete timeline). */
 static int run_traced(const workload_plan *plan, workload_request *req, const char *trace,
@@ -422,7 +477,8 @@ static int run_traced(const workload_plan *plan, workload_request *req, const ch
     return out;
 }
 
-/* Runs each strategy asked for into res; the exit status (0: at least one ran). */
+/* Runs each strategy asked for into res; the exit status (0: at least one
+ * ran). */
 static int run_each(const run_args *a, const workload_plan *plan, workload_request *req,
                     workload_result *res, int count, int *ran)
 {
@@ -470,19 +526,43 @@ static int gradients_equal(const workload_result *res, int count)
     return 1;
 }
 
-/* Runs, compares and prints; the exit status. */
+/* Runs (then, with a lossy tier, the exact run, so that a run refused is
+ * refused at once), compares and prints; the exit status. */
 static int run_and_report(const run_args *a, const workload_plan *plan, workload_request *req)
 {
     workload_result res[MAX_RUNS];
+    double error[MAX_RUNS];
     int count = a->pick.all ? MAX_RUNS : 1, ran = 0;
-    if (run_each(a, plan, req, res, count, &ran) != 0)
+    memset(res, 0, sizeof res); /* no numeric gradients to free yet */
+    run_exact x;
+    run_exact_init(&x, req->config, a->no_exact);
+    req->field_gradient = x.measure;
+    int rc = run_each(a, plan, req, res, count, &ran);
+    if (a->pick.all) /* all: one exact run, with the configuration's strategy first */
+        req->strategy = -1;
+    char err[2048];
+    if (rc == 0 && x.measure &&
+        run_exact_run(&x, req->config, plan, req, every_strategy, MAX_RUNS, err,
+                      sizeof err) != 0) {
+        fprintf(stderr, "ebb run: %s\n", err);
+        rc = 1;
+    }
+    for (int i = 0; i < count; i++) /* and frees the numeric gradients */
+        error[i] = run_exact_error(&x, &res[i]);
+    if (rc != 0) {
+        run_exact_free(&x);
         return 1;
+    }
     int equal = gradients_equal(res, count);
-    if (a->json)
-        print_json(a, plan, res, count, equal);
-    else
-        print_table(a, plan, res, count, ran, equal);
-    if (!equal) {
+    if (a->json) {
+        print_json(a, plan, res, count, equal, &x, error);
+    } else {
+        print_table(a, plan, res, count, ran, equal, &x);
+        run_exact_print(&x, req->config, res, error, count);
+    }
+    run_exact_free(&x);
+    /* lossy runs differ by their errors, printed above */
+    if (!equal && !x.key) {
         fprintf(stderr, "ebb run: the gradients differ between strategies: some reverse step was "
                         "given a wrong state (an engine bug; rerun with --audit to find it)\n");
         return 1;
@@ -530,6 +610,10 @@ int ebb_cmd_run(int argc, char **argv)
     ebb_config cfg;
     if (load_config(&a, &cfg) != 0)
         return 1;
+    if (check_lossy(&a, &cfg) != 0) {
+        ebb_config_dispose(&cfg);
+        return 2;
+    }
     workload_plan plan;
     char err[256];
     if (workload_calibrate((size_t)a.state_size, a.steps, a.forward_ms, a.reverse_ms, a.data,

@@ -86,10 +86,12 @@ void state_data_x0(void *x, size_t n, ebb_element e, state_data d, uint64_t seed
     }
 }
 
+double state_data_gain(uint64_t key) { return 1.0 - 0x1p-10 * (double)(1 + key % 7); }
+
 void state_data_step(const void *in, void *out, size_t n, ebb_element e, state_data d,
                      uint64_t key)
 {
-    double a = 1.0 - 0x1p-10 * (double)(1 + key % 7), b = 0x1p-8 * (double)(1 + key % 5);
+    double a = state_data_gain(key), b = 0x1p-8 * (double)(1 + key % 5);
     if (e == EBB_ELEMENT_FLOAT32) {
         const float *x = in;
         float *y = out;

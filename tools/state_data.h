@@ -35,4 +35,9 @@ void state_data_x0(void *x, size_t n, ebb_element e, state_data d, uint64_t seed
 void state_data_step(const void *in, void *out, size_t n, ebb_element e, state_data d,
                      uint64_t key);
 
+/* The `a` of state_data_step's pass with `key`: the pass's Jacobian is a
+ * times the identity, whatever the data (the numeric adjoint of `ebb run`,
+ * tools/workload.c). */
+double state_data_gain(uint64_t key);
+
 #endif

@@ -13,9 +13,20 @@
  *     adjoint = XXH3_64bits_withSeed(x_i, size, adjoint ^ i)
  * starting from the hash of x_n, so the final adjoint (the "gradient")
  * depends on every state and on their order.
+ *
+ * With float states (--data smooth|sparse) a run may also compute a
+ * numeric gradient (workload_request.field_gradient): that of
+ * J = 1/2 sum_{i=0..n} |x_i|^2 with respect to x_0. A pass is
+ * out = a in + b delta, so step i's Jacobian is A_i (the product of its
+ * passes' a) times the identity, and the reverse step folds
+ *     g = A_i g + x_i          (in double, from g = x_n)
+ * exactly as an adjoint would. Equal states give a bitwise equal g; a lossy
+ * tier's changed states give a g whose distance from the exact run's is the
+ * error `ebb run` reports (docs/compression.md).
  */
 #include "tools/workload.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +196,8 @@ typedef struct workload_ctx {
     int64_t next_reverse; /* the reverse step expected next */
     double forward_s, reverse_s, first_s;
     int64_t first_steps, recomputed;
+    double *field;        /* the numeric gradient g (field_gradient), or NULL */
+    size_t field_count;
     int fail;             /* tests: forward step fail_step fails */
     int64_t fail_step;
     /* progress */
@@ -276,6 +289,23 @@ static int forward_inplace_step(void *user, int64_t step, void *state)
     return forward_done(c, step, t0);
 }
 
+/* Value j of a float state (the plan's element). */
+static inline double value_at(const workload_plan *plan, const void *x, size_t j)
+{
+    return plan->element == EBB_ELEMENT_FLOAT32 ? (double)((const float *)x)[j]
+                                                : ((const double *)x)[j];
+}
+
+/* g = A_step g + x, A_step the product of the step's passes' a (see the top). */
+static void fold_field(workload_ctx *c, int64_t step, const void *x)
+{
+    double a = 1.0;
+    for (int64_t p = 0; p < c->plan->forward_passes; p++)
+        a *= state_data_gain(pass_key(step, p));
+    for (size_t j = 0; j < c->field_count; j++)
+        c->field[j] = a * c->field[j] + value_at(c->plan, x, j);
+}
+
 static int reverse_step(void *user, int64_t step, void *state)
 {
     workload_ctx *c = user;
@@ -288,6 +318,8 @@ static int reverse_step(void *user, int64_t step, void *state)
     for (int64_t p = 0; p < c->plan->reverse_passes; p++)
         step_pass(c->plan, p ? c->scratch : state, c->scratch, pass_key(step, p));
     c->adjoint = XXH3_64bits_withSeed(state, size, c->adjoint ^ (uint64_t)step);
+    if (c->field)
+        fold_field(c, step, state);
     wait_until(t0 + c->plan->reverse_s);
     double now = cli_now();
     c->reverse_s += now - t0;
@@ -391,6 +423,8 @@ static int sweep(const workload_plan *plan, const workload_request *req, ebb_run
         return -1;
     }
     c->adjoint = XXH3_64bits_withSeed(xn, plan->size, LOSS_SEED); /* the "loss" */
+    for (size_t j = 0; j < c->field_count; j++) /* dJ/dx_n */
+        c->field[j] = value_at(plan, xn, j);
     s = ebb_run_reverse(run);
     progress_end(c);
     if (s != EBB_OK) {
@@ -422,6 +456,8 @@ static int collect(ebb_run *run, const workload_ctx *c, workload_result *r)
     r->info.warnings = r->warnings;
     r->info.reason = r->reason;
     r->gradient = c->adjoint;
+    r->field = c->field; /* now r's */
+    r->field_count = c->field_count;
     r->first_sweep_callback_s = c->first_s;
     r->first_sweep_steps = c->first_steps;
     r->forward_callback_own_s = c->forward_s;
@@ -457,14 +493,39 @@ int workload_run(const workload_plan *plan, const workload_request *req, workloa
 
     int rc = WORKLOAD_FAILED;
     c.scratch = plan->reverse_passes > 0 ? malloc(plan->size) : NULL;
-    if (plan->reverse_passes > 0 && !c.scratch)
-        snprintf(r->error, sizeof r->error, "cannot allocate %zu bytes for x_0 and a scratch state",
-                 plan->size);
+    if (req->field_gradient && plan->data != STATE_DATA_RANDOM) {
+        c.field_count = plan->size / ebb_element_size((ebb_element)plan->element);
+        c.field = malloc(c.field_count * sizeof *c.field);
+    }
+    if ((plan->reverse_passes > 0 && !c.scratch) || (c.field_count && !c.field))
+        snprintf(r->error, sizeof r->error, "cannot allocate %zu bytes for a scratch state and "
+                 "%zu for the numeric gradient", plan->size, c.field_count * sizeof *c.field);
     else if (sweep(plan, req, run, &c, r) == 0 && collect(run, &c, r) == 0)
         rc = WORKLOAD_OK;
+    if (rc != WORKLOAD_OK)
+        free(c.field);
     free(c.scratch);
     if (req->before_destroy)
         req->before_destroy(req->ctx, run, rc == WORKLOAD_OK);
     ebb_run_destroy(run);
     return rc;
+}
+
+void workload_result_free(workload_result *r)
+{
+    free(r->field);
+    r->field = NULL;
+    r->field_count = 0;
+}
+
+double workload_relative_error(const double *g, const double *exact, size_t n)
+{
+    /* sums of squares in long double: millions of terms lose little */
+    long double diff = 0, norm = 0;
+    for (size_t j = 0; j < n; j++) {
+        long double d = (long double)g[j] - exact[j];
+        diff += d * d;
+        norm += (long double)exact[j] * exact[j];
+    }
+    return norm > 0 ? (double)sqrtl(diff / norm) : NAN;
 }

@@ -45,6 +45,8 @@ typedef struct workload_request {
                            file or pipe (a plain line every 10 s, the first after 10 s) */
     const char *trace;  /* timeline file, or NULL */
     uint64_t seed;      /* x_0's seed (ebb run --seed); 0: the default x_0 */
+    int field_gradient; /* 1: float states also give the numeric gradient
+                           (workload_result.field; workload.c, at the top) */
     int fail;           /* tests: 1 = the forward step fail_step fails (--fail-at-step) */
     int64_t fail_step;
     /* another way to create the run (ebb run --mpi), NULL: ebb_run_create;
@@ -68,6 +70,9 @@ typedef struct workload_result {
     char warnings[1024];
     ebb_run_stats stats;
     uint64_t gradient;        /* the final adjoint */
+    double *field;            /* field_gradient with float states: the numeric gradient
+                                 (owned: workload_result_free), else NULL */
+    size_t field_count;       /* its values: one a state's element */
     double first_sweep_callback_s; /* forward callbacks during ebb_run_forward */
     int64_t first_sweep_steps;
     double forward_callback_own_s; /* every forward callback, timed by the workload */
@@ -84,5 +89,11 @@ enum {
 /* Runs the workload once: creates the run (retrying with the fast tier on
  * disk when the budget is too small), both sweeps, and collects the figures. */
 int workload_run(const workload_plan *plan, const workload_request *req, workload_result *r);
+
+/* Frees r->field (the result stays readable). */
+void workload_result_free(workload_result *r);
+
+/* |g - exact|_2 / |exact|_2 over n values; NaN when exact is all zeros. */
+double workload_relative_error(const double *g, const double *exact, size_t n);
 
 #endif
