@@ -25,8 +25,9 @@
  *                          CUDA calls
  *   codec.c > codec_blosc.c, codec_zfp.c > codec_names.c
  *                          the codecs (include/ebb/codec.h)
- *   disk_layout.c, op.c, topology.c
- *                          where a slot lives, operation records, NUMA: call nothing */
+ *   disk_layout.c, op.c, topology.c, codec_trace.c
+ *                          where a slot lives, operation records, NUMA, the
+ *                          codec threads' spans for a timeline: call nothing */
 #ifndef EBB_STORAGE_POOL_INTERNAL_H
 #define EBB_STORAGE_POOL_INTERNAL_H
 
