@@ -70,7 +70,7 @@ Test(codec_stats_tier, disk_lossless)
     size_t state = 8192 * sizeof(double);
     cfg.host.budget = 3 * state;
     cfg.disk.compression.mode = EBB_COMPRESSION_LOSSLESS;
-    cfg.disk.max_bandwidth = 100000000; /* compressing pays: no state stored raw */
+    cfg.disk.max_bandwidth = 20000000; /* compressing pays: no state stored raw */
     ebb_run_stats st = run(&cfg, EBB_CONFIG_STRATEGY_MULTISTAGE, 60);
     const uint64_t *before = st.bytes_before_compression_tier;
     const uint64_t *after = st.bytes_after_compression_tier;

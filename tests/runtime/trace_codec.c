@@ -181,7 +181,7 @@ static ebb_run_stats traced(ebb_config *cfg, ebb_config_strategy strategy, int64
 {
     /* a paced disk: compressing smooth states pays, they are stored
      * compressed (never slower than off would store them raw on a fast one) */
-    cfg->disk.max_bandwidth = 100000000;
+    cfg->disk.max_bandwidth = 20000000;
     char path[] = "/tmp/ebb-trace-codec-XXXXXX";
     close(mkstemp(path));
     sm s = {.values = 8192, .reverse_us = capacity > 0 ? 2000 : 0};

@@ -42,8 +42,9 @@ static void spans_of(int disk, int32_t capacity)
     const char *dirs[] = {dir};
     size_t size = 64 * KiB;
     ebb_pool *h = host_pool(size, 2 * STATES);
-    ebb_codec_options co = codec_opts(disk ? EBB_COMPRESSION_LOSSLESS : EBB_COMPRESSION_FIXED_RATE,
-                                      EBB_ELEMENT_FLOAT64);
+    /* a fixed rate: every state is compressed (a lossless disk may store
+     * some raw without a try where compressing does not pay) */
+    ebb_codec_options co = codec_opts(EBB_COMPRESSION_FIXED_RATE, EBB_ELEMENT_FLOAT64);
     ebb_pool *c;
     if (disk) {
         c = codec_disk(dirs, size, STATES, EBB_DISK_BACKEND_THREADS, 0, 64 * KiB, &co, THREADS, h);

@@ -109,7 +109,7 @@ Test(run_cli_compression, per_tier_and_sums, .init = setup, .fini = teardown)
     FILE *f = fopen(both, "w");
     fprintf(f, "[tier.host]\nbudget = \"1 MiB\"\ncompression = \"fixed-rate\"\nrate = 16\n"
                "[tier.disk]\npath = \"%s\"\nbudget = \"16 MiB\"\ncompression = \"lossless\"\n"
-               "max_bandwidth = \"200 MB/s\"\n", dir);
+               "max_bandwidth = \"20 MB/s\"\n", dir);
     fclose(f);
     const char *args[] = {"run", "--config", both, "--strategy", "multistage", "--steps", "80",
                           "--state-size", "256KiB", "--data", "smooth"};
