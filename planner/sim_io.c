@@ -369,7 +369,8 @@ static ebb_status ready(rt_io *io, rt_pool *pool, int32_t slot)
 
 static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   pool_stats, slot_ptr,
                               put,      copy_now,    move,         move_via,    test,
-                              wait,     stream_wait, order_after,  slot_order_after, ready};
+                              wait,     stream_wait, order_after,  slot_order_after, ready,
+                              NULL /* no codec threads: no codec spans */, NULL};
 
 void sim_io_init(sim_io *s, const ebb_plan_problem *p)
 {

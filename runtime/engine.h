@@ -63,6 +63,8 @@ typedef struct rt_create_args {
     const char *trace;         /* the timeline file, or NULL */
     int trace_named;           /* tests: its temporary file named, as where the file
                                   system refuses O_TMPFILE */
+    int32_t trace_codec_spans; /* tests: codec spans kept per codec thread between the
+                                  timeline's polls (0: RT_TRACE_CODEC_SPANS) */
 } rt_create_args;
 
 /* Creates a run (the agreement, if any, is the run's from then on). */

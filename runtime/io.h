@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ebb/storage.h"
+#include "storage/codec_trace.h"
 #include "storage/fault.h"
 
 typedef struct rt_pool rt_pool; /* an implementation's pool */
@@ -66,6 +67,14 @@ typedef struct rt_io_ops {
     /* the slot made ready for new data before its first use (a host pool made
      * ready in extents, ebb_pool_options.ready_slots); EBB_OK where it is */
     ebb_status (*ready)(rt_io *io, rt_pool *pool, int32_t slot);
+    /* the timeline: the pool's codec threads record a span for each run of
+     * the codec, `capacity` each until taken (*threads: how many; 0: none).
+     * NULL where there are no codec threads (the planner's io). */
+    ebb_status (*codec_trace)(rt_io *io, rt_pool *pool, int32_t capacity, int32_t *threads);
+    /* the spans codec thread `thread` recorded (up to max, oldest first) and
+     * those it dropped since the last call (storage/codec_trace.h) */
+    ebb_status (*codec_spans)(rt_io *io, rt_pool *pool, int32_t thread, ebb_codec_span *out,
+                              int32_t max, int32_t *count, uint64_t *dropped);
 } rt_io_ops;
 
 /* Implementations embed this first. */

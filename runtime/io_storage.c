@@ -1,6 +1,8 @@
 /*
  * The engine's real io (io.h): CLOCK_MONOTONIC and ebb/storage.h, nothing
- * more. An rt_pool is an ebb_pool, an rt_ticket carries an ebb_ticket.
+ * more but, for the timeline, the codec threads' spans
+ * (storage/codec_trace.h). An rt_pool is an ebb_pool, an rt_ticket carries
+ * an ebb_ticket.
  */
 #include <stdio.h>
 #include <string.h>
@@ -162,9 +164,23 @@ static ebb_status ready(rt_io *io, rt_pool *pool, int32_t slot)
     return ebb_pool_slot_ptr(P(pool), slot, &p); /* makes a host slot ready */
 }
 
+static ebb_status codec_trace(rt_io *io, rt_pool *pool, int32_t capacity, int32_t *threads)
+{
+    (void)io;
+    return ebb_pool_codec_trace_start(P(pool), capacity, threads);
+}
+
+static ebb_status codec_spans(rt_io *io, rt_pool *pool, int32_t thread, ebb_codec_span *out,
+                              int32_t max, int32_t *count, uint64_t *dropped)
+{
+    (void)io;
+    return ebb_pool_codec_spans(P(pool), thread, out, max, count, dropped);
+}
+
 static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   pool_stats, slot_ptr,
                               put,      copy_now,    move,         move_via,    test,
-                              wait,     stream_wait, order_after,  slot_order_after, ready};
+                              wait,     stream_wait, order_after,  slot_order_after, ready,
+                              codec_trace, codec_spans};
 
 static rt_io storage_io = {&ops};
 

@@ -57,6 +57,10 @@ static const field run_stats[] = {
     F(ebb_run_stats, stored_raw),      F(ebb_run_stats, codec_s),
     F(ebb_run_stats, stored_raw_slower), F(ebb_run_stats, codec_ratio),
     F(ebb_run_stats, compress_bps),    F(ebb_run_stats, decompress_bps),
+    F(ebb_run_stats, bytes_before_compression_tier),
+    F(ebb_run_stats, bytes_after_compression_tier),
+    F(ebb_run_stats, codec_s_tier),    F(ebb_run_stats, compressions),
+    F(ebb_run_stats, decompressions),
 };
 
 static const field schedule_options[] = {

@@ -27,6 +27,8 @@ ebb_status rt_packed_store(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     if (st != EBB_OK)
         return st;
     run->packed_pending[slot] = t;
+    if (run->trace.f) /* no track of its own: its codec span's step */
+        rt_trace_transfer(&run->trace, 0, t, run->cur_step, rt_clock(run));
     return rt_mark(run, src, b, t, EBB_TIER_HOST, 0);
 }
 
@@ -42,6 +44,8 @@ ebb_status rt_packed_restore(ebb_run *run, int32_t slot, rt_mem *dst, int32_t *o
     if (st != EBB_OK)
         return st;
     run->packed_pending[slot] = t;
+    if (run->trace.f)
+        rt_trace_transfer(&run->trace, 0, t, run->cur_step, rt_clock(run));
     st = rt_mark(run, dst, q, t, EBB_TIER_HOST, 1);
     if (st == EBB_OK)
         st = rt_settle(run, dst, q);

@@ -115,8 +115,15 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
         run->slot_cap[t] = INT32_MAX;
     ebb_status st;
     if ((st = rt_setup_schedule(run, a)) == EBB_OK && (st = rt_setup_pools(run, a)) == EBB_OK &&
-        (st = rt_audit_init(run)) == EBB_OK && a->trace)
-        st = rt_trace_open(&run->trace, run->io, a->trace, a->trace_named, rt_clock(run));
+        (st = rt_audit_init(run)) == EBB_OK && a->trace &&
+        (st = rt_trace_open(&run->trace, run->io, a->trace, a->trace_named, rt_clock(run))) ==
+            EBB_OK) {
+        /* the codec threads' tracks (what the pools compress: tier.*.compression) */
+        if (run->disk && run->codec.mode != EBB_COMPRESSION_OFF)
+            st = rt_trace_codec(&run->trace, run->disk, EBB_TIER_DISK, a->trace_codec_spans);
+        if (st == EBB_OK && run->packed)
+            st = rt_trace_codec(&run->trace, run->packed, EBB_TIER_HOST, a->trace_codec_spans);
+    }
     if (st != EBB_OK) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", ebb_last_error());
@@ -487,19 +494,32 @@ ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats)
     stats->recomputed_steps = n > 0 && stats->forward_steps > n ? stats->forward_steps - n : 0;
     if (run->phase == RT_FORWARD)
         stats->forward_sweep_s = rt_clock(run) - run->t_forward_begin;
-    if (run->disk && run->codec.mode != EBB_COMPRESSION_OFF) {
+    /* each tier's codec (the pools count), and the sums */
+    rt_pool *codec_pool[EBB_TIER_COUNT] = {
+        [EBB_TIER_HOST] = run->packed,
+        [EBB_TIER_DISK] = run->codec.mode != EBB_COMPRESSION_OFF ? run->disk : NULL};
+    for (int t = 0; t < EBB_TIER_COUNT; t++) {
+        if (!codec_pool[t])
+            continue;
         ebb_pool_stats ps;
-        ebb_status st = run->io->ops->pool_stats(run->io, run->disk, &ps);
+        ebb_status st = run->io->ops->pool_stats(run->io, codec_pool[t], &ps);
         if (st != EBB_OK)
             return st;
-        stats->bytes_before_compression = ps.bytes_before_compression;
-        stats->bytes_after_compression = ps.bytes_after_compression;
-        stats->stored_raw = (int64_t)ps.stored_raw;
-        stats->codec_s = ps.codec_s;
-        stats->stored_raw_slower = (int64_t)ps.stored_raw_slower;
-        stats->codec_ratio = ps.measured.ratio;
-        stats->compress_bps = ps.measured.compress_bps;
-        stats->decompress_bps = ps.measured.decompress_bps;
+        stats->bytes_before_compression_tier[t] = ps.bytes_before_compression;
+        stats->bytes_after_compression_tier[t] = ps.bytes_after_compression;
+        stats->codec_s_tier[t] = ps.codec_s;
+        stats->compressions[t] = (int64_t)ps.compressions;
+        stats->decompressions[t] = (int64_t)ps.decompressions;
+        stats->bytes_before_compression += ps.bytes_before_compression;
+        stats->bytes_after_compression += ps.bytes_after_compression;
+        stats->codec_s += ps.codec_s;
+        if (t == EBB_TIER_DISK) {
+            stats->stored_raw = (int64_t)ps.stored_raw;
+            stats->stored_raw_slower = (int64_t)ps.stored_raw_slower;
+            stats->codec_ratio = ps.measured.ratio;
+            stats->compress_bps = ps.measured.compress_bps;
+            stats->decompress_bps = ps.measured.decompress_bps;
+        }
     }
     return EBB_OK;
 }

@@ -1,6 +1,7 @@
 /* The timeline file (see trace.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,6 +105,8 @@ ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int named, do
         return refuse(t, "cannot open a stream on it", e);
     }
     t->t0 = now;
+    t->base_ns = llround(now * 1e9);
+    t->next_tid = RT_TRACK_COUNT;
     fprintf(t->f, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
     fprintf(t->f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, "
                   "\"args\": {\"name\": \"ebb\"}}");
@@ -138,8 +141,87 @@ void rt_trace_span(rt_trace *t, const char *name, int64_t step, const char *deta
         event(t, RT_TRACK_COMPUTE, name, step, detail, t0, t1);
 }
 
+ebb_status rt_trace_codec(rt_trace *t, rt_pool *pool, int tier, int32_t capacity)
+{
+    if (!t->f || !pool || !t->io->ops->codec_trace || t->ncodec == RT_TRACE_CODEC_POOLS)
+        return EBB_OK;
+    int32_t threads = 0;
+    ebb_status st = t->io->ops->codec_trace(
+        t->io, pool, capacity > 0 ? capacity : RT_TRACE_CODEC_SPANS, &threads);
+    if (st != EBB_OK)
+        return ebb_fail_context(st, "the timeline's codec spans");
+    if (threads <= 0)
+        return EBB_OK;
+    rt_codec_track *c = &t->codec[t->ncodec++];
+    *c = (rt_codec_track){pool, tier, threads, t->next_tid};
+    t->next_tid += threads;
+    for (int32_t i = 0; i < threads && !t->error; i++)
+        fprintf(t->f, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
+                      "\"args\": {\"name\": \"%s codec %d\"}}",
+                c->tid + i, ebb_tier_name((ebb_tier)tier), (int)i);
+    check(t);
+    return EBB_OK;
+}
+
+/* The step of the transfer whose ticket a codec span served, -1 if it is
+ * not remembered (more transfers started since than RT_TRACE_RECENT). */
+static int64_t step_of(const rt_trace *t, rt_pool *pool, const ebb_codec_span *sp)
+{
+    uint64_t n = t->nrecent < RT_TRACE_RECENT ? t->nrecent : RT_TRACE_RECENT;
+    for (uint64_t i = 1; i <= n; i++) { /* the newest first */
+        const rt_recent_transfer *r = &t->recent[(t->nrecent - i) % RT_TRACE_RECENT];
+        if (r->pool == pool && r->index == (uint32_t)sp->slot && r->generation == sp->generation)
+            return r->step;
+    }
+    return -1;
+}
+
+static void codec_event(rt_trace *t, const rt_codec_track *c, int32_t thread,
+                        const ebb_codec_span *sp)
+{
+    if (t->error)
+        return;
+    /* whole nanoseconds from time 0: one thread's spans, in order, do not
+     * overlap in the file either */
+    double ts = (double)((int64_t)sp->t0_ns - t->base_ns) / 1e3;
+    double dur = (double)(sp->t1_ns - sp->t0_ns) / 1e3;
+    fprintf(t->f,
+            ",\n{\"name\": \"%s\", \"cat\": \"codec\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, "
+            "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"step\": %lld, \"tier\": \"%s\", "
+            "\"state_bytes\": %llu, \"compressed_bytes\": %llu%s%s}}",
+            sp->compress ? "compress" : "decompress", c->tid + thread, ts, dur,
+            (long long)step_of(t, c->pool, sp), ebb_tier_name((ebb_tier)c->tier),
+            (unsigned long long)sp->state_bytes, (unsigned long long)sp->coded_bytes,
+            sp->raw ? ", \"stored\": \"raw\"" : "", sp->failed ? ", \"failed\": true" : "");
+    check(t);
+    t->events++;
+    t->codec_events++;
+}
+
+/* Writes the spans every codec thread recorded since the last poll. */
+static void take_codec_spans(rt_trace *t)
+{
+    const int32_t max = (int32_t)(sizeof t->take / sizeof *t->take);
+    for (int k = 0; k < t->ncodec; k++) {
+        const rt_codec_track *c = &t->codec[k];
+        for (int32_t i = 0; i < c->threads; i++) {
+            int32_t n = max;
+            while (n == max) {
+                uint64_t dropped = 0;
+                if (t->io->ops->codec_spans(t->io, c->pool, i, t->take, max, &n, &dropped) !=
+                    EBB_OK)
+                    break; /* not expected: the pool and the thread are the trace's own */
+                t->dropped += dropped;
+                for (int32_t j = 0; j < n; j++)
+                    codec_event(t, c, i, &t->take[j]);
+            }
+        }
+    }
+}
+
 void rt_trace_poll(rt_trace *t, double now, int force)
 {
+    take_codec_spans(t);
     int w = 0;
     for (int i = 0; i < t->nopen; i++) {
         rt_open_transfer *o = &t->open[i];
@@ -156,7 +238,12 @@ void rt_trace_poll(rt_trace *t, double now, int force)
 
 void rt_trace_transfer(rt_trace *t, int track, rt_ticket ticket, int64_t step, double now)
 {
-    if (!t->f || track <= 0)
+    if (!t->f)
+        return;
+    if (ticket.pool && t->ncodec > 0) /* its codec spans' step */
+        t->recent[t->nrecent++ % RT_TRACE_RECENT] =
+            (rt_recent_transfer){ticket.pool, ticket.index, ticket.generation, step};
+    if (track <= 0)
         return;
     if (!ticket.pool) { /* complete already (a memcpy) */
         event(t, track, track_name[track], step, NULL, now, now);
@@ -207,6 +294,11 @@ ebb_status rt_trace_finish(rt_trace *t, double now)
     if (!t->f)
         return EBB_OK;
     rt_trace_poll(t, now, 1);
+    if (t->ncodec > 0 && !t->error) /* and those that found their ring full */
+        fprintf(t->f, ",\n{\"name\": \"codec_spans_dropped\", \"ph\": \"M\", \"pid\": 1, "
+                      "\"tid\": %d, \"args\": {\"dropped\": %llu, \"written\": %llu}}",
+                RT_TRACK_COMPUTE, (unsigned long long)t->dropped,
+                (unsigned long long)t->codec_events);
     fprintf(t->f, "\n]}\n");
     check(t);
     int e = t->error;

@@ -29,6 +29,7 @@
 
 #include "common/error_internal.h"
 #include "storage/codec_internal.h"
+#include "storage/codec_trace.h"
 #include "storage/disk.h"
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
@@ -59,6 +60,7 @@ ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
     c->sync_init = 1;
     c->nthreads = o->codec_threads > 0 ? o->codec_threads : 2;
     c->seen.threads = c->nthreads;
+    pool->codec_threads = c->nthreads;
     return EBB_OK;
 }
 
@@ -247,7 +249,19 @@ int ebb_disk_codec_skip(struct ebb_pool *pool, ebb_op *op)
     return 1;
 }
 
-void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
+/* A codec run counted, and its span for a timeline (when one is recorded). */
+static void ran(struct ebb_pool *pool, const ebb_op *op, int thread, uint64_t t0, uint64_t t1,
+                size_t coded, int raw, int failed)
+{
+    atomic_fetch_add(op->write ? &pool->st_compressions : &pool->st_decompressions, 1);
+    if (!atomic_load_explicit(&pool->codec_trace, memory_order_relaxed))
+        return;
+    ebb_codec_span span = {t0, t1, pool->slot_size, coded, op->slot, op->generation,
+                           (int8_t)op->write, (int8_t)raw, (int8_t)failed};
+    ebb_codec_trace_record(pool, thread, &span);
+}
+
+void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op, int thread)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_codec *c = &d->codec;
@@ -267,8 +281,11 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
         s = ebb_codec_compress(c->codec, op->buf, buf, c->cap, &len);
     if (f->codec_delay_us)
         pause_us(f->codec_delay_us);
-    uint64_t took = now_ns() - t0;
+    uint64_t t1 = now_ns(), took = t1 - t0;
     atomic_fetch_add(&pool->st_codec_ns, took);
+    int shrank = s == EBB_OK && (c->fixed_slots || (len < pool->slot_size &&
+                                 round_up(len, d->layout.align) < d->layout.dstride));
+    ran(pool, op, thread, t0, t1, s == EBB_OK ? len : 0, s == EBB_OK && !shrank, s != EBB_OK);
     if (s != EBB_OK) {
         give_buffer(c, i);
         ebb_op_fail(op, s, "compressing the state for disk slot %d failed: %s", (int)op->slot,
@@ -276,8 +293,7 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op)
         return;
     }
     op->coded = 1;
-    if (!c->fixed_slots &&
-        (len >= pool->slot_size || round_up(len, d->layout.align) >= d->layout.dstride)) {
+    if (!shrank) {
         give_buffer(c, i); /* did not shrink: stored as it is, from the host slot */
         c->len[op->slot] = 0;
         (void)slower_than_raw(pool, took, len); /* the figures */
@@ -307,8 +323,9 @@ int ebb_disk_codec_unpack(struct ebb_pool *pool, ebb_op *op, int thread)
     memset(in + op->bytes, 0, c->cap - op->bytes);
     uint64_t t0 = now_ns();
     ebb_status s = ebb_codec_decompress_padded(c->codec, in, op->bytes, op->buf);
-    uint64_t took = now_ns() - t0;
+    uint64_t t1 = now_ns(), took = t1 - t0;
     atomic_fetch_add(&pool->st_codec_ns, took);
+    ran(pool, op, thread, t0, t1, op->bytes, 0, s != EBB_OK);
     if (s == EBB_OK) {
         pthread_mutex_lock(&c->lock);
         if (took > 0)

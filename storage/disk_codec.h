@@ -83,16 +83,19 @@ void ebb_disk_codec_read_plan(const struct ebb_pool *pool, int32_t slot, size_t 
  * raw (op->coded, op->slower) and its slot's length reset, and needs no
  * codec thread. 0 for a fixed-rate pool (every state compressed). */
 int ebb_disk_codec_skip(struct ebb_pool *pool, struct ebb_op *op);
-/* A codec thread, for a write that has not failed: takes a compressed
- * buffer (waiting for a write to complete when none is free), compresses
- * the host slot into it and points the operation at it (buf, bytes, blocks,
- * remaining, packed, cbuf), or, when the state did not shrink, gives the
- * buffer back and leaves the operation on the host slot (stored raw). Records
- * the slot's length. A codec failure fails the operation. */
-void ebb_disk_codec_pack(struct ebb_pool *pool, struct ebb_op *op);
+/* A codec thread (`thread`: its index, for its span on a timeline), for a
+ * write that has not failed: takes a compressed buffer (waiting for a write
+ * to complete when none is free), compresses the host slot into it and
+ * points the operation at it (buf, bytes, blocks, remaining, packed, cbuf),
+ * or, when the state did not shrink, gives the buffer back and leaves the
+ * operation on the host slot (stored raw). Records the slot's length, and
+ * counts the run of the codec (with its span, codec_trace.h). A codec
+ * failure fails the operation. */
+void ebb_disk_codec_pack(struct ebb_pool *pool, struct ebb_op *op, int thread);
 
-/* A codec thread (`thread`: its scratch), for a packed read whose blocks
- * are in the host slot: decompresses them into the host slot. A state that
+/* A codec thread (`thread`: its scratch, and its span's track), for a
+ * packed read whose blocks are in the host slot: decompresses them into
+ * the host slot (a run of the codec, counted as pack's). A state that
  * does not decode fails the operation with EBB_ERR_CHECKSUM naming the slot
  * and its file. Returns 0, or -1 when it failed. */
 int ebb_disk_codec_unpack(struct ebb_pool *pool, struct ebb_op *op, int thread);

@@ -49,7 +49,7 @@ static void gate_hash(struct ebb_pool *pool, ebb_op *op)
  * from the gpu (a failed copy fails it here); then it is compressed and
  * hashed, and queued for the engine (also when it failed: the engine skips
  * its blocks and completes it). */
-static void codec_write(struct ebb_pool *pool, ebb_op *op)
+static void codec_write(struct ebb_pool *pool, ebb_op *op, int index)
 {
     ebb_disk *d = pool->disk;
     if (op->gated) {
@@ -59,7 +59,7 @@ static void codec_write(struct ebb_pool *pool, ebb_op *op)
         op->gated = 0; /* the engine need not ask again */
     }
     if (!atomic_load(&op->failed))
-        ebb_disk_codec_pack(pool, op);
+        ebb_disk_codec_pack(pool, op, index);
     if (!atomic_load(&op->failed) && d->sums.on_stage)
         ebb_disk_hash_write(pool, op);
     op->io_ns = ebb_disk_now_ns();
@@ -88,7 +88,7 @@ static void *stage_main(void *arg)
             return NULL;
         ebb_op *op = &pool->ops[slot];
         if (op->write && d->codec.codec) {
-            codec_write(pool, op);
+            codec_write(pool, op, a->index);
         } else if (op->write && op->gated) {
             gate_hash(pool, op);
         } else if (op->write) {

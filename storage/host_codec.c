@@ -17,6 +17,7 @@
 
 #include "common/error_internal.h"
 #include "storage/codec_internal.h"
+#include "storage/codec_trace.h"
 #include "storage/pool_internal.h"
 #include "storage/thread_start.h"
 
@@ -78,6 +79,7 @@ ebb_status ebb_host_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
     c->mode = o->compression->mode;
     c->fixed = ebb_codec_fixed_size(c->codec);
     c->nthreads = o->codec_threads > 0 ? o->codec_threads : 2;
+    pool->codec_threads = c->nthreads;
     pool->held = c->fixed;
     return EBB_OK;
 }
@@ -167,7 +169,15 @@ static void run_op(struct ebb_pool *pool, ebb_op *op, int32_t index)
         memcpy(scratch, slot, c->fixed);
         s = ebb_codec_decompress_padded(c->codec, scratch, c->fixed, op->buf);
     }
-    atomic_fetch_add(&pool->st_codec_ns, now_ns() - t0);
+    uint64_t t1 = now_ns();
+    atomic_fetch_add(&pool->st_codec_ns, t1 - t0);
+    atomic_fetch_add(op->write ? &pool->st_compressions : &pool->st_decompressions, 1);
+    if (atomic_load_explicit(&pool->codec_trace, memory_order_relaxed)) {
+        /* its span, before the operation completes */
+        ebb_codec_span span = {t0, t1, pool->slot_size, op->write ? len : c->fixed, op->slot,
+                               op->generation, (int8_t)op->write, 0, (int8_t)(s != EBB_OK)};
+        ebb_codec_trace_record(pool, index, &span);
+    }
     if (s != EBB_OK) {
         ebb_op_fail(op, s, "host slot %d: %s the state failed: %s", (int)op->slot,
                     op->write ? "compressing" : "decompressing", ebb_last_error());

@@ -9,6 +9,7 @@
 
 #include "common/error_internal.h"
 #include "storage/disk_codec.h"
+#include "storage/codec_trace.h"
 #include "storage/host_codec.h"
 #include "storage/pool_internal.h"
 
@@ -316,6 +317,8 @@ void ebb_pool_destroy(ebb_pool *pool)
     if (!pool)
         return;
     tiers[pool->tier].destroy(pool);
+    /* the codec threads are stopped: nothing records a span any more */
+    ebb_codec_trace_free(atomic_exchange(&pool->codec_trace, NULL));
     pool->destroyed = 1;
     ebb_pool_release(pool);
 }
@@ -355,6 +358,8 @@ ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *st)
     st->stored_raw = atomic_load(&pool->st_stored_raw);
     st->codec_s = (double)atomic_load(&pool->st_codec_ns) / 1e9;
     st->stored_raw_slower = atomic_load(&pool->st_raw_slower);
+    st->compressions = atomic_load(&pool->st_compressions);
+    st->decompressions = atomic_load(&pool->st_decompressions);
     memset(&st->measured, 0, sizeof st->measured);
     st->disk_bps = 0;
     if (pool->tier == EBB_TIER_DISK && pool->disk)
@@ -378,6 +383,8 @@ ebb_status ebb_pool_stats_reset(ebb_pool *pool)
     atomic_store(&pool->st_stored_raw, 0);
     atomic_store(&pool->st_codec_ns, 0);
     atomic_store(&pool->st_raw_slower, 0);
+    atomic_store(&pool->st_compressions, 0);
+    atomic_store(&pool->st_decompressions, 0);
     return EBB_OK;
 }
 

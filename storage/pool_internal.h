@@ -25,8 +25,9 @@
  *                          CUDA calls
  *   codec.c > codec_blosc.c, codec_zfp.c > codec_names.c
  *                          the codecs (include/ebb/codec.h)
- *   disk_layout.c, op.c, topology.c
- *                          where a slot lives, operation records, NUMA: call nothing */
+ *   disk_layout.c, op.c, topology.c, codec_trace.c
+ *                          where a slot lives, operation records, NUMA, the
+ *                          codec threads' spans for a timeline: call nothing */
 #ifndef EBB_STORAGE_POOL_INTERNAL_H
 #define EBB_STORAGE_POOL_INTERNAL_H
 
@@ -47,6 +48,7 @@ enum { EBB_HOST_GPU_NONE = 0, EBB_HOST_GPU_READ = 1 /* host -> gpu */,
 struct ebb_disk;
 struct ebb_device;
 struct ebb_host_codec;
+struct ebb_codec_trace;
 
 /* Most extents a host pool is made ready in: each at least doubles the
  * ready slots, and a pool has fewer than 2^31. */
@@ -122,6 +124,12 @@ struct ebb_pool {
     /* disk with compression (disk_codec.c, disk_core.c) */
     _Atomic uint64_t st_codec_before, st_codec_after, st_stored_raw, st_codec_ns;
     _Atomic uint64_t st_raw_slower;
+    /* disk or host with compression: the codec threads' runs of the codec */
+    _Atomic uint64_t st_compressions, st_decompressions;
+    int32_t codec_threads;       /* disk or host with compression: codec threads, else 0 */
+    /* the codec threads' spans for a timeline (codec_trace.c): NULL until
+     * ebb_pool_codec_trace_start, which publishes it (release) */
+    struct ebb_codec_trace *_Atomic codec_trace;
 
     ebb_storage_fault fault;
     _Atomic uint64_t fault_delays;   /* completions delayed so far (fault.delay_us_max) */

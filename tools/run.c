@@ -217,7 +217,7 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         json_double(w, ebb_tier_name((ebb_tier)t), st->stall_s[t]);
     json_close(w);
-    /* tier.disk.compression: 0 when off */
+    /* tier.*.compression: the sums over the tiers, then per tier (0 when off) */
     json_int(w, "bytes_before_compression", (int64_t)st->bytes_before_compression);
     json_int(w, "bytes_after_compression", (int64_t)st->bytes_after_compression);
     json_int(w, "stored_raw", st->stored_raw);
@@ -226,6 +226,27 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     json_double(w, "codec_ratio", st->codec_ratio);
     json_double(w, "compress_Bps", st->compress_bps);
     json_double(w, "decompress_Bps", st->decompress_bps);
+    json_tiers_u64(w, "bytes_before_compression_tier", st->bytes_before_compression_tier);
+    json_tiers_u64(w, "bytes_after_compression_tier", st->bytes_after_compression_tier);
+    json_object(w, "compression_ratio_tier");
+    for (int t = 0; t < EBB_TIER_COUNT; t++) {
+        double after = (double)st->bytes_after_compression_tier[t];
+        json_double(w, ebb_tier_name((ebb_tier)t),
+                    after > 0 ? (double)st->bytes_before_compression_tier[t] / after : 0.0);
+    }
+    json_close(w);
+    json_object(w, "codec_s_tier");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_double(w, ebb_tier_name((ebb_tier)t), st->codec_s_tier[t]);
+    json_close(w);
+    json_object(w, "compressions");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_int(w, ebb_tier_name((ebb_tier)t), st->compressions[t]);
+    json_close(w);
+    json_object(w, "decompressions");
+    for (int t = 0; t < EBB_TIER_COUNT; t++)
+        json_int(w, ebb_tier_name((ebb_tier)t), st->decompressions[t]);
+    json_close(w);
     json_int(w, "copies", st->copies);
     json_double(w, "copy_s", st->copy_s);
     json_string(w, "gradient", hex64(r->gradient, hex));
@@ -287,6 +308,42 @@ static void print_json(const run_args *a, const workload_plan *p, const workload
     fputs("}\n", stdout);
 }
 
+/* A run's compression, a line per tier that compressed (and their sums
+ * when both did). */
+static void print_compression(const workload_result *r)
+{
+    const ebb_run_stats *st = &r->stats;
+    const uint64_t *before = st->bytes_before_compression_tier;
+    const uint64_t *after = st->bytes_after_compression_tier;
+    if (before[EBB_TIER_HOST] > 0)
+        printf("%s: compressed %.1f MB to %.1f MB in host slots (fixed rate, ratio %.3f), "
+               "%lld compressions and %lld decompressions, %.3f s in the codec threads\n",
+               r->strategy, (double)before[EBB_TIER_HOST] / 1e6,
+               (double)after[EBB_TIER_HOST] / 1e6,
+               ratio((double)before[EBB_TIER_HOST], (double)after[EBB_TIER_HOST]),
+               (long long)st->compressions[EBB_TIER_HOST],
+               (long long)st->decompressions[EBB_TIER_HOST], st->codec_s_tier[EBB_TIER_HOST]);
+    if (before[EBB_TIER_DISK] > 0)
+        printf("%s: compressed %.1f MB to %.1f MB on disk (ratio %.3f), %lld of the states "
+               "stored raw (%lld because compressing would have been slower), %lld "
+               "compressions and %lld decompressions, %.3f s in the codec threads; measured: "
+               "ratio %.3f, a thread compresses %.3g GB/s, decompresses %.3g GB/s\n",
+               r->strategy, (double)before[EBB_TIER_DISK] / 1e6,
+               (double)after[EBB_TIER_DISK] / 1e6,
+               ratio((double)before[EBB_TIER_DISK], (double)after[EBB_TIER_DISK]),
+               (long long)st->stored_raw, (long long)st->stored_raw_slower,
+               (long long)st->compressions[EBB_TIER_DISK],
+               (long long)st->decompressions[EBB_TIER_DISK], st->codec_s_tier[EBB_TIER_DISK],
+               st->codec_ratio, st->compress_bps / 1e9, st->decompress_bps / 1e9);
+    if (before[EBB_TIER_HOST] > 0 && before[EBB_TIER_DISK] > 0)
+        printf("%s: compressed %.1f MB to %.1f MB in all (ratio %.3f), %.3f s in the codec "
+               "threads\n",
+               r->strategy, (double)st->bytes_before_compression / 1e6,
+               (double)st->bytes_after_compression / 1e6,
+               ratio((double)st->bytes_before_compression, (double)st->bytes_after_compression),
+               st->codec_s);
+}
+
 static void print_table(const run_args *a, const workload_plan *p, const workload_result *res,
                         int count, int ran, int equal, const run_exact *x)
 {
@@ -339,20 +396,9 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         if (res[i].ran && res[i].on_disk)
             printf("%s: slots on disk, as the fast tier could not hold them: %s\n",
                    res[i].strategy, res[i].on_disk_why);
-    for (int i = 0; i < count; i++) {
-        const ebb_run_stats *st = &res[i].stats;
-        if (res[i].ran && st->bytes_before_compression > 0)
-            printf("%s: compressed %.1f MB to %.1f MB on disk (ratio %.3f), %lld of the states "
-                   "stored raw (%lld because compressing would have been slower), %.3f s in the "
-                   "codec threads; measured: ratio %.3f, a thread compresses %.3g GB/s, "
-                   "decompresses %.3g GB/s\n",
-                   res[i].strategy, (double)st->bytes_before_compression / 1e6,
-                   (double)st->bytes_after_compression / 1e6,
-                   ratio((double)st->bytes_before_compression,
-                         (double)st->bytes_after_compression),
-                   (long long)st->stored_raw, (long long)st->stored_raw_slower, st->codec_s,
-                   st->codec_ratio, st->compress_bps / 1e9, st->decompress_bps / 1e9);
-    }
+    for (int i = 0; i < count; i++)
+        if (res[i].ran)
+            print_compression(&res[i]);
     /* The pools' warnings, once for the runs that share them. */
     for (int i = 0; i < count; i++) {
         if (!res[i].ran || !res[i].warnings[0])

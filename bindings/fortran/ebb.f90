@@ -107,6 +107,11 @@ module ebb
      real(c_double) :: codec_s
      integer(c_int64_t) :: stored_raw_slower
      real(c_double) :: codec_ratio, compress_bps, decompress_bps
+     ! per tier; bytes_before_compression, bytes_after_compression and codec_s are their sums
+     integer(c_int64_t) :: bytes_before_compression_tier(0:2) ! uint64 in C
+     integer(c_int64_t) :: bytes_after_compression_tier(0:2)  ! uint64 in C
+     real(c_double) :: codec_s_tier(0:2)
+     integer(c_int64_t) :: compressions(0:2), decompressions(0:2)
   end type ebb_run_stats
 
   ! ---- the callbacks' interfaces -------------------------------------------

@@ -84,13 +84,17 @@ void report_stats(const rd_result *res)
            " stalled %.3f s\n",
            s->wall_s, s->forward_sweep_s, s->reverse_sweep_s, s->forward_callback_s,
            s->reverse_callback_s, (long long)s->copies, s->copy_s, s->stall_total_s);
-    if (s->bytes_before_compression > 0) /* tier.disk.compression */
-        printf("  disk   compressed %s to %s (ratio %.3f), %lld states stored raw, codec "
+    for (int t = EBB_TIER_HOST; t <= EBB_TIER_DISK; t++) { /* tier.*.compression */
+        uint64_t before = s->bytes_before_compression_tier[t];
+        uint64_t after = s->bytes_after_compression_tier[t];
+        if (before == 0)
+            continue;
+        printf("  %-5s  compressed %s to %s (ratio %.3f), %lld states stored raw, codec "
                "threads %.3f s\n",
-               human(s->bytes_before_compression, w, sizeof w),
-               human(s->bytes_after_compression, r, sizeof r),
-               (double)s->bytes_before_compression / (double)s->bytes_after_compression,
-               (long long)s->stored_raw, s->codec_s);
+               ebb_tier_name((ebb_tier)t), human(before, w, sizeof w), human(after, r, sizeof r),
+               (double)before / (double)after,
+               (long long)(t == EBB_TIER_DISK ? s->stored_raw : 0), s->codec_s_tier[t]);
+    }
 }
 
 /* The slots the other strategies are planned with: this run's fast slots C

@@ -312,10 +312,13 @@ typedef struct ebb_run_stats {
     double reverse_sweep_s;       /* ebb_run_reverse (pulled: the first
                                      ebb_run_reverse_next to the end) */
     double wall_s;                /* both sweeps */
-    /* tier.disk.compression (docs/compression.md): the states written to disk
-     * through the codec, their bytes before and after (a state that did not
-     * shrink is stored raw and counts its size in both), and the time the
-     * disk tier's codec threads spent (not the compute thread's). */
+    /* Compression (tier.disk.compression, tier.host.compression:
+     * docs/compression.md), summed over the tiers (per tier: the *_tier
+     * arrays below): the states stored through a codec, their bytes before
+     * and after (a state that did not shrink is stored raw and counts its
+     * size in both), and the time the codec threads spent (not the compute
+     * thread's). stored_raw, stored_raw_slower and the measured figures are
+     * the disk tier's (a fixed-rate host tier stores every state compressed). */
     uint64_t bytes_before_compression;
     uint64_t bytes_after_compression;
     int64_t stored_raw;
@@ -329,6 +332,16 @@ typedef struct ebb_run_stats {
     double codec_ratio;
     double compress_bps;
     double decompress_bps;
+    /* Per tier (0 where a tier has no codec; the gpu's always): the bytes of
+     * the states stored into the tier's slots through its codec before and
+     * after compression (their ratio is the tier's), its codec threads'
+     * seconds, and the compressions (tries of states stored raw included)
+     * and decompressions they ran (a span each on the timeline). */
+    uint64_t bytes_before_compression_tier[EBB_TIER_COUNT];
+    uint64_t bytes_after_compression_tier[EBB_TIER_COUNT];
+    double codec_s_tier[EBB_TIER_COUNT];
+    int64_t compressions[EBB_TIER_COUNT];
+    int64_t decompressions[EBB_TIER_COUNT];
 } ebb_run_stats;
 
 EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);

@@ -298,6 +298,11 @@ typedef struct ebb_pool_stats {
                                    (0 until measured), threads; not reset */
     double disk_bps;            /* the disk's rate the rule takes: max_bandwidth when
                                    paced, else what the writes achieved; 0: not yet */
+    /* disk, or host with compression: the codec threads' compressions (tries
+     * included: a state that did not shrink counts, one stored raw without a
+     * try does not) and decompressions, failed ones included */
+    uint64_t compressions;
+    uint64_t decompressions;
 } ebb_pool_stats;
 
 EBB_API ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *stats);

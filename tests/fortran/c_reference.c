@@ -108,6 +108,11 @@ size_t rdtest_run_stats_layout(size_t *o)
     o[i++] = OFF(ebb_run_stats, codec_ratio);
     o[i++] = OFF(ebb_run_stats, compress_bps);
     o[i++] = OFF(ebb_run_stats, decompress_bps);
+    o[i++] = OFF(ebb_run_stats, bytes_before_compression_tier);
+    o[i++] = OFF(ebb_run_stats, bytes_after_compression_tier);
+    o[i++] = OFF(ebb_run_stats, codec_s_tier);
+    o[i++] = OFF(ebb_run_stats, compressions);
+    o[i++] = OFF(ebb_run_stats, decompressions);
     return sizeof(ebb_run_stats);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "storage/codec_trace.h"
 #include "storage/helpers.h"
 
 static _Atomic int counting;
@@ -174,6 +175,59 @@ Test(no_per_op_alloc, io_uring_checksums)
 Test(no_per_op_alloc, threads)
 {
     steady_state(EBB_DISK_BACKEND_THREADS, 1);
+}
+
+/* A timeline's codec spans: recording one (what a codec thread does after
+ * each run of the codec; the codec libraries' own allocations aside) and
+ * taking them allocate nothing once recording started, full rings and
+ * drops included. */
+Test(no_per_op_alloc, codec_spans_recorded_and_taken)
+{
+    test_thread = pthread_self();
+    install();
+    ebb_codec_options co;
+    ebb_codec_options_init(&co);
+    co.mode = EBB_COMPRESSION_FIXED_RATE;
+    co.element = EBB_ELEMENT_FLOAT64;
+    co.rate = 16;
+    ebb_pool_options o;
+    ebb_pool_options_init(&o, EBB_TIER_HOST);
+    o.slot_size = 4096;
+    o.slots = 4;
+    o.compression = &co;
+    o.codec_threads = 2;
+    ebb_pool *h = NULL;
+    cr_assert_eq(ebb_pool_create(&o, &h), EBB_OK, "%s", ebb_last_error());
+    int32_t threads = 0;
+    cr_assert_eq(ebb_pool_codec_trace_start(h, 4, &threads), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(threads, 2);
+    ebb_codec_span taken[4];
+    int32_t n = 0;
+    uint64_t dropped = 0, spans = 0, lost = 0;
+    atomic_store(&allocations, 0);
+    atomic_store(&counting, 1);
+    for (uint32_t k = 0; k < 1000; k++) {
+        ebb_codec_span sp = {k, k + 1, 4096, 1024, (int32_t)(k % 4), k, 1, 0, 0};
+        ebb_codec_trace_record(h, (int32_t)(k % 2), &sp);
+        if (k % 13 == 0) {
+            for (int32_t i = 0; i < 2; i++) {
+                (void)ebb_pool_codec_spans(h, i, taken, 4, &n, &dropped);
+                spans += (uint64_t)n;
+                lost += dropped;
+            }
+        }
+    }
+    atomic_store(&counting, 0);
+    cr_assert_eq(atomic_load(&allocations), 0, "%ld allocations recording 1000 codec spans",
+                 atomic_load(&allocations));
+    for (int32_t i = 0; i < 2; i++) {
+        cr_assert_eq(ebb_pool_codec_spans(h, i, taken, 4, &n, &dropped), EBB_OK);
+        spans += (uint64_t)n;
+        lost += dropped;
+    }
+    cr_assert_eq(spans + lost, 1000);
+    cr_assert_gt(lost, 0, "the rings of 4 filled between takes");
+    ebb_pool_destroy(h);
 }
 
 /* The counter works: an allocation while counting is seen. */

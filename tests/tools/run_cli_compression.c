@@ -1,6 +1,7 @@
 /* `ebb run` with tier.disk.compression: the gradient of compression off,
  * the bytes before and after in --json and the table, random states stored
- * raw. */
+ * raw; with the host tier compressed too, each tier's figures and their
+ * sums. */
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -83,4 +84,63 @@ Test(run_cli_compression, same_gradient_fewer_bytes, .init = setup, .fini = tear
                   strstr(t.out, "measured: ratio "),
               "%s", t.out);
     cli_free(&t);
+}
+
+/* The member `tier` of the object `key` (a per-tier figure). */
+static double tier_number(const char *json, const char *key, const char *tier)
+{
+    char k[96];
+    snprintf(k, sizeof k, "\"%s\": {", key);
+    const char *p = strstr(json, k);
+    cr_assert_not_null(p, "no %s in %s", key, json);
+    snprintf(k, sizeof k, "\"%s\": ", tier);
+    const char *q = strstr(p, k);
+    cr_assert(q && q < strchr(p, '}'), "no %s in %s of %s", tier, key, json);
+    return strtod(q + strlen(k), NULL);
+}
+
+/* Both tiers compressed (the host at a fixed rate of 16 bits a float64, the
+ * disk lossless): --json has each tier's figures and their sums, the table
+ * a line per tier and one with the sums. */
+Test(run_cli_compression, per_tier_and_sums, .init = setup, .fini = teardown)
+{
+    char both[512];
+    snprintf(both, sizeof both, "%s/both.toml", dir);
+    FILE *f = fopen(both, "w");
+    fprintf(f, "[tier.host]\nbudget = \"1 MiB\"\ncompression = \"fixed-rate\"\nrate = 16\n"
+               "[tier.disk]\npath = \"%s\"\nbudget = \"16 MiB\"\ncompression = \"lossless\"\n"
+               "max_bandwidth = \"20 MB/s\"\n", dir);
+    fclose(f);
+    const char *args[] = {"run", "--config", both, "--strategy", "multistage", "--steps", "80",
+                          "--state-size", "256KiB", "--data", "smooth"};
+    cli_result j = cli_run(args[0], args[1], args[2], args[3], args[4], args[5], args[6],
+                           args[7], args[8], args[9], args[10], "--json", NULL);
+    cr_assert_eq(j.status, 0, "%s", j.err);
+    double before = 0, after = 0;
+    for (int t = 0; t < 3; t++) {
+        const char *tier = t == 0 ? "gpu" : t == 1 ? "host" : "disk";
+        before += tier_number(j.out, "bytes_before_compression_tier", tier);
+        after += tier_number(j.out, "bytes_after_compression_tier", tier);
+    }
+    cr_assert_eq(before, (double)number(j.out, "bytes_before_compression"), "%s", j.out);
+    cr_assert_eq(after, (double)number(j.out, "bytes_after_compression"), "%s", j.out);
+    double host_before = tier_number(j.out, "bytes_before_compression_tier", "host");
+    cr_assert_gt(host_before, 0, "%s", j.out);
+    cr_assert_eq(tier_number(j.out, "bytes_after_compression_tier", "host") * 4, host_before);
+    cr_assert_eq(tier_number(j.out, "compression_ratio_tier", "host"), 4.0);
+    cr_assert_gt(tier_number(j.out, "bytes_before_compression_tier", "disk"), 0, "%s", j.out);
+    cr_assert_gt(tier_number(j.out, "codec_s_tier", "host"), 0, "%s", j.out);
+    cr_assert_gt(tier_number(j.out, "compressions", "host"), 0, "%s", j.out);
+    cr_assert_gt(tier_number(j.out, "decompressions", "disk"), 0, "%s", j.out);
+    cr_assert_eq(tier_number(j.out, "compressions", "gpu"), 0, "%s", j.out);
+    cli_free(&j);
+    cli_result t = cli_run(args[0], args[1], args[2], args[3], args[4], args[5], args[6],
+                           args[7], args[8], args[9], args[10], NULL);
+    cr_assert_eq(t.status, 0, "%s", t.err);
+    cr_assert(strstr(t.out, "multistage: compressed ") &&
+                  strstr(t.out, " in host slots (fixed rate, ratio 4.000), ") &&
+                  strstr(t.out, " on disk (ratio ") && strstr(t.out, " in all (ratio "),
+              "%s", t.out);
+    cli_free(&t);
+    remove(both);
 }

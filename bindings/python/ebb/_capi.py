@@ -98,6 +98,11 @@ class RunStats(Structure):
         ("codec_ratio", c_double),
         ("compress_bps", c_double),
         ("decompress_bps", c_double),
+        ("bytes_before_compression_tier", c_uint64 * TIER_COUNT),
+        ("bytes_after_compression_tier", c_uint64 * TIER_COUNT),
+        ("codec_s_tier", c_double * TIER_COUNT),
+        ("compressions", c_int64 * TIER_COUNT),
+        ("decompressions", c_int64 * TIER_COUNT),
     ]
 
 

@@ -85,6 +85,12 @@ class RunStats:
     codec_ratio: float = 0.0
     compress_bps: float = 0.0
     decompress_bps: float = 0.0
+    # per tier ({"gpu": .., "host": .., "disk": ..}); the fields above are their sums
+    bytes_before_compression_tier: dict = field(default_factory=dict)
+    bytes_after_compression_tier: dict = field(default_factory=dict)
+    codec_s_tier: dict = field(default_factory=dict)
+    compressions: dict = field(default_factory=dict)
+    decompressions: dict = field(default_factory=dict)
 
 
 def _tier_name(t):
