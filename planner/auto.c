@@ -36,7 +36,9 @@ static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto
     p.forward_s = o->forward_seconds;
     p.reverse_s = o->reverse_seconds;
     p.staging = o->staging;
-    ebb_status st = ebb_plan_problem_from_config(&p, cfg);
+    ebb_config state_cfg; /* the codecs with the options' element type, as the run's */
+    rt_config_for_state(cfg, o, &state_cfg);
+    ebb_status st = ebb_plan_problem_from_config(&p, &state_cfg);
     if (st != EBB_OK)
         return st;
     for (int t = 0; t < EBB_TIER_COUNT; t++)

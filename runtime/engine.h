@@ -74,6 +74,12 @@ ebb_status rt_run_create(const rt_create_args *args, ebb_run **out);
 ebb_status rt_args_from_config(const ebb_run_options *options, const ebb_config *config,
                                rt_create_args *out);
 
+/* *out = a shallow copy of *config (read only: it owns nothing, valid while
+ * *config is) whose tiers' compression has the element type and the shape
+ * the options give, as the run sizes its slots and makes its pools. */
+void rt_config_for_state(const ebb_config *config, const ebb_run_options *options,
+                         ebb_config *out);
+
 /* tests: ebb_run_create with faults injected into the disk pool. */
 ebb_status ebb_run_create_with_faults(const ebb_run_options *options,
                                       const ebb_storage_fault *disk_fault, ebb_run **out);

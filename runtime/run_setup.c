@@ -462,12 +462,14 @@ static int32_t spare_buffers(const ebb_run *run, int tier, int32_t used, int32_t
     return n > 0 ? (int32_t)n : 0;
 }
 
-/* Whether the schedule's host slots are compressed (tier.host.compression). */
+/* Whether the schedule's host slots are compressed (tier.host.compression;
+ * the planner's run: problem.host_codec). */
 static int host_packed(const ebb_run *run, const rt_create_args *a)
 {
     const ebb_config *cfg = a->config;
-    return cfg && cfg->host.enabled && cfg->host.compression.mode != EBB_COMPRESSION_OFF &&
-           run->info.slots[EBB_TIER_HOST] > 0;
+    int on = cfg ? cfg->host.enabled && cfg->host.compression.mode != EBB_COMPRESSION_OFF
+                 : a->planning && a->costs.host_codec.ratio > 0;
+    return on && run->info.slots[EBB_TIER_HOST] > 0;
 }
 
 /* The compressed host pool that holds the schedule's host slots (packed.c). */
@@ -478,10 +480,18 @@ static ebb_status make_packed_pool(ebb_run *run, const rt_create_args *a, int32_
                         "tier.host.compression = \"%s\" is for a host state only: a GPU state's "
                         "host slots are copied to and from the device, which a compressed slot "
                         "cannot be; set it to \"off\", or keep the state on the host",
-                        ebb_compression_name(a->config->host.compression.mode));
+                        a->config ? ebb_compression_name(a->config->host.compression.mode)
+                                  : "fixed-rate");
     ebb_pool_options po;
     ebb_status st = pool_options(a->config, EBB_TIER_HOST, run->opt.state_size, count, &po);
-    if (st == EBB_OK)
+    if (st == EBB_OK && !a->config) {
+        /* the planner's pool holds no memory: the codec only marks it
+         * compressed, its figures are the problem's */
+        ebb_codec_options_init(&run->host_codec);
+        run->host_codec.mode = EBB_COMPRESSION_FIXED_RATE;
+        po.compression = &run->host_codec;
+    }
+    if (st == EBB_OK && a->config)
         st = compression_options(run, EBB_TIER_HOST, &po);
     if (st != EBB_OK)
         return st;
