@@ -33,10 +33,14 @@ typedef struct rt_auto_ask {
     int fast, slow;            /* tiers (slow -1: none) */
     int32_t fast_slots, slow_slots;
     rt_agree *agree;           /* NULL: one process */
+    int host_packed;           /* the fast tier is the host's, its slots compressed
+                                  (tier.host.compression), fast_slots from the budget */
 } rt_auto_ask;
 
 typedef struct rt_auto_answer {
     ebb_config_strategy strategy;
+    int32_t host_plain_slots;  /* > 0 (host_packed only): run the host slots uncompressed,
+                                  this many, which the planner predicts faster */
     char reason[256];
     int measured; /* 1: channel[] holds the disk measured on the spot (h-revolve's costs) */
     ebb_plan_channel channel[EBB_PLAN_CHANNEL_COUNT];

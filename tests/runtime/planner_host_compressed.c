@@ -271,3 +271,70 @@ Test(planner_host_compressed, the_engine_takes_the_predicted_actions, .timeout =
     }
     cr_assert_geq(compared, 20, "only %d runs restored from compressed host slots", compared);
 }
+
+/* auto with the step times given: the budget's uncompressed slots where a
+ * restore's decompression costs more than the recomputations the compressed
+ * slots save, the compressed ones where decompressing is fast; with or
+ * without a (small) disk tier. */
+Test(planner_host_compressed, auto_runs_the_faster_host_slots)
+{
+    wl_rng r = {0xa070};
+    for (int c = 0; c < 8; c++) {
+        char dir[256];
+        ebb_config cfg;
+        size_t values = 2048 * (size_t)wl_pick(&r, 1, 4);
+        size_t state = values * sizeof(double);
+        wl_config(&cfg, dir, sizeof dir);
+        cfg.disk.enabled = c % 2;
+        cfg.disk.budget = 2 * state; /* too few to keep most states out of host slots */
+        cfg.host.budget = state * (uint64_t)wl_pick(&r, 2, 5);
+        cfg.host.compression.mode = EBB_COMPRESSION_FIXED_RATE;
+        cfg.host.compression.element = EBB_ELEMENT_FLOAT64;
+        cfg.host.compression.rate = 16;
+        int64_t n = wl_pick(&r, 40, 120);
+        int32_t plain = (int32_t)(cfg.host.budget / state);
+        for (int fast = 0; fast < 2; fast++) {
+            /* a restore of 1 s against steps of a millisecond, or one of
+             * nanoseconds */
+            cfg.host.compress_rate = cfg.host.decompress_rate = fast ? UINT64_C(1) << 50 : state;
+            field f = {values, 0};
+            ebb_run_options o;
+            ebb_run_options_init(&o);
+            o.state_size = state;
+            o.steps = n;
+            o.config = &cfg;
+            o.strategy = EBB_STRATEGY_AUTO;
+            o.forward = field_forward;
+            o.reverse = field_reverse;
+            o.user = &f;
+            o.forward_seconds = 1e-3;
+            o.reverse_seconds = 2e-3;
+            ebb_run *run = wl_create(&o);
+            ebb_run_info info;
+            ebb_run_info_get(run, &info);
+            double *x0 = calloc(values, sizeof(double));
+            cr_assert_eq(ebb_run_forward(run, x0, NULL), EBB_OK, "%s", ebb_last_error());
+            cr_assert_eq(ebb_run_reverse(run), EBB_OK, "%s", ebb_last_error());
+            free(x0);
+            ebb_run_destroy(run);
+            /* uncompressed, every slot holds a whole state beside the two
+             * working buffers; compressed, a quarter of one */
+            int whole = info.bytes[EBB_TIER_HOST] >=
+                        (uint64_t)(info.slots[EBB_TIER_HOST] + 2) * state;
+            cr_assert_eq(whole, !fast, "case %d: %llu bytes of host memory for %d slots", c,
+                         (unsigned long long)info.bytes[EBB_TIER_HOST],
+                         info.slots[EBB_TIER_HOST]);
+            if (fast)
+                cr_assert_eq(info.slots[EBB_TIER_HOST], 4 * plain,
+                             "case %d, a fast codec: %d host slots, %d compressed in the budget "
+                             "(%s)", c, info.slots[EBB_TIER_HOST], 4 * plain, info.reason);
+            else
+                cr_assert(info.slots[EBB_TIER_HOST] <= plain &&
+                              strstr(info.reason, "uncompressed: faster than"),
+                          "case %d, a slow codec: %d host slots, %d uncompressed in the budget "
+                          "(%s)", c, info.slots[EBB_TIER_HOST], plain, info.reason);
+        }
+        rmdir(dir);
+        ebb_config_dispose(&cfg);
+    }
+}
