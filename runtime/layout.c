@@ -57,6 +57,8 @@ static const field run_stats[] = {
     F(ebb_run_stats, stored_raw),      F(ebb_run_stats, codec_s),
     F(ebb_run_stats, stored_raw_slower), F(ebb_run_stats, codec_ratio),
     F(ebb_run_stats, compress_bps),    F(ebb_run_stats, decompress_bps),
+    F(ebb_run_stats, host_codec_s),    F(ebb_run_stats, host_compress_bps),
+    F(ebb_run_stats, host_decompress_bps),
 };
 
 static const field schedule_options[] = {

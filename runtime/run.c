@@ -501,5 +501,14 @@ ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats)
         stats->compress_bps = ps.measured.compress_bps;
         stats->decompress_bps = ps.measured.decompress_bps;
     }
+    if (run->packed) {
+        ebb_pool_stats ps;
+        ebb_status st = run->io->ops->pool_stats(run->io, run->packed, &ps);
+        if (st != EBB_OK)
+            return st;
+        stats->host_codec_s = ps.codec_s;
+        stats->host_compress_bps = ps.measured.compress_bps;
+        stats->host_decompress_bps = ps.measured.decompress_bps;
+    }
     return EBB_OK;
 }

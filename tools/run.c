@@ -209,6 +209,10 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     json_double(w, "codec_ratio", st->codec_ratio);
     json_double(w, "compress_Bps", st->compress_bps);
     json_double(w, "decompress_Bps", st->decompress_bps);
+    /* tier.host.compression: 0 when off */
+    json_double(w, "host_codec_s", st->host_codec_s);
+    json_double(w, "host_compress_Bps", st->host_compress_bps);
+    json_double(w, "host_decompress_Bps", st->host_decompress_bps);
     json_int(w, "copies", st->copies);
     json_double(w, "copy_s", st->copy_s);
     json_string(w, "gradient", hex64(r->gradient, hex));
@@ -326,6 +330,11 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
                          (double)st->bytes_after_compression),
                    (long long)st->stored_raw, (long long)st->stored_raw_slower, st->codec_s,
                    st->codec_ratio, st->compress_bps / 1e9, st->decompress_bps / 1e9);
+        if (res[i].ran && st->host_codec_s > 0)
+            printf("%s: host slots compressed, %.3f s in the host codec threads; measured: a "
+                   "thread compresses %.3g GB/s, decompresses %.3g GB/s\n",
+                   res[i].strategy, st->host_codec_s, st->host_compress_bps / 1e9,
+                   st->host_decompress_bps / 1e9);
     }
     /* The pools' warnings, once for the runs that share them. */
     for (int i = 0; i < count; i++) {

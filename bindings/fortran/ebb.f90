@@ -107,6 +107,7 @@ module ebb
      real(c_double) :: codec_s
      integer(c_int64_t) :: stored_raw_slower
      real(c_double) :: codec_ratio, compress_bps, decompress_bps
+     real(c_double) :: host_codec_s, host_compress_bps, host_decompress_bps
   end type ebb_run_stats
 
   ! ---- the callbacks' interfaces -------------------------------------------

@@ -91,6 +91,10 @@ void report_stats(const rd_result *res)
                human(s->bytes_after_compression, r, sizeof r),
                (double)s->bytes_before_compression / (double)s->bytes_after_compression,
                (long long)s->stored_raw, s->codec_s);
+    if (s->host_codec_s > 0) /* tier.host.compression */
+        printf("  host   compressed slots: codec threads %.3f s; a thread compresses %.3g GB/s, "
+               "decompresses %.3g GB/s\n",
+               s->host_codec_s, s->host_compress_bps / 1e9, s->host_decompress_bps / 1e9);
 }
 
 /* The slots the other strategies are planned with: this run's fast slots C

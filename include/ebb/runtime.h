@@ -329,6 +329,13 @@ typedef struct ebb_run_stats {
     double codec_ratio;
     double compress_bps;
     double decompress_bps;
+    /* tier.host.compression: the time the host tier's codec threads spent,
+     * and one thread's compress and decompress rates over every state, in
+     * state bytes a second (0 until measured): the planner's
+     * tier.host.compress_rate and decompress_rate (docs/compression.md). */
+    double host_codec_s;
+    double host_compress_bps;
+    double host_decompress_bps;
 } ebb_run_stats;
 
 EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);

@@ -108,6 +108,9 @@ size_t rdtest_run_stats_layout(size_t *o)
     o[i++] = OFF(ebb_run_stats, codec_ratio);
     o[i++] = OFF(ebb_run_stats, compress_bps);
     o[i++] = OFF(ebb_run_stats, decompress_bps);
+    o[i++] = OFF(ebb_run_stats, host_codec_s);
+    o[i++] = OFF(ebb_run_stats, host_compress_bps);
+    o[i++] = OFF(ebb_run_stats, host_decompress_bps);
     return sizeof(ebb_run_stats);
 }
 

@@ -1,6 +1,7 @@
 /* The planner with the host tier's slots compressed (problem.host_codec,
  * tier.host.compression = "fixed-rate"): the slots it plans with are the
- * runtime's (budget / the fixed size rounded up to EBB_HOST_PACKED_ALIGN);
+ * runtime's (budget / the fixed size rounded up to EBB_HOST_PACKED_ALIGN),
+ * and the run measures the rates it takes (ebb_run_stats.host_*);
  * a store into one takes a host codec thread, a restore waits for its
  * decompression, so the prediction grows with a slower decompression and
  * equals plain slots' with a codec of no time; and the engine run for real
@@ -123,6 +124,16 @@ Test(planner_host_compressed, slots_are_the_runtimes)
                      "case %d: the run has %d host slots, the planner %d", c,
                      info.slots[EBB_TIER_HOST], p.slots[EBB_TIER_HOST]);
         cr_assert_eq(pr.slots[EBB_TIER_HOST], info.slots[EBB_TIER_HOST]);
+        /* the rates the run measured, for tier.host.compress_rate and
+         * decompress_rate: each state's codec time is one of them */
+        double s = (double)state;
+        double each = (double)st.stores[EBB_TIER_HOST] * s / st.host_compress_bps +
+                      (double)st.restores[EBB_TIER_HOST] * s / st.host_decompress_bps;
+        cr_assert(st.host_codec_s > 0 && fabs(each - st.host_codec_s) <= 1e-6 * st.host_codec_s,
+                  "case %d: %lld stores at %g B/s and %lld restores at %g B/s take %g s, the "
+                  "codec threads measured %g s", c, (long long)st.stores[EBB_TIER_HOST],
+                  st.host_compress_bps, (long long)st.restores[EBB_TIER_HOST],
+                  st.host_decompress_bps, each, st.host_codec_s);
         rmdir(dir);
         ebb_config_dispose(&cfg);
     }

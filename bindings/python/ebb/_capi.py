@@ -98,6 +98,9 @@ class RunStats(Structure):
         ("codec_ratio", c_double),
         ("compress_bps", c_double),
         ("decompress_bps", c_double),
+        ("host_codec_s", c_double),
+        ("host_compress_bps", c_double),
+        ("host_decompress_bps", c_double),
     ]
 
 

@@ -85,6 +85,9 @@ class RunStats:
     codec_ratio: float = 0.0
     compress_bps: float = 0.0
     decompress_bps: float = 0.0
+    host_codec_s: float = 0.0
+    host_compress_bps: float = 0.0
+    host_decompress_bps: float = 0.0
 
 
 def _tier_name(t):
