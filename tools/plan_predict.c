@@ -56,7 +56,8 @@ static const char predict_help[] =
     "                        the same for the host tier's compressed slots (--config's\n"
     "                        tier.host.compression = \"fixed-rate\": its ratio is the\n"
     "                        rate's; default: tier.host.compress_rate, decompress_rate,\n"
-    "                        codec_threads). A restore waits for its decompression\n"
+    "                        codec_threads). A restore waits for its decompression;\n"
+    "                        the budget's uncompressed slots are predicted too\n"
     "  --staging K           host buffers for disk transfers (default 2, as the runtime)\n"
     "  --period K            periodic: k; disk-revolve: m (default: as the runtime derives)\n"
     "  --io-ratio R          disk-revolve's ratio (default 1, as the runtime)\n"
@@ -211,7 +212,26 @@ static void codec_given(ebb_codec_rates *k, uint64_t compress, uint64_t decompre
 }
 
 /* The problem from the configuration and the options; 0, or 1 after printing why not. */
-static int build_problem(const predict_args *a, ebb_plan_problem *p, const char **source)
+/* The host slots the budget holds uncompressed, where the configuration
+ * compresses them and no --slots is given: the alternative auto weighs
+ * (docs/compression.md, *The host tier*); 0 otherwise. */
+static int32_t plain_host_slots(const predict_args *a, const ebb_config *cfg,
+                                const ebb_plan_problem *p)
+{
+    if (!(p->host_codec.ratio > 0) || a->slots > 0)
+        return 0;
+    ebb_config plain = *cfg; /* shallow, only read */
+    plain.host.compression.mode = EBB_COMPRESSION_OFF;
+    ebb_pool_options po;
+    if (ebb_config_pool_options(&plain, EBB_TIER_HOST, p->state_size, &po) != EBB_OK) {
+        ebb_clear_error(); /* not one whole state */
+        return 0;
+    }
+    return po.slots;
+}
+
+static int build_problem(const predict_args *a, ebb_plan_problem *p, const char **source,
+                         int32_t *plain_slots)
 {
     ebb_config cfg;
     if (ebb_config_init_default(&cfg) != EBB_OK ||
@@ -235,6 +255,7 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
         rc = 1;
         goto out;
     }
+    *plain_slots = plain_host_slots(a, &cfg, p);
     if (a->slots > 0)
         p->slots[EBB_TIER_HOST] = a->slots;
     if (a->disk_slots >= 0)
@@ -495,7 +516,8 @@ int ebb_cmd_plan_predict(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     ebb_plan_problem p;
     const char *source = "none";
-    if (build_problem(&a, &p, &source))
+    int32_t plain_slots = 0;
+    if (build_problem(&a, &p, &source, &plain_slots))
         return 1;
     if (a.ratios.count > 0)
         return plan_sweep_print(&p, a.ratios.v, a.ratios.count, a.json);
@@ -509,10 +531,26 @@ int ebb_cmd_plan_predict(int argc, char **argv)
         return 1;
     }
     int strategy = a.pick.all ? EBB_CONFIG_STRATEGY_AUTO : a.pick.strategy;
+    /* compressed host slots: the same with the budget's uncompressed ones */
+    ebb_plan_prediction plain;
+    plain.fits = 0;
+    if (plain_slots > 0) {
+        ebb_plan_problem q = p;
+        q.host_codec = (ebb_codec_rates){0};
+        q.slots[EBB_TIER_HOST] = plain_slots;
+        if (ebb_plan_predict(&q, (ebb_config_strategy)strategy, &plain) != EBB_OK) {
+            fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+            return 1;
+        }
+    }
     sizing z;
     size_it(&a, &p, strategy, &z);
     if (!a.json) {
         print_text(&a, &p, source, r, count, strategy, &z);
+        if (plain.fits)
+            printf("with the budget's %d host slots uncompressed instead: %s predicted %.3f s "
+                   "(auto runs the faster)\n",
+                   plain_slots, ebb_config_strategy_name(plain.strategy), plain.predicted_s);
         return 0;
     }
     json_writer w;
@@ -536,6 +574,13 @@ int ebb_cmd_plan_predict(int argc, char **argv)
     }
     json_context(&w, &p, source);
     json_sizing(&w, &a, strategy, &z);
+    if (plain.fits) {
+        json_object(&w, "uncompressed_host");
+        json_int(&w, "slots", plain_slots);
+        json_string(&w, "strategy", ebb_config_strategy_name(plain.strategy));
+        json_double(&w, "predicted_s", plain.predicted_s);
+        json_close(&w);
+    }
     json_end(&w);
     return 0;
 }

@@ -201,7 +201,8 @@ Test(plan_predict_cli, bad_input_says_what_is_wrong)
 /* Compressed host slots: the configuration's fixed rate gives the slots
  * and the ratio, tier.host.compress_rate and decompress_rate the figures,
  * --host-compress-rate and --host-decompress-rate override them; a slower
- * decompression predicts a longer run (the restores wait for it). */
+ * decompression predicts a longer run (the restores wait for it); the
+ * budget's uncompressed slots are predicted beside them. */
 Test(plan_predict_cli, compressed_host_slots)
 {
     char path[] = "/tmp/ebb-plan-host-XXXXXX";
@@ -227,6 +228,9 @@ Test(plan_predict_cli, compressed_host_slots)
         cr_assert(strstr(r.out, k ? "\"decompress_Bps\": 100000000, \"threads\": 2}"
                                   : "\"decompress_Bps\": 1e+09, \"threads\": 3}"),
                   "%s", r.out);
+        cr_assert(strstr(r.out, "\"uncompressed_host\": {\"slots\": 4, \"strategy\": "
+                             "\"revolve\", \"predicted_s\": "),
+                  "the budget's 4 slots uncompressed, predicted too: %s", r.out);
         s[k] = strtod(json_find(r.out, "predicted_s", NULL), NULL);
     }
     cr_assert_gt(s[1], s[0] + 0.9, "every restore 10 ms, not 1: %g s against %g s", s[1], s[0]);
