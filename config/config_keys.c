@@ -52,6 +52,16 @@
     .doc = "Threads of the " #t " tier that compress and decompress states, " role         \
            " (never the compute thread)."
 
+/* The planner's codec rates of a tier (docs/compression.md, *The channel*). */
+#define COMPRESS_RATE_KEY(t)                                                               \
+    .name = "tier." #t ".compress_rate", RATE(t.compress_rate), .dflt = 0,                 \
+    .doc = "For the planner (auto): one codec thread's compression, state bytes a second " \
+           "(\"1.9 GB/s\"); \"none\" (default): not known, taken as no time."
+#define DECOMPRESS_RATE_KEY(t)                                                             \
+    .name = "tier." #t ".decompress_rate", RATE(t.decompress_rate), .dflt = 0,             \
+    .doc = "For the planner (auto): one codec thread's decompression; \"none\" "           \
+           "(default): taken as compress_rate."
+
 /* What a budget of 0 means to say. */
 #define TIER_OFF " (to turn the tier off, write enabled = false)"
 
@@ -160,6 +170,12 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     },
     [EBB_KEY_HOST_CODEC_THREADS] = {
         CODEC_THREADS_KEY(host, "as states are stored into the tier and restored out of it"),
+    },
+    [EBB_KEY_HOST_COMPRESS_RATE] = {
+        COMPRESS_RATE_KEY(host),
+    },
+    [EBB_KEY_HOST_DECOMPRESS_RATE] = {
+        DECOMPRESS_RATE_KEY(host),
     },
     [EBB_KEY_DISK_ENABLED] = {
         .name = "tier.disk.enabled", BOOL(disk.enabled), .dflt = 1,
@@ -280,14 +296,10 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
                "not known, the disk is planned raw (a fixed rate's is known).",
     },
     [EBB_KEY_DISK_COMPRESS_RATE] = {
-        .name = "tier.disk.compress_rate", RATE(disk.compress_rate), .dflt = 0,
-        .doc = "For the planner (auto): one codec thread's compression, state bytes a second "
-               "(\"1.9 GB/s\"); \"none\" (default): not known, taken as no time.",
+        COMPRESS_RATE_KEY(disk),
     },
     [EBB_KEY_DISK_DECOMPRESS_RATE] = {
-        .name = "tier.disk.decompress_rate", RATE(disk.decompress_rate), .dflt = 0,
-        .doc = "For the planner (auto): one codec thread's decompression; \"none\" "
-               "(default): taken as compress_rate.",
+        DECOMPRESS_RATE_KEY(disk),
     },
 };
 

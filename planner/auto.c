@@ -8,6 +8,9 @@
  * on the spot (a fraction of a second) and compressed as the configuration's
  * figures say (tier.disk.codec_ratio, compress_rate, decompress_rate, or a
  * fixed rate's), and the fastest that fits runs (async when within 2% of it).
+ * With the host tier's slots compressed (tier.host.compression) it predicts
+ * them with tier.host.compress_rate and decompress_rate, and the budget's
+ * fewer uncompressed slots too, and runs the faster.
  * Without them, the rules: every state fits in the fast tier -> store-all; a
  * slower tier -> async, which follows the compute/transfer ratio it meets;
  * else revolve (online while n is unknown).
@@ -23,6 +26,41 @@
 /* auto prefers async when the planner predicts it within this factor of the best */
 #define NEAR_TIE 1.02
 
+/* Near a tie, the strategy that follows the machine's real ratio: the
+ * others' stores and reads are fixed in advance. Returns the pick (best if
+ * none is near, -1 if none fits). */
+static int near_tie(const ebb_plan_prediction *all, size_t count, int best)
+{
+    for (size_t i = 0; best >= 0 && i < count; i++)
+        if (all[i].strategy == EBB_CONFIG_STRATEGY_ASYNC && all[i].fits &&
+            all[i].schedule == EBB_STRATEGY_ASYNC && /* (not revolve, without a slower tier) */
+            all[i].predicted_s <= NEAR_TIE * all[best].predicted_s)
+            best = (int)i;
+    return best;
+}
+
+/* The problem p with the host tier's slots uncompressed: as many as the
+ * budget holds of whole states (*slots), predicted into out. */
+static ebb_status plan_plain_host(const ebb_plan_problem *p, const ebb_config *cfg,
+                                  ebb_plan_prediction *out, size_t *count, int *best,
+                                  int32_t *slots)
+{
+    ebb_config plain_cfg = *cfg; /* shallow, read only */
+    plain_cfg.host.compression.mode = EBB_COMPRESSION_OFF;
+    ebb_pool_options po;
+    ebb_status st = ebb_config_pool_options(&plain_cfg, EBB_TIER_HOST, p->state_size, &po);
+    if (st != EBB_OK) { /* not one whole state: only the compressed slots fit */
+        ebb_clear_error();
+        *best = -1;
+        *slots = 0;
+        return EBB_OK;
+    }
+    ebb_plan_problem q = *p;
+    q.host_codec = (ebb_codec_rates){0};
+    q.slots[EBB_TIER_HOST] = *slots = po.slots;
+    return ebb_plan_all(&q, out, count, best);
+}
+
 static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto_answer *ans)
 {
     const ebb_run_options *o = ask->options;
@@ -36,7 +74,9 @@ static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto
     p.forward_s = o->forward_seconds;
     p.reverse_s = o->reverse_seconds;
     p.staging = o->staging;
-    ebb_status st = ebb_plan_problem_from_config(&p, cfg);
+    ebb_config state_cfg; /* the codecs with the options' element type, as the run's */
+    rt_config_for_state(cfg, o, &state_cfg);
+    ebb_status st = ebb_plan_problem_from_config(&p, &state_cfg);
     if (st != EBB_OK)
         return st;
     for (int t = 0; t < EBB_TIER_COUNT; t++)
@@ -76,22 +116,46 @@ static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto
                 best = (int)i;
         }
     }
+    if (best < 0 && !ask->host_packed)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "auto: no strategy fits the budgets");
+    best = near_tie(all, count, best);
+    /* compressed host slots: more of them, but every restore waits for its
+     * decompression; the budget's uncompressed slots are run instead where
+     * the planner predicts them faster (one process, slots from the budget) */
+    char host[96] = "";
+    double packed_s = best >= 0 ? all[best].predicted_s : INFINITY;
+    if (ask->host_packed && !agree && o->slots <= 0) {
+        ebb_plan_prediction plain[EBB_PLAN_MAX];
+        int32_t plain_slots = 0;
+        int b = -1;
+        if ((st = plan_plain_host(&p, &state_cfg, plain, &count, &b, &plain_slots)) != EBB_OK)
+            return st;
+        b = near_tie(plain, count, b);
+        if (b >= 0 && plain[b].predicted_s < packed_s) {
+            memcpy(all, plain, sizeof plain);
+            best = b;
+            ans->host_plain_slots = plain_slots;
+            snprintf(host, sizeof host, "; %d host slots uncompressed: faster than %d compressed",
+                     plain_slots, ask->fast_slots);
+        } else if (best >= 0) {
+            snprintf(host, sizeof host, "; %d host slots compressed: faster than %d uncompressed",
+                     ask->fast_slots, plain_slots);
+        }
+    }
     if (best < 0)
         return ebb_fail(EBB_ERR_NO_MEMORY, "auto: no strategy fits the budgets");
-    /* near a tie, the strategy that follows the machine's real ratio: the
-     * others' stores and reads are fixed in advance */
-    for (size_t i = 0; i < count; i++)
-        if (all[i].strategy == EBB_CONFIG_STRATEGY_ASYNC && all[i].fits &&
-            all[i].predicted_s <= NEAR_TIE * all[best].predicted_s)
-            best = (int)i;
-    ans->strategy = all[best].strategy;
+    /* async without a slower tier runs another schedule: that one */
+    ans->strategy = all[best].strategy == EBB_CONFIG_STRATEGY_ASYNC
+                        ? (ebb_config_strategy)all[best].schedule
+                        : all[best].strategy;
     snprintf(ans->reason, sizeof ans->reason,
-             "auto: the planner predicts %s fastest (%.3g s for %lld steps of %.3g + %.3g ms%s)",
+             "auto: the planner predicts %s fastest (%.3g s for %lld steps of %.3g + %.3g ms%s%s)",
              ebb_config_strategy_name(ans->strategy), all[best].predicted_s, (long long)o->steps,
              o->forward_seconds * 1e3, o->reverse_seconds * 1e3,
              slow != EBB_TIER_DISK || !(p.codec.ratio > 0) ? ""
              : ebb_plan_disk_compressed(&p) ? "; disk states compressed"
-                                            : "; disk states raw: compressing would be slower");
+                                            : "; disk states raw: compressing would be slower",
+             host);
     return EBB_OK;
 }
 
@@ -104,13 +168,16 @@ static ebb_status choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer *ans)
     int fast = ask->fast, slow = ask->slow;
     int32_t fast_slots = ask->fast_slots;
     int has_slow = slow >= 0 && ask->slow_slots > 0;
-    if (n > 0 && fast_slots >= n - 1) {
+    int timed = n > 0 && o->forward_seconds > 0 && o->reverse_seconds >= 0;
+    /* compressed host slots that hold every state may still be slower than
+     * fewer uncompressed ones: the planner says, when it can */
+    if (n > 0 && fast_slots >= n - 1 && !(ask->host_packed && timed)) {
         ans->strategy = EBB_CONFIG_STRATEGY_STORE_ALL;
         snprintf(ans->reason, sizeof ans->reason, "auto: tier.%s holds all %lld states",
                  ebb_tier_name((ebb_tier)fast), (long long)n);
         return EBB_OK;
     }
-    if (has_slow && n > 0 && o->forward_seconds > 0 && o->reverse_seconds >= 0)
+    if ((has_slow || ask->host_packed) && timed)
         return planned(cfg, ask, ans);
     if (has_slow && fast_slots >= 2) {
         ans->strategy = EBB_CONFIG_STRATEGY_ASYNC;

@@ -36,6 +36,32 @@ void ebb_plan_cap_disk(ebb_plan_problem *p, double bytes_per_s)
         p->disk_pace = bytes_per_s > 0 ? bytes_per_s : 0.0;
 }
 
+/* One tier's codec for the planner, the disk's and the host's alike: its
+ * threads, and with compression on the figures the configuration gives
+ * (decompress taken as compress when not given; the runtime measures them
+ * as it goes, the planner cannot), and *fixed the size of a fixed rate's
+ * states (0: not a fixed rate, or its element unknown). */
+static void tier_codec(const ebb_codec_options *c, int enabled, int32_t threads, double ratio,
+                       uint64_t compress, uint64_t decompress, size_t state,
+                       ebb_codec_rates *out, size_t *fixed)
+{
+    *fixed = 0;
+    out->threads = threads;
+    if (!enabled || c->mode == EBB_COMPRESSION_OFF)
+        return;
+    out->ratio = ratio;
+    out->compress_bps = (double)compress;
+    out->decompress_bps = (double)(decompress ? decompress : compress);
+    if (c->mode != EBB_COMPRESSION_FIXED_RATE || c->element == EBB_ELEMENT_BYTES)
+        return;
+    ebb_codec *k = NULL;
+    if (ebb_codec_create(c, state, &k) == EBB_OK)
+        *fixed = ebb_codec_fixed_size(k);
+    else
+        ebb_clear_error(); /* the run says why when it makes its pool */
+    ebb_codec_destroy(k);
+}
+
 ebb_status ebb_plan_problem_from_config(ebb_plan_problem *p, const ebb_config *cfg)
 {
     if (!p || !cfg)
@@ -56,25 +82,22 @@ ebb_status ebb_plan_problem_from_config(ebb_plan_problem *p, const ebb_config *c
     }
     ebb_plan_cap_disk(p, (double)cfg->disk.max_bandwidth);
     p->disk_block = (size_t)cfg->disk.block_size;
-    p->codec.threads = cfg->disk.codec_threads;
-    p->codec_fixed = 0;
-    if (cfg->disk.enabled && cfg->disk.compression.mode != EBB_COMPRESSION_OFF) {
-        p->codec.ratio = cfg->disk.codec_ratio;
-        p->codec.compress_bps = (double)cfg->disk.compress_rate;
-        p->codec.decompress_bps = (double)(cfg->disk.decompress_rate ? cfg->disk.decompress_rate
-                                                                     : cfg->disk.compress_rate);
-    }
-    if (cfg->disk.enabled && cfg->disk.compression.mode == EBB_COMPRESSION_FIXED_RATE) {
-        ebb_codec *c = NULL;
-        if (ebb_codec_create(&cfg->disk.compression, p->state_size, &c) == EBB_OK) {
-            size_t fixed = ebb_codec_fixed_size(c);
-            if (fixed > 0 && fixed < p->state_size) {
-                p->codec_fixed = 1;
-                p->codec.ratio = (double)p->state_size / (double)fixed;
-            }
-        }
-        ebb_codec_destroy(c);
-    }
+    size_t fixed = 0;
+    tier_codec(&cfg->disk.compression, cfg->disk.enabled, cfg->disk.codec_threads,
+               cfg->disk.codec_ratio, cfg->disk.compress_rate, cfg->disk.decompress_rate,
+               p->state_size, &p->codec, &fixed);
+    p->codec_fixed = fixed > 0 && fixed < p->state_size; /* else raw where it does not pay */
+    if (p->codec_fixed)
+        p->codec.ratio = (double)p->state_size / (double)fixed;
+    /* the host tier's slots: a fixed rate whose element is known, always
+     * compressed (config_pool.c counts its slots the same way) */
+    tier_codec(&cfg->host.compression, cfg->host.enabled, cfg->host.codec_threads, 0,
+               cfg->host.compress_rate, cfg->host.decompress_rate, p->state_size,
+               &p->host_codec, &fixed);
+    if (fixed > 0)
+        p->host_codec.ratio = (double)p->state_size / (double)fixed;
+    else
+        p->host_codec = (ebb_codec_rates){0};
     return EBB_OK;
 }
 
@@ -110,14 +133,17 @@ static ebb_status check_problem(const ebb_plan_problem *p)
     if (!(p->disk_pace >= 0) || isinf(p->disk_pace))
         return ebb_fail(EBB_ERR_INVALID_ARG, "the disk's bandwidth limit (problem.disk_pace, bytes/s) must be finite and >= 0, got %g",
                         p->disk_pace);
-    const ebb_codec_rates *k = &p->codec;
-    if (!(k->ratio >= 0) || !isfinite(k->ratio) || !(k->compress_bps >= 0) ||
-        !isfinite(k->compress_bps) || !(k->decompress_bps >= 0) ||
-        !isfinite(k->decompress_bps) || k->threads < 0 || k->threads > 256)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "problem.codec: ratio, compress_bps and decompress_bps must be finite "
-                        "and >= 0 (0: raw, no time), threads 0 .. 256; got %g, %g, %g, %d",
-                        k->ratio, k->compress_bps, k->decompress_bps, (int)k->threads);
+    for (int h = 0; h < 2; h++) {
+        const ebb_codec_rates *k = h ? &p->host_codec : &p->codec;
+        if (!(k->ratio >= 0) || !isfinite(k->ratio) || !(k->compress_bps >= 0) ||
+            !isfinite(k->compress_bps) || !(k->decompress_bps >= 0) ||
+            !isfinite(k->decompress_bps) || k->threads < 0 || k->threads > 256)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "problem.%s: ratio, compress_bps and decompress_bps must be finite "
+                            "and >= 0 (0: %s, no time), threads 0 .. 256; got %g, %g, %g, %d",
+                            h ? "host_codec" : "codec", h ? "uncompressed" : "raw", k->ratio,
+                            k->compress_bps, k->decompress_bps, (int)k->threads);
+    }
     if (!(p->step_slowdown >= 0) || !isfinite(p->step_slowdown))
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "problem.step_slowdown must be finite and >= 0, got %g", p->step_slowdown);

@@ -15,7 +15,11 @@
  * codec thread to decompress; a chained move compresses after the whole
  * state crossed from the gpu, and copies it on after decompressing, as the
  * disk tier does. While states queue, the channel so carries
- * min(compress_bps x threads, disk x ratio) state bytes a second.
+ * min(compress_bps x threads, disk x ratio) state bytes a second. The host
+ * tier's compressed slots (problem.host_codec) are the same codec channel
+ * on threads of their own, with no device behind it: a store into one ends
+ * when a host codec thread has compressed it, a restore out of one when a
+ * thread has decompressed it (the engine waits for that ticket).
  *
  * Not modelled: copies on the compute thread (the in-place form, host ->
  * host), gpu -> gpu copies (device bandwidth), the CPU that transfers take
@@ -33,6 +37,7 @@
 
 struct rt_pool {
     ebb_tier tier;
+    int packed; /* the host tier's compressed slots (given a codec) */
 };
 
 static sim_io *S(rt_io *io)
@@ -107,16 +112,22 @@ void sim_io_step(sim_io *s, double work)
     s->now = t + work;
 }
 
-/* `work` seconds on the codec thread free first, from `from` on; returns
- * when it ends. */
-static double codec_run(sim_io *s, double from, double work)
+static void codec_init(sim_codec *c, const ebb_codec_rates *rates, int on)
+{
+    *c = (sim_codec){.rates = rates, .on = on, .threads = rates->threads > 0 ? rates->threads : 2};
+}
+
+/* A state compressed (compress = 1) or decompressed on the thread of codec
+ * channel c free first, from `from` on; returns when it ends. */
+static double codec_run(sim_io *s, sim_codec *c, double from, int compress)
 {
     int k = 0;
-    for (int i = 1; i < s->codec_threads; i++)
-        if (s->codec_free[i] < s->codec_free[k])
+    for (int i = 1; i < c->threads; i++)
+        if (c->free[i] < c->free[k])
             k = i;
-    double end = later(s->codec_free[k], from) + work;
-    s->codec_free[k] = end;
+    double rate = compress ? c->rates->compress_bps : c->rates->decompress_bps;
+    double end = later(c->free[k], from) + seconds((double)s->p->state_size, rate);
+    c->free[k] = end;
     return end;
 }
 
@@ -124,7 +135,7 @@ static double codec_run(sim_io *s, double from, double work)
 static double disk_bytes(const sim_io *s)
 {
     double size = (double)s->p->state_size;
-    return s->compressed ? size / s->p->codec.ratio : size;
+    return s->disk_codec.on ? size / s->p->codec.ratio : size;
 }
 
 /* One disk transfer of `bytes` on channel c starting at `at` (>= now);
@@ -168,15 +179,14 @@ static rt_ticket submit(sim_io *s, rt_pool *pool, ebb_plan_channel_id c)
     const ebb_plan_channel *ch = &s->p->channel[c];
     rt_ticket t = {.pool = pool};
     double size = (double)s->p->state_size;
-    const ebb_codec_rates *k = &s->p->codec;
-    if (c == EBB_PLAN_HOST_TO_DISK && s->compressed) {
-        double packed = codec_run(s, s->now, seconds(size, k->compress_bps));
+    if (c == EBB_PLAN_HOST_TO_DISK && s->disk_codec.on) {
+        double packed = codec_run(s, &s->disk_codec, s->now, 1);
         t.end = disk_blocks(s, c, NULL, packed, disk_bytes(s)) + ch->latency;
         return t;
     }
-    if (c == EBB_PLAN_DISK_TO_HOST && s->compressed) {
+    if (c == EBB_PLAN_DISK_TO_HOST && s->disk_codec.on) {
         double in = disk_blocks(s, c, NULL, s->now, disk_bytes(s)) + ch->latency;
-        t.end = codec_run(s, in, seconds(size, k->decompress_bps));
+        t.end = codec_run(s, &s->disk_codec, in, 0);
         return t;
     }
     if (c == EBB_PLAN_HOST_TO_DISK || c == EBB_PLAN_DISK_TO_HOST) {
@@ -203,6 +213,7 @@ static ebb_status pool_create(rt_io *io, const ebb_pool_options *o, rt_pool *sta
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the planner's %s pool",
                         ebb_tier_name(o->tier));
     (*out)->tier = o->tier;
+    (*out)->packed = o->tier == EBB_TIER_HOST && o->compression != NULL;
     return EBB_OK;
 }
 
@@ -253,8 +264,13 @@ static ebb_status move(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *src, int32_
     sim_io *s = S(io);
     ebb_tier a = src->tier, b = dst->tier;
     *t = (rt_ticket){0};
+    if (a == EBB_TIER_HOST && b == EBB_TIER_HOST && src->packed != dst->packed) {
+        /* into a compressed slot or out of one: on the host codec channel */
+        *t = (rt_ticket){.pool = dst, .end = codec_run(s, &s->host_codec, s->now, dst->packed)};
+        return EBB_OK;
+    }
     if (a == EBB_TIER_HOST && b == EBB_TIER_HOST)
-        return EBB_OK; /* a memcpy, complete on return */
+        return EBB_OK; /* a memcpy (compressed bytes between compressed slots), done on return */
     if (a == EBB_TIER_GPU && b == EBB_TIER_GPU) {
         *t = (rt_ticket){.pool = dst, .end = s->now};
         return EBB_OK;
@@ -279,22 +295,21 @@ static ebb_status move_via(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *via, in
     (void)ds, (void)vs, (void)ss;
     sim_io *s = S(io);
     const ebb_plan_channel *ch = s->p->channel;
-    const ebb_codec_rates *k = &s->p->codec;
     double size = (double)s->p->state_size;
-    if (s->compressed && src->tier == EBB_TIER_GPU && dst->tier == EBB_TIER_DISK) {
+    if (s->disk_codec.on && src->tier == EBB_TIER_GPU && dst->tier == EBB_TIER_DISK) {
         /* the whole state crosses, then is compressed, then goes to disk */
         t[0] = submit(s, via, EBB_PLAN_GPU_TO_HOST);
-        double packed = codec_run(s, t[0].end, seconds(size, k->compress_bps));
+        double packed = codec_run(s, &s->disk_codec, t[0].end, 1);
         double end = disk_blocks(s, EBB_PLAN_HOST_TO_DISK, NULL, packed, disk_bytes(s)) +
                      ch[EBB_PLAN_HOST_TO_DISK].latency;
         t[1] = (rt_ticket){.pool = dst, .end = end};
         return EBB_OK;
     }
-    if (s->compressed && src->tier == EBB_TIER_DISK && dst->tier == EBB_TIER_GPU) {
+    if (s->disk_codec.on && src->tier == EBB_TIER_DISK && dst->tier == EBB_TIER_GPU) {
         /* read, decompressed, then the whole state copied on to the gpu */
         double in = disk_blocks(s, EBB_PLAN_DISK_TO_HOST, NULL, s->now, disk_bytes(s)) +
                     ch[EBB_PLAN_DISK_TO_HOST].latency;
-        double unpacked = codec_run(s, in, seconds(size, k->decompress_bps));
+        double unpacked = codec_run(s, &s->disk_codec, in, 0);
         double *up = &s->free_at[EBB_PLAN_HOST_TO_GPU];
         *up = later(*up, unpacked) + seconds(size, ch[EBB_PLAN_HOST_TO_GPU].bandwidth);
         t[0] = (rt_ticket){.pool = via, .end = unpacked};
@@ -375,6 +390,6 @@ static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   
 void sim_io_init(sim_io *s, const ebb_plan_problem *p)
 {
     *s = (sim_io){.io = {&ops}, .p = p};
-    s->compressed = rt_disk_compressed(p);
-    s->codec_threads = p->codec.threads > 0 ? p->codec.threads : 2;
+    codec_init(&s->disk_codec, &p->codec, rt_disk_compressed(p));
+    codec_init(&s->host_codec, &p->host_codec, p->host_codec.ratio > 0);
 }

@@ -11,6 +11,16 @@
 /* The disk's coming busy spans, kept for the steps they slow. */
 enum { SIM_SPANS = 1024 };
 
+/* A codec channel (problem.codec on the way to the disk, problem.host_codec
+ * into the host tier's compressed slots): `threads` servers, each taking a
+ * whole state first come first served. */
+typedef struct sim_codec {
+    const ebb_codec_rates *rates;
+    int on;           /* states go through it */
+    int threads;
+    double free[256]; /* when each thread is free */
+} sim_codec;
+
 typedef struct sim_io {
     rt_io io; /* first: the engine sees an rt_io */
     const ebb_plan_problem *p;
@@ -19,10 +29,8 @@ typedef struct sim_io {
     double pace_next;                       /* the disk pacer's next allowed start */
     double span_start[SIM_SPANS], span_end[SIM_SPANS]; /* a ring, in time order */
     int span_head, span_count;
-    /* the disk channel compressed (problem.codec): each codec thread's free time */
-    int compressed;
-    int codec_threads;
-    double codec_free[256];
+    sim_codec disk_codec; /* on: where rt_disk_compressed says so */
+    sim_codec host_codec; /* on: problem.host_codec.ratio > 0 */
 } sim_io;
 
 void sim_io_init(sim_io *s, const ebb_plan_problem *p);

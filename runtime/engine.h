@@ -33,10 +33,14 @@ typedef struct rt_auto_ask {
     int fast, slow;            /* tiers (slow -1: none) */
     int32_t fast_slots, slow_slots;
     rt_agree *agree;           /* NULL: one process */
+    int host_packed;           /* the fast tier is the host's, its slots compressed
+                                  (tier.host.compression), fast_slots from the budget */
 } rt_auto_ask;
 
 typedef struct rt_auto_answer {
     ebb_config_strategy strategy;
+    int32_t host_plain_slots;  /* > 0 (host_packed only): run the host slots uncompressed,
+                                  this many, which the planner predicts faster */
     char reason[256];
     int measured; /* 1: channel[] holds the disk measured on the spot (h-revolve's costs) */
     ebb_plan_channel channel[EBB_PLAN_CHANNEL_COUNT];
@@ -75,6 +79,12 @@ ebb_status rt_run_create(const rt_create_args *args, ebb_run **out);
  * budgets, h-revolve's disk pace); choose, fault and agree left NULL. */
 ebb_status rt_args_from_config(const ebb_run_options *options, const ebb_config *config,
                                rt_create_args *out);
+
+/* *out = a shallow copy of *config (read only: it owns nothing, valid while
+ * *config is) whose tiers' compression has the element type and the shape
+ * the options give, as the run sizes its slots and makes its pools. */
+void rt_config_for_state(const ebb_config *config, const ebb_run_options *options,
+                         ebb_config *out);
 
 /* tests: ebb_run_create with faults injected into the disk pool. */
 ebb_status ebb_run_create_with_faults(const ebb_run_options *options,

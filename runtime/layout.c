@@ -61,6 +61,7 @@ static const field run_stats[] = {
     F(ebb_run_stats, bytes_after_compression_tier),
     F(ebb_run_stats, codec_s_tier),    F(ebb_run_stats, compressions),
     F(ebb_run_stats, decompressions),
+    F(ebb_run_stats, host_compress_bps), F(ebb_run_stats, host_decompress_bps),
 };
 
 static const field schedule_options[] = {

@@ -519,6 +519,9 @@ ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats)
             stats->codec_ratio = ps.measured.ratio;
             stats->compress_bps = ps.measured.compress_bps;
             stats->decompress_bps = ps.measured.decompress_bps;
+        } else {
+            stats->host_compress_bps = ps.measured.compress_bps;
+            stats->host_decompress_bps = ps.measured.decompress_bps;
         }
     }
     return EBB_OK;

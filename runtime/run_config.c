@@ -73,21 +73,27 @@ static ebb_status resolve_audit(const ebb_run_options *o, const ebb_config *cfg,
     return EBB_OK;
 }
 
-/* What each enabled tier's budget holds for this state; an error is kept
- * for the strategy that needs the tier. The disk's and the host's
- * compression with the element type and shape the options give (a fixed
- * rate's slots are smaller: run_setup.c makes the pools with the same). */
-static void budgets(const ebb_config *config, const ebb_run_options *o, rt_tiers *t)
+void rt_config_for_state(const ebb_config *config, const ebb_run_options *o, ebb_config *out)
 {
-    ebb_config c = *config; /* a shallow copy, read only: it owns nothing */
-    const ebb_config *cfg = &c;
-    ebb_codec_options *tiers[2] = {&c.disk.compression, &c.host.compression};
+    *out = *config;
+    ebb_codec_options *tiers[2] = {&out->disk.compression, &out->host.compression};
     for (int i = 0; i < 2; i++) {
         if (o->element >= 0)
             tiers[i]->element = (ebb_element)o->element;
         tiers[i]->dims = o->dims;
         memcpy(tiers[i]->shape, o->shape, sizeof tiers[i]->shape);
     }
+}
+
+/* What each enabled tier's budget holds for this state; an error is kept
+ * for the strategy that needs the tier. The disk's and the host's
+ * compression with the element type and shape the options give (a fixed
+ * rate's slots are smaller: run_setup.c makes the pools with the same). */
+static void budgets(const ebb_config *config, const ebb_run_options *o, rt_tiers *t)
+{
+    ebb_config c; /* a shallow copy, read only: it owns nothing */
+    rt_config_for_state(config, o, &c);
+    const ebb_config *cfg = &c;
     size_t state = o->state_size;
     const int enabled[EBB_TIER_COUNT] = {cfg->gpu.enabled, cfg->host.enabled, cfg->disk.enabled};
     memset(t, 0, sizeof *t);

@@ -130,6 +130,7 @@ struct ebb_run {
     /* tier.host.compression: the schedule's host slots are this compressed
      * pool's (packed.c), not buffers of `host`; NULL otherwise */
     rt_pool *packed;
+    int host_plain;        /* auto chose the host slots uncompressed (faster here) */
     int32_t packed_slots;
     rt_ticket *packed_pending; /* per packed slot: the last transfer touching it */
     rt_ticket *disk_pending; /* per disk slot: the last transfer touching it */

@@ -98,10 +98,22 @@ static ebb_status choose_tiers(ebb_run *run, int *fast, int *slow)
     return EBB_OK;
 }
 
+/* Whether the configuration compresses the host tier's slots
+ * (tier.host.compression; the planner's run: problem.host_codec), unless
+ * auto chose them uncompressed. */
+static int host_compressed(const ebb_run *run, const rt_create_args *a)
+{
+    const ebb_config *cfg = a->config;
+    int on = cfg ? cfg->host.enabled && cfg->host.compression.mode != EBB_COMPRESSION_OFF
+                 : a->planning && a->costs.host_codec.ratio > 0;
+    return on && !run->host_plain;
+}
+
 /* The strategy to run (a schedule or async, never auto); run->reason says
- * why. */
+ * why. Auto may run the host slots uncompressed: *fast_slots is then their
+ * count. */
 static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fast,
-                                  int32_t fast_slots, int slow, int32_t slow_slots,
+                                  int32_t *fast_slots, int slow, int32_t slow_slots,
                                   ebb_strategy *out)
 {
     ebb_strategy cs = run->opt.strategy;
@@ -109,12 +121,17 @@ static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fas
     if (cs == EBB_STRATEGY_AUTO) {
         if (!a->choose)
             return ebb_fail(EBB_ERR_INVALID_ARG, "strategy \"auto\" cannot be chosen here");
-        rt_auto_ask ask = {&run->opt, fast, slow, fast_slots, slow_slots, run->agree};
+        rt_auto_ask ask = {&run->opt, fast, slow, *fast_slots, slow_slots, run->agree,
+                           fast == EBB_TIER_HOST && host_compressed(run, a)};
         rt_auto_answer ans;
         memset(&ans, 0, sizeof ans);
         ebb_status st = a->choose(a->choose_ctx, &ask, &ans);
         if (st != EBB_OK)
             return st;
+        if (ask.host_packed && ans.host_plain_slots > 0) {
+            run->host_plain = 1;
+            *fast_slots = run->tiers.slots[EBB_TIER_HOST] = ans.host_plain_slots;
+        }
         snprintf(run->reason, sizeof run->reason, "%s", ans.reason);
         if (ans.measured) {
             memcpy(run->plan_channel, ans.channel, sizeof ans.channel);
@@ -128,7 +145,7 @@ static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fas
     if (cs != EBB_STRATEGY_ASYNC)
         return ebb_config_strategy_schedule(cs, out);
     /* spare slots are not wasted: what fits runs the cheaper schedule */
-    if (n > 0 && fast_slots >= n - 1) {
+    if (n > 0 && *fast_slots >= n - 1) {
         *out = EBB_STRATEGY_STORE_ALL;
         snprintf(run->reason, sizeof run->reason,
                  "async asked; tier.%s holds all %lld states, so store-all",
@@ -289,7 +306,7 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         d_hint = 0; /* reported by the strategy that needs the tier */
     if (run->agree && (st = agree_setup(run, fast, slow, &c, &d_hint)) != EBB_OK)
         return st;
-    if ((st = choose_strategy(run, a, fast, c, slow, d_hint, &strategy)) != EBB_OK)
+    if ((st = choose_strategy(run, a, fast, &c, slow, d_hint, &strategy)) != EBB_OK)
         return st;
     if (run->agree && (st = run->agree->strategy(run->agree, (int)strategy,
                                                  ebb_strategy_name(strategy))) != EBB_OK)
@@ -462,12 +479,10 @@ static int32_t spare_buffers(const ebb_run *run, int tier, int32_t used, int32_t
     return n > 0 ? (int32_t)n : 0;
 }
 
-/* Whether the schedule's host slots are compressed (tier.host.compression). */
+/* Whether the schedule's host slots are compressed. */
 static int host_packed(const ebb_run *run, const rt_create_args *a)
 {
-    const ebb_config *cfg = a->config;
-    return cfg && cfg->host.enabled && cfg->host.compression.mode != EBB_COMPRESSION_OFF &&
-           run->info.slots[EBB_TIER_HOST] > 0;
+    return host_compressed(run, a) && run->info.slots[EBB_TIER_HOST] > 0;
 }
 
 /* The compressed host pool that holds the schedule's host slots (packed.c). */
@@ -478,10 +493,18 @@ static ebb_status make_packed_pool(ebb_run *run, const rt_create_args *a, int32_
                         "tier.host.compression = \"%s\" is for a host state only: a GPU state's "
                         "host slots are copied to and from the device, which a compressed slot "
                         "cannot be; set it to \"off\", or keep the state on the host",
-                        ebb_compression_name(a->config->host.compression.mode));
+                        a->config ? ebb_compression_name(a->config->host.compression.mode)
+                                  : "fixed-rate");
     ebb_pool_options po;
     ebb_status st = pool_options(a->config, EBB_TIER_HOST, run->opt.state_size, count, &po);
-    if (st == EBB_OK)
+    if (st == EBB_OK && !a->config) {
+        /* the planner's pool holds no memory: the codec only marks it
+         * compressed, its figures are the problem's */
+        ebb_codec_options_init(&run->host_codec);
+        run->host_codec.mode = EBB_COMPRESSION_FIXED_RATE;
+        po.compression = &run->host_codec;
+    }
+    if (st == EBB_OK && a->config)
         st = compression_options(run, EBB_TIER_HOST, &po);
     if (st != EBB_OK)
         return st;

@@ -44,6 +44,8 @@ struct ebb_host_codec {
         int32_t index;
     } *args;
     int sync_init;
+    /* the rates measured: states and nanoseconds each way (not reset) */
+    _Atomic uint64_t compressed, compress_ns, decompressed, decompress_ns;
 };
 
 static uint64_t now_ns(void)
@@ -172,6 +174,10 @@ static void run_op(struct ebb_pool *pool, ebb_op *op, int32_t index)
     uint64_t t1 = now_ns();
     atomic_fetch_add(&pool->st_codec_ns, t1 - t0);
     atomic_fetch_add(op->write ? &pool->st_compressions : &pool->st_decompressions, 1);
+    if (s == EBB_OK) { /* the rates measured each way (ebb_pool_stats.measured) */
+        atomic_fetch_add(op->write ? &c->compressed : &c->decompressed, 1);
+        atomic_fetch_add(op->write ? &c->compress_ns : &c->decompress_ns, t1 - t0);
+    }
     if (atomic_load_explicit(&pool->codec_trace, memory_order_relaxed)) {
         /* its span, before the operation completes */
         ebb_codec_span span = {t0, t1, pool->slot_size, op->write ? len : c->fixed, op->slot,
@@ -312,4 +318,18 @@ void ebb_host_codec_info(const struct ebb_pool *pool, ebb_pool_info *info)
     info->compression = ebb_compression_name(c->mode);
     info->codec_threads = c->started;
     info->codec_buffer_bytes = (uint64_t)c->cap * (uint64_t)c->nthreads;
+}
+
+void ebb_host_codec_figures(const struct ebb_pool *pool, ebb_codec_rates *out)
+{
+    const struct ebb_host_codec *c = pool->hc;
+    if (!c)
+        return;
+    double state = (double)pool->slot_size;
+    uint64_t nc = atomic_load(&c->compressed), tc = atomic_load(&c->compress_ns);
+    uint64_t nd = atomic_load(&c->decompressed), td = atomic_load(&c->decompress_ns);
+    out->ratio = c->fixed > 0 ? state / (double)c->fixed : 0.0;
+    out->compress_bps = tc > 0 ? (double)nc * state / ((double)tc * 1e-9) : 0.0;
+    out->decompress_bps = td > 0 ? (double)nd * state / ((double)td * 1e-9) : 0.0;
+    out->threads = c->started;
 }

@@ -46,5 +46,9 @@ ebb_status ebb_host_codec_copy(struct ebb_pool *pool, int32_t dst, int32_t src);
 /* As a disk pool's poll: *done, waiting when `block`, and the result. */
 ebb_status ebb_host_codec_poll(struct ebb_pool *pool, struct ebb_op *op, int block, int *done);
 void ebb_host_codec_info(const struct ebb_pool *pool, ebb_pool_info *info);
+/* What the codec threads measured since the pool was made (ebb_pool_stats.measured;
+ * not reset): the ratio, one thread's compress and decompress rates over every
+ * state (0 until one was), and the threads. Nothing without compression. */
+void ebb_host_codec_figures(const struct ebb_pool *pool, ebb_codec_rates *out);
 
 #endif

@@ -364,6 +364,8 @@ ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *st)
     st->disk_bps = 0;
     if (pool->tier == EBB_TIER_DISK && pool->disk)
         ebb_disk_codec_figures(pool, &st->measured, &st->disk_bps);
+    if (pool->tier == EBB_TIER_HOST)
+        ebb_host_codec_figures(pool, &st->measured);
     return EBB_OK;
 }
 

@@ -52,6 +52,12 @@ static const char predict_help[] =
     "  --decompress-rate R   one codec thread's decompression (default:\n"
     "                        tier.disk.decompress_rate, else the compress rate)\n"
     "  --codec-threads K     codec threads (default: tier.disk.codec_threads)\n"
+    "  --host-compress-rate R, --host-decompress-rate R, --host-codec-threads K\n"
+    "                        the same for the host tier's compressed slots (--config's\n"
+    "                        tier.host.compression = \"fixed-rate\": its ratio is the\n"
+    "                        rate's; default: tier.host.compress_rate, decompress_rate,\n"
+    "                        codec_threads). A restore waits for its decompression;\n"
+    "                        the budget's uncompressed slots are predicted too\n"
     "  --staging K           host buffers for disk transfers (default 2, as the runtime)\n"
     "  --period K            periodic: k; disk-revolve: m (default: as the runtime derives)\n"
     "  --io-ratio R          disk-revolve's ratio (default 1, as the runtime)\n"
@@ -83,6 +89,8 @@ typedef struct predict_args {
     double codec_ratio;                   /* 0: not given */
     uint64_t compress_bps, decompress_bps; /* 0: not given */
     int32_t codec_threads;                /* 0: not given */
+    uint64_t host_compress_bps, host_decompress_bps; /* the host tier's; 0: not given */
+    int32_t host_codec_threads;
     int32_t staging;
     int64_t period;
     double io_ratio;
@@ -157,6 +165,9 @@ static const cli_option predict_options[] = {
     {OPT("compress-rate", CLI_RATE, compress_bps), .check = rate_check},
     {OPT("decompress-rate", CLI_RATE, decompress_bps), .check = rate_check},
     {OPT("codec-threads", CLI_INT32, codec_threads), .min = 1, .max = 256},
+    {OPT("host-compress-rate", CLI_RATE, host_compress_bps), .check = rate_check},
+    {OPT("host-decompress-rate", CLI_RATE, host_decompress_bps), .check = rate_check},
+    {OPT("host-codec-threads", CLI_INT32, host_codec_threads), .min = 1, .max = 256},
     {OPT("staging", CLI_INT32, staging), .min = 1, .max = 1024},
     {OPT("period", CLI_INT64, period), .min = 1, .max = INT64_MAX / 4},
     {OPT("io-ratio", CLI_DOUBLE, io_ratio)},
@@ -185,8 +196,42 @@ static int parse(int argc, char **argv, predict_args *a)
     return 0;
 }
 
+/* A codec channel's figures given on the command line (0: not given),
+ * over the configuration's; the disk's and the host tier's alike. */
+static void codec_given(ebb_codec_rates *k, uint64_t compress, uint64_t decompress,
+                        int32_t threads)
+{
+    if (compress > 0)
+        k->compress_bps = (double)compress;
+    if (decompress > 0)
+        k->decompress_bps = (double)decompress;
+    else if (compress > 0) /* as the runtime before its first read */
+        k->decompress_bps = (double)compress;
+    if (threads > 0)
+        k->threads = threads;
+}
+
 /* The problem from the configuration and the options; 0, or 1 after printing why not. */
-static int build_problem(const predict_args *a, ebb_plan_problem *p, const char **source)
+/* The host slots the budget holds uncompressed, where the configuration
+ * compresses them and no --slots is given: the alternative auto weighs
+ * (docs/compression.md, *The host tier*); 0 otherwise. */
+static int32_t plain_host_slots(const predict_args *a, const ebb_config *cfg,
+                                const ebb_plan_problem *p)
+{
+    if (!(p->host_codec.ratio > 0) || a->slots > 0)
+        return 0;
+    ebb_config plain = *cfg; /* shallow, only read */
+    plain.host.compression.mode = EBB_COMPRESSION_OFF;
+    ebb_pool_options po;
+    if (ebb_config_pool_options(&plain, EBB_TIER_HOST, p->state_size, &po) != EBB_OK) {
+        ebb_clear_error(); /* not one whole state */
+        return 0;
+    }
+    return po.slots;
+}
+
+static int build_problem(const predict_args *a, ebb_plan_problem *p, const char **source,
+                         int32_t *plain_slots)
 {
     ebb_config cfg;
     if (ebb_config_init_default(&cfg) != EBB_OK ||
@@ -210,6 +255,7 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
         rc = 1;
         goto out;
     }
+    *plain_slots = plain_host_slots(a, &cfg, p);
     if (a->slots > 0)
         p->slots[EBB_TIER_HOST] = a->slots;
     if (a->disk_slots >= 0)
@@ -249,14 +295,9 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
         p->step_slowdown = a->slowdown;
     if (a->codec_ratio > 0)
         p->codec.ratio = a->codec_ratio;
-    if (a->compress_bps > 0)
-        p->codec.compress_bps = (double)a->compress_bps;
-    if (a->decompress_bps > 0)
-        p->codec.decompress_bps = (double)a->decompress_bps;
-    else if (a->compress_bps > 0) /* as the runtime before its first read */
-        p->codec.decompress_bps = (double)a->compress_bps;
-    if (a->codec_threads > 0)
-        p->codec.threads = a->codec_threads;
+    codec_given(&p->codec, a->compress_bps, a->decompress_bps, a->codec_threads);
+    codec_given(&p->host_codec, a->host_compress_bps, a->host_decompress_bps,
+                a->host_codec_threads);
 out:
     ebb_config_dispose(&cfg);
     return rc;
@@ -334,6 +375,15 @@ static void json_context(json_writer *w, const ebb_plan_problem *p, const char *
                     p->codec.decompress_bps > 0 ? p->codec.decompress_bps : INFINITY);
         json_int(w, "threads", p->codec.threads > 0 ? p->codec.threads : 2);
         json_bool(w, "compressed", ebb_plan_disk_compressed(p));
+        json_close(w);
+    }
+    if (p->host_codec.ratio > 0) { /* the host tier's compressed slots */
+        const ebb_codec_rates *k = &p->host_codec;
+        json_object(w, "host_codec");
+        json_double(w, "ratio", k->ratio);
+        json_double(w, "compress_Bps", k->compress_bps > 0 ? k->compress_bps : INFINITY);
+        json_double(w, "decompress_Bps", k->decompress_bps > 0 ? k->decompress_bps : INFINITY);
+        json_int(w, "threads", k->threads > 0 ? k->threads : 2);
         json_close(w);
     }
 }
@@ -423,6 +473,12 @@ static void print_text(const predict_args *a, const ebb_plan_problem *p, const c
                ebb_plan_disk_compressed(p) ? "compressed" : "raw (compressing would be slower)",
                p->codec.ratio, p->codec.compress_bps / 1e9, p->codec.decompress_bps / 1e9,
                p->codec.threads > 0 ? (int)p->codec.threads : 2);
+    if (p->host_codec.ratio > 0)
+        printf("host slots compressed: ratio %.3g, a codec thread compresses %.3g GB/s and "
+               "decompresses %.3g GB/s (0: no time), %d threads; a restore waits for it\n",
+               p->host_codec.ratio, p->host_codec.compress_bps / 1e9,
+               p->host_codec.decompress_bps / 1e9,
+               p->host_codec.threads > 0 ? (int)p->host_codec.threads : 2);
     printf("\n");
     printf("  %-12s %-9s %9s %10s %9s %9s %8s %8s %5s %5s %5s\n", "strategy", "tiers", "forward",
            "predicted", "fwd s", "rev s", "stall s", "overhead", "gpu", "host", "disk");
@@ -460,7 +516,8 @@ int ebb_cmd_plan_predict(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     ebb_plan_problem p;
     const char *source = "none";
-    if (build_problem(&a, &p, &source))
+    int32_t plain_slots = 0;
+    if (build_problem(&a, &p, &source, &plain_slots))
         return 1;
     if (a.ratios.count > 0)
         return plan_sweep_print(&p, a.ratios.v, a.ratios.count, a.json);
@@ -474,10 +531,26 @@ int ebb_cmd_plan_predict(int argc, char **argv)
         return 1;
     }
     int strategy = a.pick.all ? EBB_CONFIG_STRATEGY_AUTO : a.pick.strategy;
+    /* compressed host slots: the same with the budget's uncompressed ones */
+    ebb_plan_prediction plain;
+    plain.fits = 0;
+    if (plain_slots > 0) {
+        ebb_plan_problem q = p;
+        q.host_codec = (ebb_codec_rates){0};
+        q.slots[EBB_TIER_HOST] = plain_slots;
+        if (ebb_plan_predict(&q, (ebb_config_strategy)strategy, &plain) != EBB_OK) {
+            fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+            return 1;
+        }
+    }
     sizing z;
     size_it(&a, &p, strategy, &z);
     if (!a.json) {
         print_text(&a, &p, source, r, count, strategy, &z);
+        if (plain.fits)
+            printf("with the budget's %d host slots uncompressed instead: %s predicted %.3f s "
+                   "(auto runs the faster)\n",
+                   plain_slots, ebb_config_strategy_name(plain.strategy), plain.predicted_s);
         return 0;
     }
     json_writer w;
@@ -501,6 +574,13 @@ int ebb_cmd_plan_predict(int argc, char **argv)
     }
     json_context(&w, &p, source);
     json_sizing(&w, &a, strategy, &z);
+    if (plain.fits) {
+        json_object(&w, "uncompressed_host");
+        json_int(&w, "slots", plain_slots);
+        json_string(&w, "strategy", ebb_config_strategy_name(plain.strategy));
+        json_double(&w, "predicted_s", plain.predicted_s);
+        json_close(&w);
+    }
     json_end(&w);
     return 0;
 }

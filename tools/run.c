@@ -247,6 +247,9 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         json_int(w, ebb_tier_name((ebb_tier)t), st->decompressions[t]);
     json_close(w);
+    /* tier.host.compression's codec threads: 0 when off */
+    json_double(w, "host_compress_Bps", st->host_compress_bps);
+    json_double(w, "host_decompress_Bps", st->host_decompress_bps);
     json_int(w, "copies", st->copies);
     json_double(w, "copy_s", st->copy_s);
     json_string(w, "gradient", hex64(r->gradient, hex));
@@ -317,12 +320,14 @@ static void print_compression(const workload_result *r)
     const uint64_t *after = st->bytes_after_compression_tier;
     if (before[EBB_TIER_HOST] > 0)
         printf("%s: compressed %.1f MB to %.1f MB in host slots (fixed rate, ratio %.3f), "
-               "%lld compressions and %lld decompressions, %.3f s in the codec threads\n",
+               "%lld compressions and %lld decompressions, %.3f s in the codec threads; "
+               "measured: a thread compresses %.3g GB/s, decompresses %.3g GB/s\n",
                r->strategy, (double)before[EBB_TIER_HOST] / 1e6,
                (double)after[EBB_TIER_HOST] / 1e6,
                ratio((double)before[EBB_TIER_HOST], (double)after[EBB_TIER_HOST]),
                (long long)st->compressions[EBB_TIER_HOST],
-               (long long)st->decompressions[EBB_TIER_HOST], st->codec_s_tier[EBB_TIER_HOST]);
+               (long long)st->decompressions[EBB_TIER_HOST], st->codec_s_tier[EBB_TIER_HOST],
+               st->host_compress_bps / 1e9, st->host_decompress_bps / 1e9);
     if (before[EBB_TIER_DISK] > 0)
         printf("%s: compressed %.1f MB to %.1f MB on disk (ratio %.3f), %lld of the states "
                "stored raw (%lld because compressing would have been slower), %lld "

@@ -58,8 +58,8 @@ module ebb
        EBB_KEY_GPU_ENABLED = 2, EBB_KEY_GPU_BUDGET = 3, EBB_KEY_GPU_DEVICE = 4, &
        EBB_KEY_GPU_CHUNK_SIZE = 5, EBB_KEY_HOST_ENABLED = 6, EBB_KEY_HOST_BUDGET = 7, &
        EBB_KEY_HOST_NUMA = 8, EBB_KEY_HOST_PIN = 9, EBB_KEY_HOST_PREFAULT = 10, &
-       EBB_KEY_HOST_STAGING = 11, EBB_KEY_DISK_ENABLED = 16, EBB_KEY_DISK_PATH = 17, &
-       EBB_KEY_DISK_BUDGET = 18
+       EBB_KEY_HOST_STAGING = 11, EBB_KEY_DISK_ENABLED = 18, EBB_KEY_DISK_PATH = 19, &
+       EBB_KEY_DISK_BUDGET = 20
 
   ! ---- ebb_run_options and ebb_run_stats, field for field -----------------
   ! (tests/fortran checks every offset against the C compiler's.)
@@ -112,6 +112,7 @@ module ebb
      integer(c_int64_t) :: bytes_after_compression_tier(0:2)  ! uint64 in C
      real(c_double) :: codec_s_tier(0:2)
      integer(c_int64_t) :: compressions(0:2), decompressions(0:2)
+     real(c_double) :: host_compress_bps, host_decompress_bps
   end type ebb_run_stats
 
   ! ---- the callbacks' interfaces -------------------------------------------

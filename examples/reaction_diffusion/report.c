@@ -95,6 +95,9 @@ void report_stats(const rd_result *res)
                (double)before / (double)after,
                (long long)(t == EBB_TIER_DISK ? s->stored_raw : 0), s->codec_s_tier[t]);
     }
+    if (s->host_compress_bps > 0) /* tier.host.compression: what its codec threads measured */
+        printf("  host   a codec thread compresses %.3g GB/s, decompresses %.3g GB/s\n",
+               s->host_compress_bps / 1e9, s->host_decompress_bps / 1e9);
 }
 
 /* The slots the other strategies are planned with: this run's fast slots C

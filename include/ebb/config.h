@@ -81,6 +81,8 @@ typedef enum ebb_config_key {
     EBB_KEY_HOST_ELEMENT,
     EBB_KEY_HOST_RATE,
     EBB_KEY_HOST_CODEC_THREADS,
+    EBB_KEY_HOST_COMPRESS_RATE,
+    EBB_KEY_HOST_DECOMPRESS_RATE,
     EBB_KEY_DISK_ENABLED,
     EBB_KEY_DISK_PATH,
     EBB_KEY_DISK_BUDGET,
@@ -127,6 +129,12 @@ typedef struct ebb_config_host {
                                       ebb_run_options): the schedule's host slots hold
                                       compressed states, budget / fixed size of them */
     int32_t codec_threads;    /* tier.host.codec_threads: 1 .. 256 */
+    /* The planner's figures for the compressed slots (a fixed rate's ratio
+     * is known): one codec thread's compress and decompress rates in bytes
+     * per second (0: not known, taken as no time; decompress then taken as
+     * compress), as the disk tier's below */
+    uint64_t compress_rate;   /* tier.host.compress_rate */
+    uint64_t decompress_rate; /* tier.host.decompress_rate */
 } ebb_config_host;
 
 typedef struct ebb_config_disk {

@@ -89,6 +89,17 @@ typedef struct ebb_plan_problem {
                               compressing would be slower, unless codec_fixed */
     int codec_fixed;       /* 1: every state compressed (a fixed rate below the state's
                               size: the disk slots hold only that) */
+    ebb_codec_rates host_codec; /* the host tier's slots compressed (tier.host.compression
+                              = "fixed-rate", docs/compression.md, *The host tier*):
+                              ratio 0 (default): they hold states as they are. Else
+                              slots[host] are compressed slots (from_config counts
+                              budget / the fixed size, as the runtime), every state goes
+                              compressed, and the same codec channel as the disk's runs
+                              on the host tier's own `threads`: a store into a host slot
+                              takes a thread for state_size / compress_bps while the
+                              forward goes on, a restore waits for one to decompress it
+                              (state_size / decompress_bps); a move between host and
+                              disk goes through an uncompressed buffer, so it takes both */
 } ebb_plan_problem;
 
 /* Defaults: host state, no slots, every channel infinite with no latency,
@@ -101,7 +112,8 @@ EBB_API void ebb_plan_problem_init(ebb_plan_problem *problem);
  * with compression on, codec from tier.disk.codec_threads, codec_ratio,
  * compress_rate and decompress_rate (the planner's figures: they depend on
  * the data), and with a fixed rate below the state's size codec_fixed and
- * the ratio it gives. */
+ * the ratio it gives; with tier.host.compression on, host_codec the same
+ * way from tier.host.* (its ratio the fixed rate's). */
 EBB_API ebb_status ebb_plan_problem_from_config(ebb_plan_problem *problem, const ebb_config *cfg);
 
 /* Measures the disk channels on the spot: writes and reads a few states

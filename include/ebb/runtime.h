@@ -342,6 +342,12 @@ typedef struct ebb_run_stats {
     double codec_s_tier[EBB_TIER_COUNT];
     int64_t compressions[EBB_TIER_COUNT];
     int64_t decompressions[EBB_TIER_COUNT];
+    /* tier.host.compression: one host codec thread's compress and decompress
+     * rates over every state, in state bytes a second (0 until measured): the
+     * planner's tier.host.compress_rate and decompress_rate
+     * (docs/compression.md); its time is codec_s_tier[EBB_TIER_HOST]. */
+    double host_compress_bps;
+    double host_decompress_bps;
 } ebb_run_stats;
 
 EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);

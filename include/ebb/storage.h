@@ -294,8 +294,9 @@ typedef struct ebb_pool_stats {
                                    would have made the state slower through the channel
                                    than raw (ebb_codec_pays on the figures below) */
     ebb_codec_rates measured;   /* what the codec threads measured, recent states weighing
-                                   most: ratio, compress and decompress rates of one thread
-                                   (0 until measured), threads; not reset */
+                                   most (a compressed host pool: over every state): ratio,
+                                   compress and decompress rates of one thread (0 until
+                                   measured), threads; not reset */
     double disk_bps;            /* the disk's rate the rule takes: max_bandwidth when
                                    paced, else what the writes achieved; 0: not yet */
     /* disk, or host with compression: the codec threads' compressions (tries

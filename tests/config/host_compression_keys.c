@@ -12,20 +12,24 @@ Test(host_compression_keys, read_into_the_codec_options)
 {
     ebb_config cfg;
     load_ok("[tier.host]\ncompression = \"fixed-rate\"\nelement = \"float32\"\nrate = 12.5\n"
-            "codec_threads = 3\n",
+            "codec_threads = 3\ncompress_rate = \"0.21 GB/s\"\ndecompress_rate = 230000000\n",
             &cfg);
     const ebb_codec_options *o = &cfg.host.compression;
     cr_expect_eq(o->mode, EBB_COMPRESSION_FIXED_RATE);
     cr_expect_eq(o->element, EBB_ELEMENT_FLOAT32);
     cr_expect(o->rate == 12.5);
     cr_expect_eq(cfg.host.codec_threads, 3);
+    cr_expect_eq(cfg.host.compress_rate, 210000000u, "the planner's rates");
+    cr_expect_eq(cfg.host.decompress_rate, 230000000u);
     cr_expect_eq(cfg.line[EBB_KEY_HOST_RATE], 4);
+    cr_expect_eq(cfg.disk.compress_rate, 0u, "the disk's are its own");
     cr_expect_eq(cfg.disk.compression.mode, EBB_COMPRESSION_OFF, "the disk's are its own");
     ebb_config_dispose(&cfg);
     cr_assert_eq(ebb_config_init_default(&cfg), EBB_OK);
     cr_expect_eq(cfg.host.compression.mode, EBB_COMPRESSION_OFF);
     cr_expect(cfg.host.compression.rate == 16);
     cr_expect_eq(cfg.host.codec_threads, 2);
+    cr_expect(cfg.host.compress_rate == 0 && cfg.host.decompress_rate == 0, "not known");
     ebb_config_dispose(&cfg);
 }
 

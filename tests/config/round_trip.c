@@ -40,6 +40,8 @@ static void same(const ebb_config *a, const ebb_config *b)
               a->disk.codec_ratio, b->disk.codec_ratio);
     cr_expect_eq(a->disk.compress_rate, b->disk.compress_rate);
     cr_expect_eq(a->disk.decompress_rate, b->disk.decompress_rate);
+    cr_expect_eq(a->host.compress_rate, b->host.compress_rate);
+    cr_expect_eq(a->host.decompress_rate, b->host.decompress_rate);
 }
 
 static void round_trip(const ebb_config *a)
@@ -73,6 +75,8 @@ static void round_trip(const ebb_config *a)
     b.disk.codec_ratio = a->disk.codec_ratio + 2;
     b.disk.compress_rate = a->disk.compress_rate + 5;
     b.disk.decompress_rate = a->disk.decompress_rate + 5;
+    b.host.compress_rate = a->host.compress_rate + 5;
+    b.host.decompress_rate = a->host.decompress_rate + 5;
     ebb_status s = ebb_config_load_string(text, "shown.toml", &b);
     cr_assert_eq(s, EBB_OK, "%s\n%s", ebb_last_error(), text);
     same(a, &b);
@@ -121,6 +125,8 @@ Test(round_trip, every_field_changed)
     a.disk.codec_ratio = 1.37;
     a.disk.compress_rate = 1900000000;
     a.disk.decompress_rate = 3700000001;
+    a.host.compress_rate = 210000000;
+    a.host.decompress_rate = 230000001;
     const char *paths[] = {"/tmp", "/var/tmp"};
     cr_assert_eq(ebb_config_set_disk_paths(&a, paths, 2), EBB_OK);
     round_trip(&a);

@@ -101,7 +101,7 @@ Test(staging_key, typo_suggests_it)
 {
     expect_load_error("[tier.host]\nstagign = \"64 MiB\"\n", EBB_ERR_CONFIG,
                       "t.toml:2: unknown key 'tier.host.stagign'; did you mean 'tier.host.staging'?",
-                      "(the keys of [tier.host] are enabled, budget, numa, pin, prefault, staging, compression, element, rate, codec_threads)",
+                      "(the keys of [tier.host] are enabled, budget, numa, pin, prefault, staging, compression, element, rate, codec_threads, compress_rate, decompress_rate)",
                       NULL);
 }
 

@@ -6,7 +6,7 @@ Test(unknown_keys, typo_in_a_key)
 {
     expect_load_error("[tier.host]\nbudjet = \"1 GiB\"\n", EBB_ERR_CONFIG,
                       "t.toml:2: unknown key 'tier.host.budjet'; did you mean 'tier.host.budget'?",
-                      "(the keys of [tier.host] are enabled, budget, numa, pin, prefault, staging, compression, element, rate, codec_threads)",
+                      "(the keys of [tier.host] are enabled, budget, numa, pin, prefault, staging, compression, element, rate, codec_threads, compress_rate, decompress_rate)",
                       NULL);
 }
 
@@ -81,7 +81,7 @@ Test(unknown_keys, typos_in_the_pool_keys)
 {
     expect_load_error("[tier.host]\nprefualt = false\n", EBB_ERR_CONFIG,
                       "t.toml:2: unknown key 'tier.host.prefualt'; did you mean 'tier.host.prefault'?",
-                      "(the keys of [tier.host] are enabled, budget, numa, pin, prefault, staging, compression, element, rate, codec_threads)",
+                      "(the keys of [tier.host] are enabled, budget, numa, pin, prefault, staging, compression, element, rate, codec_threads, compress_rate, decompress_rate)",
                       NULL);
     expect_load_error("[tier.host]\npinned = false\n", EBB_ERR_CONFIG,
                       "t.toml:2: unknown key 'tier.host.pinned'; did you mean 'tier.host.pin'?", NULL);

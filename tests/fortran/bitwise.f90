@@ -82,7 +82,7 @@ contains
     end do
     size = rdtest_run_stats_layout(c_off)
     b = c_loc(s)
-    f_off(1:33) = [off(b, c_loc(s%steps)), off(b, c_loc(s%forward_steps)), &
+    f_off(1:35) = [off(b, c_loc(s%steps)), off(b, c_loc(s%forward_steps)), &
          off(b, c_loc(s%recomputed_steps)), off(b, c_loc(s%reverse_steps)), off(b, c_loc(s%stores)), &
          off(b, c_loc(s%restores)), off(b, c_loc(s%copies)), off(b, c_loc(s%prefetches)), &
          off(b, c_loc(s%cache_hits)), off(b, c_loc(s%bytes_written)), off(b, c_loc(s%bytes_read)), &
@@ -95,9 +95,10 @@ contains
          off(b, c_loc(s%codec_ratio)), off(b, c_loc(s%compress_bps)), &
          off(b, c_loc(s%decompress_bps)), off(b, c_loc(s%bytes_before_compression_tier)), &
          off(b, c_loc(s%bytes_after_compression_tier)), off(b, c_loc(s%codec_s_tier)), &
-         off(b, c_loc(s%compressions)), off(b, c_loc(s%decompressions))]
+         off(b, c_loc(s%compressions)), off(b, c_loc(s%decompressions)), &
+         off(b, c_loc(s%host_compress_bps)), off(b, c_loc(s%host_decompress_bps))]
     call require(size == c_sizeof(s), 'sizeof(ebb_run_stats) differs from the C compiler''s')
-    do i = 1, 33
+    do i = 1, 35
        write (what, '(a,i0,a)') 'ebb_run_stats field ', i, ' is not where C puts it'
        call require(f_off(i) == c_off(i), trim(what))
     end do

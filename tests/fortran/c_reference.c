@@ -113,6 +113,8 @@ size_t rdtest_run_stats_layout(size_t *o)
     o[i++] = OFF(ebb_run_stats, codec_s_tier);
     o[i++] = OFF(ebb_run_stats, compressions);
     o[i++] = OFF(ebb_run_stats, decompressions);
+    o[i++] = OFF(ebb_run_stats, host_compress_bps);
+    o[i++] = OFF(ebb_run_stats, host_decompress_bps);
     return sizeof(ebb_run_stats);
 }
 

@@ -232,3 +232,44 @@ Test(host_codec_fixed_rate, destroy_waits_for_its_operations)
     ebb_pool_destroy(h);
     ebb_pool_destroy(p);
 }
+
+/* The rates the codec threads measure, each way on its own (ebb_pool_stats.
+ * measured, what a run reports for the planner's tier.host.compress_rate and
+ * decompress_rate): none before a state, the compression alone after stores,
+ * then the decompression too; the ratio and threads the pool's. */
+Test(host_codec_fixed_rate, measures_each_way)
+{
+    const size_t size = 256 * 1024;
+    ebb_codec_options c = codec_opts(EBB_COMPRESSION_FIXED_RATE, EBB_ELEMENT_FLOAT64);
+    ebb_pool *p = packed_pool(size, 4, &c, 2);
+    unsigned char *x = malloc(size);
+    fill_data(x, size, EBB_ELEMENT_FLOAT64, DATA_SMOOTH, 7);
+    ebb_pool_stats st;
+    cr_assert_eq(ebb_pool_stats_get(p, &st), EBB_OK);
+    cr_assert(st.measured.compress_bps == 0 && st.measured.decompress_bps == 0);
+    ebb_ticket t;
+    for (int32_t s = 0; s < 4; s++) {
+        cr_assert_eq(ebb_pool_put(p, s, x, &t), EBB_OK, "%s", ebb_last_error());
+        cr_assert_eq(ebb_ticket_wait(&t), EBB_OK, "%s", ebb_last_error());
+    }
+    cr_assert_eq(ebb_pool_stats_get(p, &st), EBB_OK);
+    cr_assert(st.measured.compress_bps > 0 && st.measured.decompress_bps == 0,
+              "after stores alone: compress %g B/s, decompress %g B/s",
+              st.measured.compress_bps, st.measured.decompress_bps);
+    double stored_s = st.codec_s;
+    cr_assert(fabs(4.0 * (double)size / st.measured.compress_bps - stored_s) <= 1e-6 * stored_s,
+              "4 states at %g B/s, %g s in the codec", st.measured.compress_bps, stored_s);
+    cr_assert_eq(ebb_pool_get(p, 2, x, &t), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_ticket_wait(&t), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_pool_stats_get(p, &st), EBB_OK);
+    cr_assert(st.measured.decompress_bps > 0 &&
+                  fabs((double)size / st.measured.decompress_bps - (st.codec_s - stored_s)) <=
+                      1e-6 * st.codec_s,
+              "one load at %g B/s, %g s more in the codec", st.measured.decompress_bps,
+              st.codec_s - stored_s);
+    cr_assert(st.measured.ratio == (double)size / (double)fixed_of(&c, size) &&
+              st.measured.threads == 2, "ratio %g, %d threads", st.measured.ratio,
+              (int)st.measured.threads);
+    free(x);
+    ebb_pool_destroy(p);
+}

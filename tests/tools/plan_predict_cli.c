@@ -197,3 +197,47 @@ Test(plan_predict_cli, bad_input_says_what_is_wrong)
     cr_assert(strstr(r.out, "no disk bandwidth up to 10 TB/s meets the overhead 1.5 with async"),
               "%s", r.out);
 }
+
+/* Compressed host slots: the configuration's fixed rate gives the slots
+ * and the ratio, tier.host.compress_rate and decompress_rate the figures,
+ * --host-compress-rate and --host-decompress-rate override them; a slower
+ * decompression predicts a longer run (the restores wait for it); the
+ * budget's uncompressed slots are predicted beside them. */
+Test(plan_predict_cli, compressed_host_slots)
+{
+    char path[] = "/tmp/ebb-plan-host-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    const char *text = "[tier.disk]\nenabled = false\n[tier.host]\nbudget = \"4 MiB\"\n"
+                       "compression = \"fixed-rate\"\nrate = 16\nelement = \"float64\"\n"
+                       "compress_rate = \"1 GB/s\"\ncodec_threads = 3\n";
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    char line[512];
+    double s[2];
+    for (int k = 0; k < 2; k++) {
+        snprintf(line, sizeof line,
+                 "plan --steps 100 --state-size 1MiB --forward-ms 1 --reverse-ms 2 --config %s "
+                 "--strategy revolve %s --json",
+                 path, k ? "--host-decompress-rate 0.1GB/s --host-codec-threads 2" : "");
+        run_line(line);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_assert(strstr(r.out, "\"host\": 16"), "4 MiB of 256 KiB slots: %s", r.out);
+        cr_assert(strstr(r.out, "\"host_codec\": {\"ratio\": 4, \"compress_Bps\": 1e+09, "),
+                  "%s", r.out);
+        cr_assert(strstr(r.out, k ? "\"decompress_Bps\": 100000000, \"threads\": 2}"
+                                  : "\"decompress_Bps\": 1e+09, \"threads\": 3}"),
+                  "%s", r.out);
+        cr_assert(strstr(r.out, "\"uncompressed_host\": {\"slots\": 4, \"strategy\": "
+                             "\"revolve\", \"predicted_s\": "),
+                  "the budget's 4 slots uncompressed, predicted too: %s", r.out);
+        s[k] = strtod(json_find(r.out, "predicted_s", NULL), NULL);
+    }
+    cr_assert_gt(s[1], s[0] + 0.9, "every restore 10 ms, not 1: %g s against %g s", s[1], s[0]);
+    run_line("plan --steps 100 --state-size 1MiB --forward-ms 1 --reverse-ms 2 --slots 4 "
+             "--disk-slots 0 --host-decompress-rate 0.1GB/s");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "host slots compressed") == NULL,
+              "uncompressed slots: the rates do nothing: %s", r.out);
+    unlink(path);
+}

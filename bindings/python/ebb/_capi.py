@@ -103,6 +103,8 @@ class RunStats(Structure):
         ("codec_s_tier", c_double * TIER_COUNT),
         ("compressions", c_int64 * TIER_COUNT),
         ("decompressions", c_int64 * TIER_COUNT),
+        ("host_compress_bps", c_double),
+        ("host_decompress_bps", c_double),
     ]
 
 

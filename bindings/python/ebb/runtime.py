@@ -91,6 +91,8 @@ class RunStats:
     codec_s_tier: dict = field(default_factory=dict)
     compressions: dict = field(default_factory=dict)
     decompressions: dict = field(default_factory=dict)
+    host_compress_bps: float = 0.0
+    host_decompress_bps: float = 0.0
 
 
 def _tier_name(t):
