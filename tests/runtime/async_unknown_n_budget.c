@@ -109,6 +109,7 @@ static void run(int known, outcome *out)
                  (unsigned long long)want);
     cr_assert_eq(wl_dir_entries(dir), 0, "the disk pool's files are removed");
     rmdir(dir);
+    ebb_config_dispose(&cfg);
 }
 
 Test(async_unknown_n_budget, whole_slow_budget_used, .timeout = 120)

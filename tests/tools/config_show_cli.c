@@ -11,6 +11,7 @@ Test(config_show_cli, default_and_file)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "[run]\nstrategy = \"auto\"") && strstr(r.out, "[tier.disk]"), "%s",
               r.out);
+    cli_free(&r);
 
     char path[] = "/tmp/ebb-config-show-XXXXXX.toml";
     int fd = mkstemps(path, 5);
@@ -32,6 +33,7 @@ Test(config_show_cli, default_and_file)
     cr_assert_eq(a.host.budget, b.host.budget);
     ebb_config_dispose(&a);
     ebb_config_dispose(&b);
+    cli_free(&r);
     unlink(path);
 }
 
@@ -40,11 +42,14 @@ Test(config_show_cli, what_to_do_and_bad_files)
     cli_result r = cli_run("config", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "ebb config: say what to do: 'ebb config show"), "%s", r.err);
+    cli_free(&r);
     r = cli_run("config", "frob", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "say what to do"), "%s", r.err);
+    cli_free(&r);
     r = cli_run("config", "show", "--config", "/nonexistent/ebb.toml", NULL);
     cr_assert_eq(r.status, 1);
     cr_assert(strstr(r.err, "/nonexistent/ebb.toml"), "%s", r.err);
     cr_assert_str_eq(r.out, "");
+    cli_free(&r);
 }

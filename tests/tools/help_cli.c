@@ -15,16 +15,21 @@ Test(help_cli, help_names_a_command)
         cr_assert_eq(h.status, 0, "help %s: %s", commands[i], h.err);
         cr_assert(strstr(h.out, usage) == h.out, "help %s printed: %s", commands[i], h.out);
         cr_assert_str_eq(h.out, d.out, "help %s differs from %s --help", commands[i], commands[i]);
+        cli_free(&h);
+        cli_free(&d);
     }
     cli_result r = cli_run("help", "frobnicate", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "unknown command 'frobnicate'"), "%s", r.err);
+    cli_free(&r);
     r = cli_run("help", "plan", "run", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "ebb help: give one command"), "%s", r.err);
+    cli_free(&r);
     r = cli_run("help", NULL);
     cr_assert_eq(r.status, 0);
     cr_assert(strstr(r.out, "usage: ebb <command>"), "%s", r.out);
+    cli_free(&r);
 }
 
 Test(help_cli, dash_h_is_help)
@@ -34,10 +39,13 @@ Test(help_cli, dash_h_is_help)
         cli_result d = cli_run(commands[i], "--help", NULL);
         cr_assert_eq(h.status, 0, "%s -h: %s", commands[i], h.err);
         cr_assert_str_eq(h.out, d.out, "%s -h differs from --help", commands[i]);
+        cli_free(&h);
+        cli_free(&d);
     }
     cli_result r = cli_run("-h", NULL);
     cr_assert_eq(r.status, 0);
     cr_assert(strstr(r.out, "usage: ebb <command>"), "%s", r.out);
+    cli_free(&r);
 }
 
 Test(help_cli, demo_refuses_operands)
@@ -46,4 +54,5 @@ Test(help_cli, demo_refuses_operands)
     cr_assert_eq(r.status, 2, "%s", r.out);
     cr_assert(strstr(r.err, "ebb demo: unexpected argument 'extra'"), "%s", r.err);
     cr_assert_str_eq(r.out, "");
+    cli_free(&r);
 }

@@ -11,6 +11,7 @@ static void refused(const char *line, const char *text)
     static const char *const internal[] = {"problem.", "ebb_config_", "state_bytes", "ebb_plan_"};
     for (size_t i = 0; i < sizeof internal / sizeof *internal; i++)
         cr_assert_null(strstr(r.err, internal[i]), "'%s' names '%s': %s", line, internal[i], r.err);
+    cli_free(&r);
 }
 
 Test(no_internal_names, demo_state_size_zero)

@@ -9,8 +9,10 @@ Test(run_all_warnings, each_run_named_once)
     cli_result r = cli_run_line("run --strategy all --steps 30 --state-size 4KiB");
     cr_assert_eq(r.status, 0, "%s", r.err);
     const char *w = strstr(r.out, "\nwarnings (");
-    if (!w)
+    if (!w) {
+        cli_free(&r);
         cr_skip_test("no pool warned here (a CUDA device pins the host tier): nothing to list");
+    }
     char list[512];
     cr_assert_eq(sscanf(w, "\nwarnings (%511[^)])", list), 1, "%s", w);
     static const char *const names[] = {"store-all", "periodic", "revolve", "online", "multistage",
@@ -28,4 +30,5 @@ Test(run_all_warnings, each_run_named_once)
     }
     cr_assert(seen[7] && seen[8], "async and auto share the others' warnings yet are not "
               "listed: %s", w);
+    cli_free(&r);
 }

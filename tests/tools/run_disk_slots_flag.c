@@ -27,6 +27,7 @@ Test(run_disk_slots_flag, named_when_the_disk_lacks_room, .timeout = 120)
     snprintf(want, sizeof want, "lower --disk-slots %s", d);
     cr_assert(strstr(r.err, want), "'%s' lacks '%s'", r.err, want);
     cr_assert_null(strstr(r.err, "lower tier.disk.budget"), "%s", r.err);
+    cli_free(&r);
     cr_assert_eq(cli_dir_entries(dir), 0);
     rmdir(dir);
     unlink(config);
