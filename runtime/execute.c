@@ -115,7 +115,10 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     run->last_in[EBB_TIER_DISK] = t;
     if (run->trace.f)
         rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t, run->cur_step, rt_clock(run));
-    rt_remember(run, b, slot);
+    /* a lossy disk gives back its round trip, not the buffer's bytes: every
+     * restore of the slot reads it, so that each gives the same state */
+    if (!rt_tier_lossy(run, EBB_TIER_DISK))
+        rt_remember(run, b, slot);
     return rt_mark(run, src, b, t, EBB_TIER_DISK, 0);
 }
 
@@ -421,12 +424,14 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
     case EBB_ACT_ADVANCE:
         return EBB_OK; /* the caller runs the steps (rt_run_steps) */
     case EBB_ACT_STORE:
-        return do_store(run, a);
+        st = do_store(run, a);
+        return st == EBB_OK ? rt_audit_stored(run, a) : st;
     case EBB_ACT_RESTORE:
         return do_restore(run, a);
     case EBB_ACT_PREFETCH:
     case EBB_ACT_EVICT:
-        return do_transfer(run, a);
+        st = do_transfer(run, a);
+        return st == EBB_OK ? rt_audit_stored(run, a) : st;
     case EBB_ACT_FREE:
         release(run, a->tier, a->slot);
         return EBB_OK;
@@ -437,6 +442,7 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
         run->live_step = a->step - 1;
         rt_set_ref(run->state, &run->prev, -1);
         rt_set_ref(run->state, &run->xn, -1);
+        rt_audit_turned(run);
         return st;
     case EBB_ACT_REVERSE:
         return do_reverse(run, a);
@@ -460,7 +466,8 @@ typedef struct step_clock {
 static double step_start(ebb_run *run, const step_clock *c)
 {
     if (c->t >= 0 && c->stall == run->stats.stall_total_s &&
-        c->prefetches == run->stats.prefetches && !run->hash && run->state->tier == EBB_TIER_HOST)
+        c->prefetches == run->stats.prefetches && !run->hash && !run->audit_lossy &&
+        run->state->tier == EBB_TIER_HOST)
         return c->t;
     return rt_clock(run);
 }

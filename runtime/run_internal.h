@@ -25,6 +25,7 @@
 #include "ebb/planner.h"
 #include "ebb/runtime.h"
 #include "ebb/storage.h"
+#include "revolve/validator_slots.h"
 #include "runtime/agree.h"
 #include "runtime/async.h"
 #include "runtime/engine.h"
@@ -78,6 +79,12 @@ typedef struct rt_ahead {
     int64_t step; /* the state it holds */
     int32_t buf;  /* the buffer it fills (pinned until taken) */
 } rt_ahead;
+
+/* The lossy hash audit's record of one forward step (audit.c). */
+typedef struct rt_memo_cell {
+    int64_t step;    /* -1: empty */
+    uint64_t in, out; /* hashes of x_step and of the x_{step+1} computed from it */
+} rt_memo_cell;
 
 typedef enum rt_phase {
     RT_CREATED = 0, /* before ebb_run_begin */
@@ -144,9 +151,18 @@ struct ebb_run {
 
     /* audit */
     ebb_validator *validator;
-    uint64_t *hash;        /* hash[i] of x_i, i <= computed */
+    uint64_t *hash;        /* hash[i] of x_i, i <= computed (no lossy tier) */
     int64_t hash_cap;
     int32_t scratch;       /* host buffer to hash a gpu state, -1 if none */
+    /* "hash" with a lossy tier (audit.c): a restored state is its slot's
+     * round trip, so forward steps are checked by their input, restores by
+     * their slot's copy */
+    int audit_lossy;
+    int lossy[EBB_TIER_COUNT];  /* a state stored to this tier comes back changed */
+    rt_memo_cell *memo;         /* (step, hash of x_step) -> hash of x_{step+1}, open addressing */
+    size_t memo_size, memo_used;
+    vslots expect[EBB_TIER_COUNT]; /* per slot: the hash of what its restore gives, -1 unknown */
+    uint64_t live_hash, prev_hash; /* of the live state, and of x_{to-1} after an ADVANCE */
 
     rt_tiers tiers;        /* what each tier offers (engine.h) */
     rt_agree *agree;       /* other processes run the same schedule (agree.h); NULL: none */
@@ -270,5 +286,11 @@ ebb_status rt_audit_action(ebb_run *run, const ebb_action *a);
 /* After x_step was produced by a forward step (first == 1: for the first time). */
 ebb_status rt_audit_computed(ebb_run *run, int64_t step, int32_t buf);
 ebb_status rt_audit_restored(ebb_run *run, const ebb_action *a, int32_t buf);
+/* After a STORE, PREFETCH or EVICT: what the slot written will give back. */
+ebb_status rt_audit_stored(ebb_run *run, const ebb_action *a);
+/* At the TURN: the live state is x_{n-1} again. */
+void rt_audit_turned(ebb_run *run);
+/* Whether a state stored to (or moved into) `tier` comes back changed. */
+int rt_tier_lossy(const ebb_run *run, int tier);
 
 #endif

@@ -398,17 +398,14 @@ static ebb_status compression_options(ebb_run *run, int tier, ebb_pool_options *
                         "set tier.%s.element = \"float32\" or \"float64\", or "
                         "ebb_run_options.element",
                         t, ebb_compression_name(c->mode), t);
-    /* A lossy state comes back changed, and so do the states recomputed from
-     * it: the hash audit would report each as a corruption. */
-    if (c->mode != EBB_COMPRESSION_LOSSLESS && run->info.audit == EBB_AUDIT_HASH)
-        return ebb_fail(EBB_ERR_CONFIG,
-                        "run.audit = \"hash\" checks that every restored or recomputed state is "
-                        "bitwise its first computation, which tier.%s.compression = \"%s\" "
-                        "(lossy) does not keep: use %s, or audit \"replay\" or "
-                        "\"off\"",
-                        t, ebb_compression_name(c->mode),
-                        tier == EBB_TIER_HOST ? "\"off\"" : "\"lossless\"");
     return EBB_OK;
+}
+
+int rt_tier_lossy(const ebb_run *run, int tier)
+{
+    if (tier == EBB_TIER_DISK)
+        return run->disk && run->codec.mode >= EBB_COMPRESSION_FIXED_RATE;
+    return tier == EBB_TIER_HOST && run->packed; /* a fixed rate, the one mode there */
 }
 
 /* A run with n unknown may be given far more host and gpu slots than it

@@ -119,21 +119,27 @@ int ebb_disk_gate_wait(struct ebb_pool *pool, ebb_op *op, uint32_t block)
 
 /* ---- reads that a host -> gpu copy follows ---------------------------------- */
 
-static void follow_copy(struct ebb_pool *pool, ebb_op *op, uint32_t block)
+/* Copies bytes [start, start + len) of the state read (block `block`, for
+ * the message) on to the gpu. */
+static void follow_range(ebb_op *op, uint32_t block, size_t start, size_t len)
 {
     ebb_follow *f = &op->follow;
     if (!f->gpu_op || atomic_load(&op->failed) || atomic_load(&f->gpu_op->failed))
         return;
-    ebb_disk_loc loc; /* the state's block, whatever the read moved */
-    ebb_disk_locate(&pool->disk->layout, op->slot, block, &loc);
     char why[256] = "";
-    if (ebb_cuda_copy_to_device(f->device, f->dst + loc.buf_offset, op->buf + loc.buf_offset,
-                                loc.data_len, f->stream, why, sizeof why) != 0)
+    if (ebb_cuda_copy_to_device(f->device, f->dst + start, op->buf + start, len, f->stream, why,
+                                sizeof why) != 0)
         ebb_op_fail(f->gpu_op, EBB_ERR_IO,
                     "the host -> device copy of block %u (state bytes %zu .. %zu) read from disk "
                     "slot %d could not be queued on CUDA device %d: %s",
-                    block, loc.buf_offset, loc.buf_offset + loc.data_len, (int)op->slot,
-                    f->device, why);
+                    block, start, start + len, (int)op->slot, f->device, why);
+}
+
+static void follow_copy(struct ebb_pool *pool, ebb_op *op, uint32_t block)
+{
+    ebb_disk_loc loc; /* the state's block, whatever the read moved */
+    ebb_disk_locate(&pool->disk->layout, op->slot, block, &loc);
+    follow_range(op, block, loc.buf_offset, loc.data_len);
 }
 
 void ebb_disk_follow_block(struct ebb_pool *pool, ebb_op *op, uint32_t block)
@@ -144,8 +150,14 @@ void ebb_disk_follow_block(struct ebb_pool *pool, ebb_op *op, uint32_t block)
 
 void ebb_disk_follow_state(struct ebb_pool *pool, ebb_op *op)
 {
-    for (uint32_t b = 0; b < pool->disk->layout.bps; b++)
-        follow_copy(pool, op, b);
+    /* the whole state decompressed (pool->slot_size bytes), cut as the disk's
+     * blocks: not the slot's blocks, which a fixed rate makes fewer than the
+     * state's (layout.slot_size is then the compressed size) */
+    size_t block = pool->disk->layout.block;
+    uint32_t b = 0;
+    for (size_t start = 0; start < pool->slot_size; start += block, b++)
+        follow_range(op, b, start,
+                     pool->slot_size - start < block ? pool->slot_size - start : block);
 }
 
 void ebb_disk_follow_end(struct ebb_pool *pool, ebb_op *op)

@@ -30,7 +30,8 @@ int ebb_disk_gate_wait(struct ebb_pool *pool, struct ebb_op *op, uint32_t block)
 void ebb_disk_follow_block(struct ebb_pool *pool, struct ebb_op *op, uint32_t block);
 /* A packed (compressed) read: follow_block does nothing; once a codec
  * thread decompressed the state into the host slot, follow_state queues
- * the copies of all of its blocks. */
+ * the copies of the whole state (cut at the disk's block size: a fixed
+ * rate's slot on disk is smaller than the state). */
 void ebb_disk_follow_state(struct ebb_pool *pool, struct ebb_op *op);
 void ebb_disk_follow_end(struct ebb_pool *pool, struct ebb_op *op);
 /* How long the ring waits before asking a gated block's event again while
