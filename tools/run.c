@@ -379,8 +379,9 @@ static void print_table(const run_args *a, const workload_plan *p, const workloa
         }
         const ebb_run_stats *st = &r->stats;
         char tiers[32];
+        /* the slow tier where the run has slots there (as ebb plan's table) */
         int slow = r->info.slow_tier >= 0 && r->info.slow_tier < EBB_TIER_COUNT &&
-                   r->info.slow_tier != r->info.fast_tier;
+                   r->info.slow_tier != r->info.fast_tier && r->info.slots[r->info.slow_tier] > 0;
         snprintf(tiers, sizeof tiers, "%s%s%s", tier_str(r->info.fast_tier), slow ? "/" : "",
                  slow ? tier_str(r->info.slow_tier) : "");
         char name[64]; /* auto: what it picked */
