@@ -273,7 +273,9 @@ typedef struct ebb_run_info {
     int32_t buffers[EBB_TIER_COUNT]; /* pool slots allocated per tier (slots,
                                         working and staging buffers) */
     int32_t staging;              /* of buffers[host]: those for the disk's transfers */
-    uint64_t bytes[EBB_TIER_COUNT];  /* memory or file space reserved per tier */
+    uint64_t bytes[EBB_TIER_COUNT];  /* memory or file space reserved per tier (a pool
+                                        made ready in extents, n unknown: the most it
+                                        takes, allocated as slots are first used) */
     int64_t steps;                /* n, 0 while unknown */
     ebb_audit audit;
     int inplace;                  /* 1: the in-place forward form */
