@@ -380,25 +380,25 @@ ebb_status rt_copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32
     return st;
 }
 
-ebb_status rt_disk_settle(ebb_run *run, int32_t slot)
+/* A slot's pending transfer waited for (a stall of `tier`) and forgotten. */
+static ebb_status settle(ebb_run *run, rt_ticket *t, int tier)
 {
-    rt_ticket *t = &run->disk_pending[slot];
     if (!t->pool)
         return EBB_OK;
-    ebb_status st = rt_wait(run, t, EBB_TIER_DISK);
+    ebb_status st = rt_wait(run, t, tier);
     t->pool = NULL;
     return st;
+}
+
+ebb_status rt_disk_settle(ebb_run *run, int32_t slot)
+{
+    return settle(run, &run->disk_pending[slot], EBB_TIER_DISK);
 }
 
 /* The transfer into or out of compressed host slot `slot` (packed.c). */
 ebb_status rt_packed_settle(ebb_run *run, int32_t slot)
 {
-    rt_ticket *t = &run->packed_pending[slot];
-    if (!t->pool)
-        return EBB_OK;
-    ebb_status st = rt_wait(run, t, EBB_TIER_HOST);
-    t->pool = NULL;
-    return st;
+    return settle(run, &run->packed_pending[slot], EBB_TIER_HOST);
 }
 
 /* Waits for every transfer; returns the first failure (all are waited for). */

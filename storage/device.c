@@ -329,19 +329,14 @@ ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **
     pthread_mutex_lock(&pool->grow_mu);
     int32_t from = atomic_load_explicit(&pool->ready, memory_order_relaxed);
     if (slot >= from) {
-        /* doubling: log2(slots) extents at most, each paid once */
-        int64_t to = (int64_t)from * 2;
-        if (to <= slot)
-            to = (int64_t)slot + 1;
-        if (to > pool->slots)
-            to = pool->slots;
+        int32_t to = ebb_pool_next_extent_end(pool, from, slot);
         size_t bytes = (size_t)(to - from) * pool->stride;
         ebb_cuda_guard g;
         cudaError_t e = pool->extents >= EBB_HOST_EXTENTS /* cannot happen: doubling */
                             ? cudaErrorMemoryAllocation
                             : ebb_cuda_enter(dv->device, &g);
         if (e == cudaSuccess) {
-            e = ready_extent(pool, from, (int32_t)to);
+            e = ready_extent(pool, from, to);
             ebb_cuda_leave(&g);
         }
         if (e != cudaSuccess) {
@@ -355,7 +350,7 @@ ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **
                          (int)slot, (int)from, (int)from, (int)to - 1, bytes,
                          (int)pool->extents + 1, dv->device, cudaGetErrorString(e));
         } else {
-            atomic_store_explicit(&pool->ready, (int32_t)to, memory_order_release);
+            atomic_store_explicit(&pool->ready, to, memory_order_release);
         }
     }
     if (s == EBB_OK && mem)

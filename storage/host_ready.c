@@ -115,17 +115,12 @@ ebb_status ebb_host_make_ready(struct ebb_pool *pool, int32_t slot)
     ebb_status s = EBB_OK;
     int32_t from = atomic_load_explicit(&pool->ready, memory_order_relaxed);
     if (slot >= from) {
-        /* doubling: log2(slots) extents at most, each paid once */
-        int64_t to = (int64_t)from * 2;
-        if (to <= slot)
-            to = (int64_t)slot + 1;
-        if (to > pool->slots)
-            to = pool->slots;
+        int32_t to = ebb_pool_next_extent_end(pool, from, slot);
         char why[320];
         if (pool->extents >= EBB_HOST_EXTENTS) /* cannot happen: doubling */
             snprintf(why, sizeof why, "the pool has made %d extents ready already",
                      (int)pool->extents);
-        if (pool->extents >= EBB_HOST_EXTENTS || ready_extent(pool, from, (int32_t)to, why,
+        if (pool->extents >= EBB_HOST_EXTENTS || ready_extent(pool, from, to, why,
                                                               sizeof why) != 0)
             s = ebb_fail(EBB_ERR_NO_MEMORY,
                          "host pool: slot %d is beyond the %d slots made ready so far, and making "
@@ -135,7 +130,7 @@ ebb_status ebb_host_make_ready(struct ebb_pool *pool, int32_t slot)
                          (int)slot, (int)from, (int)from, (int)to - 1,
                          (size_t)(to - from) * pool->stride, (int)pool->extents + 1, why);
         else
-            atomic_store_explicit(&pool->ready, (int32_t)to, memory_order_release);
+            atomic_store_explicit(&pool->ready, to, memory_order_release);
     }
     pthread_mutex_unlock(&pool->grow_mu);
     return s;

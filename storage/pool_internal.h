@@ -167,6 +167,21 @@ ebb_status ebb_host_slot_check(const struct ebb_pool *pool, int32_t slot, int wr
  * operation's last touch of the host pool (destroy waits for it). */
 void ebb_host_disk_begin(struct ebb_pool *host, int32_t slot, int reads_slot);
 void ebb_host_disk_end(struct ebb_pool *host, int32_t slot, int reads_slot);
+/* The end of the next extent of a pool made ready in extents, whose slots
+ * [0, from) are ready, for slot `slot` >= from: doubling the ready slots
+ * (log2(slots) extents at most, each paid once), at least to the slot,
+ * at most all (host_ready.c and device.c grow the same way). */
+static inline int32_t ebb_pool_next_extent_end(const struct ebb_pool *pool, int32_t from,
+                                               int32_t slot)
+{
+    int64_t to = (int64_t)from * 2;
+    if (to <= slot)
+        to = (int64_t)slot + 1;
+    if (to > pool->slots)
+        to = pool->slots;
+    return (int32_t)to;
+}
+
 /* Makes host slot `slot` ready (ready_slots): nothing when it is; else the
  * next extent, from the ready slots to at least twice as many (up to the
  * pool's slots, and at least to `slot`), faulted in, registered and given

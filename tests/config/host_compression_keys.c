@@ -4,6 +4,7 @@
  * refused at load and at pool creation naming the key; and a fixed rate
  * makes the budget hold budget / fixed size slots. */
 #include "config/helpers.h"
+#include "support/codec_fixed.h"
 
 #include "config/config_internal.h"
 #include "config/config_keys.h"
@@ -71,15 +72,6 @@ Test(host_compression_keys, bad_values_name_line_and_key)
                       "key 'tier.host.codec_threads': expected an integer from 1 to 256", NULL);
 }
 
-static size_t fixed_of(const ebb_codec_options *c, size_t size)
-{
-    ebb_codec *codec;
-    cr_assert_eq(ebb_codec_create(c, size, &codec), EBB_OK, "%s", ebb_last_error());
-    size_t f = ebb_codec_fixed_size(codec);
-    ebb_codec_destroy(codec);
-    return f;
-}
-
 Test(host_compression_keys, budget_holds_budget_over_the_fixed_size)
 {
     uint64_t seed = 0x1234567;
@@ -95,7 +87,7 @@ Test(host_compression_keys, budget_holds_budget_over_the_fixed_size)
         cfg.host.compression.element = e;
         cfg.host.compression.rate = (double)(1 + (seed >> 35) % (8 * ebb_element_size(e)));
         cfg.host.budget = state * (1 + (seed >> 50) % 64) + (seed >> 20) % 4096;
-        size_t fixed = fixed_of(&cfg.host.compression, state);
+        size_t fixed = codec_fixed_size_of(&cfg.host.compression, state);
         size_t slot = (fixed + EBB_HOST_PACKED_ALIGN - 1) / EBB_HOST_PACKED_ALIGN *
                       EBB_HOST_PACKED_ALIGN;
         ebb_pool_options po;

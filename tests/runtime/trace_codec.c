@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "smooth.h"
+#include "trace_json.h"
 
 enum { MAX_TRACKS = 64, MAX_SPANS = 20000 };
 
@@ -35,48 +36,6 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s not written", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)len + 1);
-    cr_assert_eq(fread(s, 1, (size_t)len, f), (size_t)len);
-    s[len] = '\0';
-    fclose(f);
-    return s;
-}
-
-/* Brackets and braces balance outside strings, and nothing follows the end. */
-static void assert_json_shape(const char *s)
-{
-    int depth = 0, in_str = 0;
-    const char *p = s;
-    for (; *p; p++) {
-        if (in_str) {
-            if (*p == '\\')
-                p++;
-            else if (*p == '"')
-                in_str = 0;
-            continue;
-        }
-        if (*p == '"')
-            in_str = 1;
-        else if (*p == '{' || *p == '[')
-            depth++;
-        else if (*p == '}' || *p == ']') {
-            cr_assert_gt(depth, 0, "unbalanced at %.40s", p);
-            if (--depth == 0)
-                break;
-        }
-    }
-    cr_assert_eq(depth, 0, "the JSON does not end");
-    for (p++; *p; p++)
-        cr_assert(*p == '\n' || *p == ' ', "text after the JSON: %s", p);
-}
-
 static long long field_ll(const char *ev, const char *key)
 {
     const char *p = strstr(ev, key);
@@ -96,8 +55,8 @@ static long long field_ns(const char *ev, const char *key)
 static void parse(timeline *t, const char *path)
 {
     memset(t, 0, sizeof *t);
-    t->text = slurp(path);
-    assert_json_shape(t->text);
+    t->text = trace_slurp(path);
+    trace_assert_json_shape(t->text);
     t->spans = calloc(MAX_SPANS, sizeof *t->spans);
     t->dropped = t->written = -1;
     for (char *line = strtok(t->text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -199,6 +158,15 @@ static ebb_run_stats traced(ebb_config *cfg, ebb_config_strategy strategy, int64
     return st;
 }
 
+/* The tracks whose name starts with `prefix`. */
+static int tracks_named(const timeline *t, const char *prefix)
+{
+    int n = 0;
+    for (int k = 0; k < MAX_TRACKS; k++)
+        n += strncmp(t->track[k], prefix, strlen(prefix)) == 0;
+    return n;
+}
+
 static void done(timeline *t, char *dir, ebb_config *cfg)
 {
     free(t->text);
@@ -220,10 +188,7 @@ Test(trace_codec, disk_lossless_spans_are_the_codec_runs)
     cr_assert_gt(st.decompressions[EBB_TIER_DISK], 0);
     cr_assert_eq(st.compressions[EBB_TIER_HOST], 0);
     cr_assert_eq(st.stored_raw, 0, "smooth states shrink");
-    int tracks = 0;
-    for (int k = 0; k < MAX_TRACKS; k++)
-        tracks += strncmp(t.track[k], "disk codec ", 11) == 0;
-    cr_assert_eq(tracks, 2, "a track per codec thread (2 by default)");
+    cr_assert_eq(tracks_named(&t, "disk codec "), 2, "a track per codec thread (2 by default)");
     done(&t, dir, &cfg);
 }
 
@@ -241,10 +206,7 @@ Test(trace_codec, host_fixed_rate_spans_are_the_codec_runs)
     cr_assert_gt(st.compressions[EBB_TIER_HOST], 0);
     cr_assert_gt(st.decompressions[EBB_TIER_HOST], 0);
     cr_assert_eq(st.compressions[EBB_TIER_DISK], 0);
-    int tracks = 0;
-    for (int k = 0; k < MAX_TRACKS; k++)
-        tracks += strncmp(t.track[k], "host codec ", 11) == 0;
-    cr_assert_eq(tracks, 3);
+    cr_assert_eq(tracks_named(&t, "host codec "), 3);
     done(&t, dir, &cfg);
 }
 

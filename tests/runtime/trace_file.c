@@ -3,20 +3,7 @@
  * the statistics count and whose channel tracks hold the disk transfers;
  * an unwritable path is refused at creation, naming it. */
 #include "workload.h"
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s not written", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)len + 1);
-    cr_assert_eq(fread(s, 1, (size_t)len, f), (size_t)len);
-    s[len] = '\0';
-    fclose(f);
-    return s;
-}
+#include "trace_json.h"
 
 static int count(const char *s, const char *pat)
 {
@@ -24,34 +11,6 @@ static int count(const char *s, const char *pat)
     for (const char *p = strstr(s, pat); p; p = strstr(p + 1, pat))
         n++;
     return n;
-}
-
-/* Brackets and braces balance outside strings, and nothing follows the end. */
-static void assert_json_shape(const char *s)
-{
-    int depth = 0, in_str = 0;
-    const char *p = s;
-    for (; *p; p++) {
-        if (in_str) {
-            if (*p == '\\')
-                p++;
-            else if (*p == '"')
-                in_str = 0;
-            continue;
-        }
-        if (*p == '"')
-            in_str = 1;
-        else if (*p == '{' || *p == '[')
-            depth++;
-        else if (*p == '}' || *p == ']') {
-            cr_assert_gt(depth, 0, "unbalanced at %.40s", p);
-            if (--depth == 0)
-                break;
-        }
-    }
-    cr_assert_eq(depth, 0, "the JSON does not end");
-    for (p++; *p; p++)
-        cr_assert(*p == '\n' || *p == ' ', "text after the JSON: %s", p);
 }
 
 static ebb_run_stats run_traced(const char *path)
@@ -89,8 +48,8 @@ Test(trace_file, tracks_hold_what_the_statistics_count)
     cr_assert_geq(fd, 0);
     close(fd);
     ebb_run_stats rs = run_traced(path);
-    char *s = slurp(path);
-    assert_json_shape(s);
+    char *s = trace_slurp(path);
+    trace_assert_json_shape(s);
     cr_assert(strncmp(s, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [", 42) == 0, "%.60s", s);
     const char *tracks[] = {"compute", "gpu -> host", "host -> gpu", "host -> disk",
                             "disk -> host"};
@@ -121,7 +80,7 @@ Test(trace_file, environment_wins)
     setenv("EBB_TRACE", env_path, 1);
     run_traced(opt_path);
     unsetenv("EBB_TRACE");
-    char *e = slurp(env_path), *o = slurp(opt_path);
+    char *e = trace_slurp(env_path), *o = trace_slurp(opt_path);
     cr_assert_gt(count(e, "\"reverse\""), 0, "EBB_TRACE's file is empty");
     cr_assert_eq(o[0], '\0', "the option's file was written although EBB_TRACE is set");
     free(e);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "storage/codec_helpers.h"
+#include "support/codec_fixed.h"
 
 static ebb_pool *packed_pool(size_t size, int32_t slots, const ebb_codec_options *c, int threads)
 {
@@ -35,15 +36,6 @@ static void codec_round_trip(const ebb_codec_options *c, size_t size, const void
     ebb_codec_destroy(codec);
 }
 
-static size_t fixed_of(const ebb_codec_options *c, size_t size)
-{
-    ebb_codec *codec;
-    cr_assert_eq(ebb_codec_create(c, size, &codec), EBB_OK, "%s", ebb_last_error());
-    size_t f = ebb_codec_fixed_size(codec);
-    ebb_codec_destroy(codec);
-    return f;
-}
-
 Test(host_codec_fixed_rate, slots_take_the_fixed_size)
 {
     /* random shapes and rates: the stride is the fixed size rounded up to
@@ -59,7 +51,7 @@ Test(host_codec_fixed_rate, slots_take_the_fixed_size)
         ebb_pool *p = packed_pool(size, slots, &c, 1);
         ebb_pool_info info;
         cr_assert_eq(ebb_pool_info_get(p, &info), EBB_OK);
-        size_t fixed = fixed_of(&c, size);
+        size_t fixed = codec_fixed_size_of(&c, size);
         size_t want = (fixed + EBB_HOST_PACKED_ALIGN - 1) / EBB_HOST_PACKED_ALIGN *
                       EBB_HOST_PACKED_ALIGN;
         cr_assert_eq(info.slot_size, size);
@@ -133,7 +125,7 @@ Test(host_codec_fixed_rate, round_trip_is_the_codecs)
         ebb_pool_stats_get(p, &st);
         cr_assert_eq(st.writes, (uint64_t)slots * DATA_KINDS);
         cr_assert_eq(st.reads, (uint64_t)slots * DATA_KINDS);
-        cr_assert_eq(st.bytes_after_compression, st.writes * fixed_of(&c, size));
+        cr_assert_eq(st.bytes_after_compression, st.writes * codec_fixed_size_of(&c, size));
         free(want);
         free(got);
         free(mine);
@@ -267,7 +259,7 @@ Test(host_codec_fixed_rate, measures_each_way)
                       1e-6 * st.codec_s,
               "one load at %g B/s, %g s more in the codec", st.measured.decompress_bps,
               st.codec_s - stored_s);
-    cr_assert(st.measured.ratio == (double)size / (double)fixed_of(&c, size) &&
+    cr_assert(st.measured.ratio == (double)size / (double)codec_fixed_size_of(&c, size) &&
               st.measured.threads == 2, "ratio %g, %d threads", st.measured.ratio,
               (int)st.measured.threads);
     free(x);
