@@ -105,7 +105,7 @@ extern const char *const ebb_config_strategy_names[EBB_CONFIG_STRATEGY_COUNT];
 extern const char *const ebb_config_backend_names[EBB_CONFIG_BACKEND_COUNT];
 /* The names of run.audit, indexed by ebb_audit (ebb/runtime.h). */
 extern const char *const ebb_config_audit_names[EBB_CONFIG_AUDIT_COUNT];
-/* (The compression keys' names are the codecs' own: storage/codec_names.h.) */
+/* (The compression keys' names are the codecs' own: common/codec_names.h.) */
 
 /* The name of a disk backend as a file spells it; "?" for anything else. */
 const char *ebb_config_backend_name(ebb_disk_backend backend);

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "config/config_internal.h"
-#include "storage/codec_names.h"
+#include "common/codec_names.h"
 
 /* offsetof(ebb_config, m), refused at compile time (an array of size -1) when
  * the field is not the size of the type the key's type stores. */

@@ -15,7 +15,7 @@
 
 #include "ebb/error.h"
 #include "ebb/schedule.h"
-#include "runtime/async.h"
+#include "schedules/async.h"
 
 /* What the processes must share before the strategy is chosen. */
 typedef struct rt_agree_setup {

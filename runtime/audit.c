@@ -24,7 +24,7 @@
 #include <xxhash.h>
 
 #include "common/error_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 #define UNKNOWN ((int64_t)-1) /* a slot whose restore was never hashed (vslots' empty) */
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 static void unlink_buf(rt_mem *m, int32_t b)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 static rt_mem *mem_of(ebb_run *run, int tier)
 {

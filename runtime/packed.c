@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "common/error_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 ebb_status rt_packed_store(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
 {

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 /* Free buffers a read leaves to the steps: the output of the step being run
  * (never the last free one). */

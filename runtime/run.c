@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 void ebb_run_options_init(ebb_run_options *o)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 static ebb_status check_options(const ebb_run_options *o)
 {

@@ -16,7 +16,7 @@
 
 #include "common/error_internal.h"
 #include "runtime/h_costs.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 static int tier_enabled(const ebb_run *run, int tier)
 {

@@ -1,6 +1,6 @@
 /*
  * Where the runtime's actions come from: an offline or online schedule
- * (revolve/), or the asynchronous strategy's generator (async.c), which asks
+ * (schedules/), or the asynchronous strategy's generator (async.c), which asks
  * the runtime whether a channel to a slower tier is free. Under agreement
  * between processes (agree.h) the answer is agreed, and every action is
  * folded into a running hash, so that the processes can compare streams.
@@ -8,7 +8,7 @@
 #include <xxhash.h>
 
 #include "common/error_internal.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 /* Free: the last transfer into the tier below `level` completed (for a gpu
  * -> host -> disk store, its disk write). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "common/error_internal.h"
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 
 typedef struct codec_ring {
     _Atomic uint64_t head;    /* spans written (the thread's) */

@@ -14,7 +14,7 @@
 
 #include "common/error_internal.h"
 #include "storage/cuda.h"
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 #include "storage/topology.h"
 
 enum { S_D2H = 0, S_H2D = 1, S_D2D = 2, S_COUNT = 3, LANES = 4 };

@@ -3,7 +3,7 @@
  * reached without a gpu pool. Built only without CUDA (storage/CMakeLists.txt);
  * with it: device.c. */
 #include "common/error_internal.h"
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 
 static ebb_status no_cuda(void)
 {

@@ -1,5 +1,5 @@
 /* A disk pool, made of the parts each file owns, and the disk tier's
- * operations. Layers, top to bottom (pool_internal.h has the whole list):
+ * operations. Layers, top to bottom (storage_internal.h has the whole list):
  *   disk.c, disk_create.c  the operations and creation (pool.c calls them)
  *   disk_hash.c            the codec stage (checksum thread, codec threads)
  *   disk_engine.c          the running engine, behind its table
@@ -16,7 +16,7 @@
 #include "storage/disk_layout.h"
 #include "storage/disk_pace.h"
 #include "storage/disk_sum.h"
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 
 typedef struct ebb_disk {
     ebb_disk_layout layout;  /* disk_layout.h: where a slot's blocks live */

@@ -10,7 +10,7 @@
 
 #include "common/error_internal.h"
 #include "storage/cuda.h"
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 #include "storage/topology.h"
 
 /* One CUDA event per slot on `device`, so that ebb_host_slot_check sees the

@@ -18,7 +18,7 @@
 #include "common/error_internal.h"
 #include "storage/codec_internal.h"
 #include "storage/codec_trace.h"
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 #include "storage/thread_start.h"
 
 struct ebb_host_codec {

@@ -14,7 +14,7 @@
 
 #include "common/error_internal.h"
 #include "storage/cuda.h"
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23

@@ -11,7 +11,7 @@
 #include "storage/disk_codec.h"
 #include "storage/codec_trace.h"
 #include "storage/host_codec.h"
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 
 const char *ebb_disk_backend_name(ebb_disk_backend backend)
 {

@@ -18,8 +18,8 @@
 #include <time.h>
 
 #include "ebb/ebb.h"
-#include "revolve/h_revolve.h"
-#include "revolve/stream_cost.h"
+#include "schedules/h_revolve.h"
+#include "schedules/stream_cost.h"
 
 static double now(void)
 {

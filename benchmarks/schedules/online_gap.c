@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "ebb/ebb.h"
-#include "revolve/online.h"
+#include "schedules/online.h"
 
 int main(int argc, char **argv)
 {

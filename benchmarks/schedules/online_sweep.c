@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "ebb/ebb.h"
-#include "revolve/binomial.h"
-#include "revolve/online_place.h"
+#include "schedules/binomial.h"
+#include "schedules/online_place.h"
 
 typedef struct {
     ebb_online_place pl;

@@ -34,7 +34,7 @@ module ebb
   ! ---- tiers, strategies, audit modes --------------------------------------
   integer(c_int), parameter, public :: EBB_TIER_GPU = 0, EBB_TIER_HOST = 1, &
        EBB_TIER_DISK = 2, EBB_TIER_COUNT = 3
-  ! ebb_strategy (ebb/schedule.h): one list for schedules and run.strategy
+  ! ebb_strategy (ebb/vocabulary.h): one list for schedules and run.strategy
   integer(c_int), parameter, public :: EBB_STRATEGY_FROM_CONFIG = -1, &
        EBB_STRATEGY_STORE_ALL = 0, EBB_STRATEGY_PERIODIC = 1, EBB_STRATEGY_REVOLVE = 2, &
        EBB_STRATEGY_ONLINE = 3, EBB_STRATEGY_MULTISTAGE = 4, EBB_STRATEGY_DISK_REVOLVE = 5, &

@@ -8,6 +8,7 @@
 
 #include "ebb/version.h"
 #include "ebb/error.h"
+#include "ebb/vocabulary.h"
 #include "ebb/schedule.h"
 #include "ebb/storage.h"
 #include "ebb/codec.h"

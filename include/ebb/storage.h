@@ -67,7 +67,7 @@
 
 #include "ebb/error.h"
 #include "ebb/codec.h"    /* ebb_codec_options */
-#include "ebb/schedule.h" /* ebb_tier */
+#include "ebb/vocabulary.h" /* ebb_tier */
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,8 +12,8 @@
 #include <errno.h>
 
 #include "mpi_workload.h"
-#include "runtime/run_internal.h"
-#include "storage/pool_internal.h"
+#include "runtime/runtime_internal.h"
+#include "storage/storage_internal.h"
 
 enum { SIZE = 32768 + 8, STEPS = 80 };
 

@@ -239,7 +239,7 @@ def test_version():
 def test_plan_h_revolve_takes_the_costs():
     # firedrake checkpoint_schedules' optimum for n = 1000, C = 3, D = 5,
     # W = 5, R = 1, B = 1 is 5584, + 1 for the step to x_n (see
-    # tests/revolve/h_revolve_reference.c); the costs reach the library
+    # tests/schedules/h_revolve_reference.c); the costs reach the library
     # through the mirrored ebb_schedule_options.
     assert "h-revolve" in ebb.STRATEGIES
     p = ebb.plan(1000, 3, "h-revolve", disk_slots=5, write_cost=5, read_cost=1, reverse_cost=1)

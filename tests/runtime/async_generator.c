@@ -1,4 +1,4 @@
-/* The asynchronous strategy's generator (runtime/async.c), without a run:
+/* The asynchronous strategy's generator (schedules/async.c), without a run:
  * over many random (n, fast slots, slow slots, tiers, channel timings, n
  * known or not), every stream it emits passes the replay validator, and its
  * decisions follow the rule: with the channel always free and room for every
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ebb/ebb.h"
-#include "runtime/async.h"
+#include "schedules/async.h"
 
 /* A channel that is busy for `busy` decisions after each transfer it starts
  * (busy < 0: never free). */

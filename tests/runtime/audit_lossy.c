@@ -11,7 +11,7 @@
  *   from the same lossy restore;
  * - a compressed copy changed after its first restore (a byte flipped in
  *   every disk slot's file, or in every compressed host slot) is named. */
-#include "storage/pool_internal.h"
+#include "storage/storage_internal.h"
 #include "workload.h"
 
 #include <math.h>

@@ -16,7 +16,7 @@
 #include <xxhash.h>
 
 #include "ebb/ebb.h"
-#include "runtime/run_internal.h"
+#include "runtime/runtime_internal.h"
 
 typedef struct wl {
     size_t size;          /* bytes of a state (any size, not only multiples of 8) */

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "ebb/ebb.h"
-#include "revolve/h_revolve.h"
-#include "revolve/stream_cost.h"
+#include "schedules/h_revolve.h"
+#include "schedules/stream_cost.h"
 
 /* Deterministic generator, so a failure names a reproducible case. */
 uint64_t hr_rand(uint64_t *state);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "ebb/ebb.h"
-#include "revolve/h_revolve.h"
+#include "schedules/h_revolve.h"
 #include "support/cli_run.h"
 
 /* The number after "key": within the object "object" (NULL: top level); 0
@@ -108,7 +108,7 @@ Test(plan_cost_cli, text_output_has_the_cost)
                                   "--write-cost 5 --read-cost 1");
     cr_assert_eq(res.status, 0, "%s", res.err);
     /* firedrake checkpoint_schedules' optimum for this case is 5584 (+ 1 for
-     * the step to x_n; tests/revolve/h_revolve_reference.c says how). */
+     * the step to x_n; tests/schedules/h_revolve_reference.c says how). */
     cr_assert(strstr(res.out, "cost            5585 (forward 1, reverse 1, disk write 5, read 1)"),
               "%s", res.out);
     cli_free(&res);

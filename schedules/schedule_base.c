@@ -1,0 +1,35 @@
+/* The schedule object's allocation and release; see schedule_base.h. */
+#include "schedules/schedule_base.h"
+
+#include <stdlib.h>
+
+#include "common/error_internal.h"
+
+ebb_status ebb_schedule_alloc(size_t size, const ebb_schedule_ops *ops,
+                              const ebb_schedule_options *o, ebb_schedule **out)
+{
+    ebb_schedule *s = calloc(1, size);
+    if (!s)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate a %s schedule",
+                        ebb_strategy_name(o->strategy));
+    s->ops = ops;
+    s->options = *o;
+    *out = s;
+    return EBB_OK;
+}
+
+ebb_status ebb_schedule_discard(ebb_schedule **out, ebb_status st)
+{
+    ebb_schedule_destroy(*out);
+    *out = NULL;
+    return st;
+}
+
+void ebb_schedule_destroy(ebb_schedule *s)
+{
+    if (!s)
+        return;
+    if (s->ops->destroy)
+        s->ops->destroy(s);
+    free(s);
+}
