@@ -12,7 +12,7 @@
 #include "common/error_internal.h"
 #include "ebb/mpi.h"
 #include "mpi/mpi_internal.h"
-#include "runtime/engine.h"
+#include "planner/create.h"
 
 ebb_status ebb_mpi_run_create(const ebb_run_options *options, MPI_Comm comm, ebb_run **out)
 {

@@ -1,9 +1,10 @@
 /*
  * The MPI part's internals (mpi/):
- *   agree.c   one message shape for every collective, the failure protocol,
- *             and the agreement hooks of runtime/agree.h;
+ *   collective.c  one message shape for every collective, the failure
+ *                 protocol;
  *   decide.c  the asynchronous strategy's store decisions, agreed (the rule is
- *             written there);
+ *             written there), over collective.c;
+ *   agree.c   the agreement hooks of runtime/agree.h, over both;
  *   create.c  ebb_mpi_run_create;
  *   stats.c   ebb_mpi_stats_reduce.
  *
@@ -61,7 +62,7 @@ typedef struct mpi_agree {
     double busy_s;          /* how long a transfer down takes, as seen (decide.c) */
 } mpi_agree;
 
-/* agree.c */
+/* collective.c */
 /* Posts a collective of v's payload (v[MSG_DATA ..]) for `tag`. */
 ebb_status mpi_post(mpi_agree *m, mpi_tag tag, const int64_t v[MPI_MSG]);
 /* Completes it into out; a failure anywhere: that rank's status and
@@ -71,11 +72,19 @@ ebb_status mpi_complete(mpi_agree *m, int64_t out[MPI_MSG]);
 ebb_status mpi_collective(mpi_agree *m, mpi_tag tag, int64_t v[MPI_MSG]);
 /* An MPI call failed (code): no more collectives, an error saying which. */
 ebb_status mpi_error(mpi_agree *m, int code, const char *call);
-/* The runtime hooks other than the decision. */
-void mpi_agree_init_ops(mpi_agree *m);
+/* Which ranks hold the largest and the least of a disagreeing value (a
+ * collective); the disagreement is then every rank's error. */
+ebb_status mpi_who(mpi_agree *m, int64_t mine, int64_t max, int64_t min, int *rank_max,
+                   int *rank_min);
+/* This rank failed with st: the failure agreed with the others (the hook
+ * rt_agree.fail). */
+ebb_status mpi_fail(rt_agree *a, ebb_status st);
 /* Non-negative doubles compare as their bits do. */
 int64_t mpi_double_bits(double v);
 double mpi_bits_double(int64_t bits);
+
+/* agree.c: the runtime's hooks. */
+void mpi_agree_init_ops(mpi_agree *m);
 
 /* decide.c */
 ebb_status mpi_decide_idle(rt_agree *a, rt_async_idle_fn local, void *local_ctx, int mask,

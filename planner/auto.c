@@ -1,7 +1,7 @@
 /*
- * strategy = "auto": what fits best, and why (ebb_run_info.reason); and
- * ebb_run_create, which hands this choice to the engine (the planner sits
- * above the runtime, so the runtime asks it through rt_create_args.choose).
+ * strategy = "auto": what fits best, and why (ebb_run_info.reason). The
+ * runtime asks for it through rt_create_args.choose, which create.c fills
+ * (the planner sits above the runtime).
  *
  * With the step times given (ebb_run_options.forward_seconds and
  * reverse_seconds), the planner predicts every strategy on the disk measured
@@ -21,7 +21,7 @@
 
 #include "common/error_internal.h"
 #include "ebb/planner.h"
-#include "runtime/engine.h"
+#include "planner/auto.h"
 
 /* auto prefers async when the planner predicts it within this factor of the best */
 #define NEAR_TIE 1.02
@@ -160,7 +160,7 @@ static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto
 }
 
 /* rt_auto_fn: the rules, or the planner when the step times are given. */
-static ebb_status choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer *ans)
+ebb_status planner_auto_choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer *ans)
 {
     const ebb_config *cfg = ctx;
     const ebb_run_options *o = ask->options;
@@ -192,71 +192,4 @@ static ebb_status choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer *ans)
              has_slow ? "too few fast slots for async" : "no slower tier",
              ebb_config_strategy_name(ans->strategy));
     return EBB_OK;
-}
-
-/* h-revolve asked with the step times: its write and read costs come from
- * the disk measured on the spot, as auto's would, so that it runs the
- * schedule the planner predicts for it (a paced disk is its pace). */
-static ebb_status measure_for_h_revolve(const ebb_config *cfg, rt_create_args *a)
-{
-    if (a->options.strategy != EBB_STRATEGY_H_REVOLVE || !(a->options.forward_seconds > 0) ||
-        !cfg->disk.enabled || cfg->disk.max_bandwidth > 0)
-        return EBB_OK;
-    ebb_plan_problem p = a->costs;
-    ebb_status st = ebb_plan_channels_measure(&p, cfg);
-    if (st != EBB_OK)
-        return st;
-    if (a->agree) { /* the processes on this node share its disk */
-        p.channel[EBB_PLAN_HOST_TO_DISK].bandwidth /= a->agree->ranks_per_node;
-        p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth /= a->agree->ranks_per_node;
-    }
-    memcpy(a->costs.channel, p.channel, sizeof p.channel);
-    a->disk_measured = 1;
-    return EBB_OK;
-}
-
-/* A real run: the configuration (or the embedded default) resolved into the
- * engine's arguments, with this file's auto. */
-static ebb_status create(const ebb_run_options *o, const ebb_storage_fault *fault,
-                         rt_agree *agree, ebb_run **out)
-{
-    if (!o || !out)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_create: NULL argument");
-    *out = NULL;
-    ebb_config own;
-    const ebb_config *cfg = o->config;
-    ebb_status st;
-    if (!cfg) {
-        if ((st = ebb_config_init_default(&own)) != EBB_OK)
-            return st;
-        cfg = &own;
-    }
-    rt_create_args a;
-    if ((st = rt_args_from_config(o, cfg, &a)) == EBB_OK) {
-        a.choose = choose;
-        a.choose_ctx = (void *)cfg;
-        a.fault = fault;
-        a.agree = agree;
-        if ((st = measure_for_h_revolve(cfg, &a)) == EBB_OK)
-            st = rt_run_create(&a, out);
-    }
-    if (!o->config)
-        ebb_config_dispose(&own);
-    return st;
-}
-
-ebb_status ebb_run_create(const ebb_run_options *o, ebb_run **out)
-{
-    return create(o, NULL, NULL, out);
-}
-
-ebb_status ebb_run_create_with_faults(const ebb_run_options *o, const ebb_storage_fault *fault,
-                                      ebb_run **out)
-{
-    return create(o, fault, NULL, out);
-}
-
-ebb_status ebb_run_create_agreed(const ebb_run_options *o, rt_agree *agree, ebb_run **out)
-{
-    return create(o, NULL, agree, out);
 }

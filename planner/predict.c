@@ -165,6 +165,6 @@ ebb_status sim_predict(const ebb_plan_problem *p, ebb_config_strategy cs,
     char x0 = 0; /* the simulated pools hold no memory: nothing is read */
     if ((st = ebb_run_forward(run, &x0, NULL)) == EBB_OK && (st = ebb_run_reverse(run)) == EBB_OK)
         report(run, out);
-    ebb_run_destroy(run);
+    rt_run_destroy(run);
     return st;
 }

@@ -73,6 +73,8 @@ typedef struct rt_create_args {
 
 /* Creates a run (the agreement, if any, is the run's from then on). */
 ebb_status rt_run_create(const rt_create_args *args, ebb_run **out);
+/* Ends a run made by rt_run_create (ebb_run_destroy's work); NULL is a no-op. */
+void rt_run_destroy(ebb_run *run);
 
 /* The arguments of a real run: options and configuration resolved (the
  * strategy, audit and trace with their environment variables, the tiers'
@@ -86,12 +88,6 @@ ebb_status rt_args_from_config(const ebb_run_options *options, const ebb_config 
 void rt_config_for_state(const ebb_config *config, const ebb_run_options *options,
                          ebb_config *out);
 
-/* tests: ebb_run_create with faults injected into the disk pool. */
-ebb_status ebb_run_create_with_faults(const ebb_run_options *options,
-                                      const ebb_storage_fault *disk_fault, ebb_run **out);
-/* mpi/: ebb_run_create with the processes' agreement, which the run owns
- * from then on (destroyed with it; still the caller's when creation fails). */
-ebb_status ebb_run_create_agreed(const ebb_run_options *options, rt_agree *agree, ebb_run **out);
 /* mpi/: the run's agreement and its hash of the actions (0 without one). */
 rt_agree *ebb_run_agreement(const ebb_run *run);
 uint64_t ebb_run_actions_hash(const ebb_run *run);

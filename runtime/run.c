@@ -1,8 +1,10 @@
 /*
- * The public runtime calls: create, the forward sweep (in one call, step
- * by step, or with the caller's states pushed in), the reverse sweep (run
- * with the reverse callback, or pulled one state at a time), destroy, info
- * and statistics.
+ * The public runtime calls: the forward sweep (in one call, step by step,
+ * or with the caller's states pushed in), the reverse sweep (run with the
+ * reverse callback, or pulled one state at a time), info and statistics;
+ * and the engine's creation and destruction (rt_run_create,
+ * rt_run_destroy), which ebb_run_create and ebb_run_destroy call
+ * (planner/create.c: creation asks the planner for auto).
  *
  * A run that meets an error stops at once: it waits for its transfers,
  * releases every pool (the disk files go with them) and keeps the message;
@@ -128,7 +130,7 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
         char msg[1024];
         snprintf(msg, sizeof msg, "%s", ebb_last_error());
         run->agree = NULL; /* still the caller's */
-        ebb_run_destroy(run);
+        rt_run_destroy(run);
         return ebb_fail(st, "%s", msg);
     }
     *out = run;
@@ -153,7 +155,7 @@ uint64_t ebb_run_actions_hash(const ebb_run *run)
     return run ? run->actions_hash : 0;
 }
 
-void ebb_run_destroy(ebb_run *run)
+void rt_run_destroy(ebb_run *run)
 {
     if (!run)
         return;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Finds circles among the files of a source folder of libebb.
+"""Finds circles among the files of ebb's libraries, and checks the layers
+docs/design.md draws.
 
 The file-level call graph comes from the compiled objects: nm lists what
 each object defines and what it uses, so file A "calls" file B when A uses
@@ -10,16 +11,29 @@ without its callee calling back up by name).
   scripts/check_layers.py --build build/release storage runtime
   scripts/check_layers.py --build build/release --order storage
   scripts/check_layers.py --build build/release storage+runtime+planner
+  scripts/check_layers.py --objects A.o B.o ... --design docs/design.md all
 
 Every group of files that call each other in a circle (a strongly connected
-component of the graph restricted to one folder) is reported with each call
-inside it and one symbol naming it. Exit 1 when there is a circle, 0 with a
-one-line summary otherwise, 2 when the objects cannot be read.
+component of the graph restricted to one folder, or to all of them with
+`all`) is reported with each call inside it and one symbol naming it.
+
+With --design, the picture of docs/design.md's section "Layers and their
+arrows" is the rule: its arrow line orders the folders (`a <- b`: b may use
+a; folders named together in one place use neither each other), and its
+table names the headers each folder offers the folders above it besides
+the public ones (include/ebb/). Every file of the objects must be in a
+folder the picture names; every call from one folder to another must go
+down the picture, and so must every include of another folder's header,
+which must also be one that folder offers.
+
+Exit 1 when there is a circle or a broken rule, 0 with a one-line summary
+otherwise, 2 when the objects or the picture cannot be read.
 """
 import argparse
 import collections
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -29,17 +43,31 @@ DEFINED = set("TDBRCGSVWiu")  # nm -P type letters of symbols an object defines
 
 
 def source_of(obj):
-    """storage/disk.c for .../CMakeFiles/ebb_objects.dir/storage/disk.c.o."""
+    """storage/disk.c for .../CMakeFiles/ebb_objects.dir/storage/disk.c.o;
+    mpi/agree.c for .../build/mpi/CMakeFiles/ebb_mpi_objects.dir/agree.c.o
+    (a target's objects lie under its folder's build folder: the longest
+    tail of that folder's path that is a source folder names it)."""
     norm = obj.replace(os.sep, "/")
-    key = OBJ_DIR.replace(os.sep, "/") + "/"
-    rel = norm.split(key, 1)[1] if key in norm else os.path.basename(norm)
+    m = re.match(r"(.*)/CMakeFiles/[^/]+\.dir/(.*)$", norm)
+    if not m:
+        rel = os.path.basename(norm)
+    else:
+        where, rel = m.group(1).split("/"), m.group(2)
+        for i in range(len(where) + 1):
+            tail = "/".join(where[i:])
+            if os.path.exists(os.path.join(ROOT, tail, rel[:-2] if rel.endswith(".o") else rel)):
+                rel = f"{tail}/{rel}" if tail else rel
+                break
     return rel[:-2] if rel.endswith(".o") else rel
 
 
-def objects_in(build):
-    objs = glob.glob(os.path.join(build, OBJ_DIR, "**", "*.o"), recursive=True)
-    # a source removed since the last build leaves its object behind: skip it
+def existing(objs):
+    """A source removed since the last build leaves its object behind: skip it."""
     return [o for o in objs if os.path.exists(os.path.join(ROOT, source_of(o)))]
+
+
+def objects_in(build):
+    return glob.glob(os.path.join(build, OBJ_DIR, "**", "*.o"), recursive=True)
 
 
 def read_symbols(nm, objs):
@@ -125,9 +153,9 @@ def one_circle(comp, edges):
 
 def folder_graph(graph, files, folder):
     """folder: one folder, or several joined by '+' seen as one graph (so a
-    circle through two folders is found too)."""
+    circle through two folders is found too), or `all`."""
     parts = tuple(p + "/" for p in folder.split("+"))
-    mine = {f for f in files if f.startswith(parts)}
+    mine = {f for f in files if folder == "all" or f.startswith(parts)}
     edges = {f: {g: s for g, s in graph.get(f, {}).items() if g in mine} for f in mine}
     return mine, edges
 
@@ -164,15 +192,95 @@ def print_order(folder, mine, edges):
         print(f"  {level:2d}: {'  '.join(sorted(names))}")
 
 
+def read_design(path):
+    """From the section "Layers and their arrows": ({folder: rank}, {folder:
+    set of headers it offers}). The arrow line is the first indented line
+    with '<-' in the section; its table rows are `| folder/ | a.h, b.h |`."""
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise SystemExit(f"check_layers: cannot read {path}: {e.strerror}")
+    m = re.search(r"^## Layers and their arrows\n(.*?)(?=^## )", text, re.M | re.S)
+    if not m:
+        raise SystemExit(f"check_layers: {path} has no section '## Layers and their arrows'")
+    section = m.group(1)
+    arrows = next((ln for ln in section.splitlines() if ln.startswith("    ") and "<-" in ln),
+                  None)
+    if arrows is None:
+        raise SystemExit(f"check_layers: the layers section of {path} has no arrow line")
+    rank = {}
+    for i, group in enumerate(arrows.split("<-")):
+        for folder in group.replace(",", " ").split():
+            rank[folder.rstrip("/")] = i
+    offers = collections.defaultdict(set)
+    for row in re.findall(r"^\|\s*`?([a-z_/]+?)/?`?\s*\|\s*(.*?)\s*\|\s*$", section, re.M):
+        folder, headers = row
+        if folder in rank:
+            offers[folder].update(h.strip(" `") for h in headers.split(",") if h.strip(" `-"))
+    return rank, offers
+
+
+def folder_of(path, rank):
+    """The picture's folder that holds path (the longest that matches)."""
+    best = None
+    for f in rank:
+        if path.startswith(f + "/") and (best is None or len(f) > len(best)):
+            best = f
+    return best
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def check_design(design, graph, files):
+    """The broken rules, one line each."""
+    rank, offers = read_design(design)
+    bad = []
+    for f in sorted(files):
+        if folder_of(f, rank) is None:
+            bad.append(f"{f}: its folder is not in the picture of {design}")
+    for f in sorted(graph):
+        a = folder_of(f, rank)
+        for g, syms in sorted(graph[f].items()):
+            b = folder_of(g, rank)
+            if a and b and a != b and not rank[b] < rank[a]:
+                bad.append(f"{f} calls {g} ({syms[0]}): {a}/ may not use {b}/")
+    seen = set()
+    for f in sorted(files):
+        a = folder_of(f, rank)
+        if a is None:
+            continue
+        here = os.path.dirname(os.path.join(ROOT, f))
+        headers = glob.glob(os.path.join(here, "*.h"))
+        for src in [os.path.join(ROOT, f)] + headers:
+            if src in seen or not os.path.exists(src):
+                continue
+            seen.add(src)
+            rel = os.path.relpath(src, ROOT)
+            for inc in INCLUDE.findall(open(src, encoding="utf-8", errors="replace").read()):
+                b = folder_of(inc, rank)
+                if b is None or b == a:
+                    continue
+                name = inc[len(b) + 1:]
+                if not rank[b] < rank[a]:
+                    bad.append(f"{rel} includes {inc}: {a}/ may not use {b}/")
+                elif name not in offers.get(b, ()):
+                    bad.append(f"{rel} includes {inc}, which {b}/ does not offer the folders "
+                               f"above it (the table of {design})")
+    return bad
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", help="build directory (objects of ebb_objects under it)")
     ap.add_argument("--objects", nargs="*", default=[], help="object files instead of --build")
     ap.add_argument("--nm", default="nm", help="the nm program (default: nm)")
     ap.add_argument("--order", action="store_true", help="also print each folder's layers")
-    ap.add_argument("folders", nargs="+", help="source folders, e.g. storage runtime")
+    ap.add_argument("--design", help="check the layers this page draws (docs/design.md)")
+    ap.add_argument("folders", nargs="+", help="source folders, e.g. storage runtime; all")
     a = ap.parse_args()
-    objs = [o for o in a.objects if o.endswith(".o")] or (objects_in(a.build) if a.build else [])
+    objs = existing([o for o in a.objects if o.endswith(".o")] or
+                    (objects_in(a.build) if a.build else []))
     if not objs:
         print("check_layers: no object files: build first and give --build DIR or --objects",
               file=sys.stderr)
@@ -192,7 +300,13 @@ def main():
         calls = sum(len(v) for v in edges.values())
         summary.append(f"{folder}/ {len(mine)} files, {calls} calls, {len(circles)} circles")
         bad += len(circles)
-    print(("check_layers: CIRCLES FOUND: " if bad else "check_layers: no circle: ") +
+    if a.design:
+        broken = check_design(a.design, graph, files)
+        for line in broken:
+            print(line)
+        summary.append(f"{len(broken)} broken rules of {a.design}")
+        bad += len(broken)
+    print(("check_layers: FAILED: " if bad else "check_layers: no circle, no broken rule: ") +
           "; ".join(summary))
     return 1 if bad else 0
 

@@ -16,6 +16,7 @@
 #include <xxhash.h>
 
 #include "ebb/ebb.h"
+#include "planner/create.h"
 #include "runtime/runtime_internal.h"
 
 typedef struct wl {
