@@ -232,5 +232,10 @@ static void threads_stop(struct ebb_pool *pool)
 }
 
 const ebb_disk_engine_ops ebb_disk_threads_ops = {
-    EBB_DISK_BACKEND_THREADS, "threads", threads_start, threads_enqueue, threads_kick, threads_stop,
+    .backend = EBB_DISK_BACKEND_THREADS,
+    .name = "threads",
+    .start = threads_start,
+    .enqueue = threads_enqueue,
+    .kick = threads_kick,
+    .stop = threads_stop,
 };

@@ -161,5 +161,10 @@ static void uring_stop(struct ebb_pool *pool)
 }
 
 const ebb_disk_engine_ops ebb_disk_uring_ops = {
-    EBB_DISK_BACKEND_URING, "io_uring", uring_start, uring_enqueue, uring_kick, uring_stop,
+    .backend = EBB_DISK_BACKEND_URING,
+    .name = "io_uring",
+    .start = uring_start,
+    .enqueue = uring_enqueue,
+    .kick = uring_kick,
+    .stop = uring_stop,
 };

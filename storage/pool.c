@@ -240,10 +240,12 @@ typedef struct tier_ops {
 } tier_ops;
 
 static const tier_ops tiers[] = {
-    [EBB_TIER_GPU] = {ebb_device_create, gpu_destroy, ebb_device_info, gpu_put, gpu_get, gpu_poll},
-    [EBB_TIER_HOST] = {host_create, host_destroy, host_info, host_put, host_get, host_poll},
-    [EBB_TIER_DISK] = {ebb_disk_create, ebb_disk_destroy, ebb_disk_info, disk_put, disk_get,
-                       disk_poll},
+    [EBB_TIER_GPU] = {.create = ebb_device_create, .destroy = gpu_destroy, .info = ebb_device_info,
+                      .put = gpu_put, .get = gpu_get, .poll = gpu_poll},
+    [EBB_TIER_HOST] = {.create = host_create, .destroy = host_destroy, .info = host_info,
+                       .put = host_put, .get = host_get, .poll = host_poll},
+    [EBB_TIER_DISK] = {.create = ebb_disk_create, .destroy = ebb_disk_destroy,
+                       .info = ebb_disk_info, .put = disk_put, .get = disk_get, .poll = disk_poll},
 };
 
 static ebb_status check_options(const ebb_pool_options *o)
