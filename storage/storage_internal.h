@@ -12,7 +12,7 @@
  *                          threads (compress and hash writes, then hand them
  *                          on; verify and decompress reads, then complete them)
  *   disk_engine.c          the running disk engine, behind its table
- *                          {start, enqueue, kick, stop}
+ *                          {start, enqueue, kick, stop, info}
  *   disk_uring_engine.c > disk_uring.c > disk_uring_stop.c > disk_uring_req.c,
  *   disk_threads.c         the two engines (io_uring's top to bottom)
  *   disk_core.c            completion and retries, the checksum thread's queue
