@@ -382,10 +382,25 @@ static ebb_status ready(rt_io *io, rt_pool *pool, int32_t slot)
     return EBB_OK; /* no memory */
 }
 
-static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   pool_stats, slot_ptr,
-                              put,      copy_now,    move,         move_via,    test,
-                              wait,     stream_wait, order_after,  slot_order_after, ready,
-                              NULL /* no codec threads: no codec spans */, NULL};
+static const rt_io_ops ops = {
+    .now = now,
+    .pool_create = pool_create,
+    .pool_destroy = pool_destroy,
+    .pool_info = pool_info,
+    .pool_stats = pool_stats,
+    .slot_ptr = slot_ptr,
+    .put = put,
+    .copy_now = copy_now,
+    .move = move,
+    .move_via = move_via,
+    .test = test,
+    .wait = wait,
+    .stream_wait = stream_wait,
+    .order_after = order_after,
+    .slot_order_after = slot_order_after,
+    .ready = ready,
+    /* no codec threads: no codec_trace, no codec_spans */
+};
 
 void sim_io_init(sim_io *s, const ebb_plan_problem *p)
 {

@@ -177,10 +177,26 @@ static ebb_status codec_spans(rt_io *io, rt_pool *pool, int32_t thread, ebb_code
     return ebb_pool_codec_spans(P(pool), thread, out, max, count, dropped);
 }
 
-static const rt_io_ops ops = {now,      pool_create, pool_destroy, pool_info,   pool_stats, slot_ptr,
-                              put,      copy_now,    move,         move_via,    test,
-                              wait,     stream_wait, order_after,  slot_order_after, ready,
-                              codec_trace, codec_spans};
+static const rt_io_ops ops = {
+    .now = now,
+    .pool_create = pool_create,
+    .pool_destroy = pool_destroy,
+    .pool_info = pool_info,
+    .pool_stats = pool_stats,
+    .slot_ptr = slot_ptr,
+    .put = put,
+    .copy_now = copy_now,
+    .move = move,
+    .move_via = move_via,
+    .test = test,
+    .wait = wait,
+    .stream_wait = stream_wait,
+    .order_after = order_after,
+    .slot_order_after = slot_order_after,
+    .ready = ready,
+    .codec_trace = codec_trace,
+    .codec_spans = codec_spans,
+};
 
 static rt_io storage_io = {&ops};
 

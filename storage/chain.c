@@ -1,6 +1,6 @@
-/* ebb_move_via: gpu -> host -> disk and disk -> host -> gpu in one call,
- * pipelined by the disk's blocks. Everything both legs need is checked
- * before either starts.
+/* ebb_move_via's paths (pool.c's `moves` table reaches them): gpu -> host
+ * -> disk and disk -> host -> gpu in one call, pipelined by the disk's
+ * blocks. Everything both legs need is checked before either starts.
  * gpu -> host -> disk: the copy is queued cut at the disk's blocks with an
  * event after each (the disk slot's gate events), then the disk write is
  * started gated on them (disk_chain.c).
@@ -11,8 +11,6 @@
 
 #include "common/error_internal.h"
 #include "storage/disk.h"
-
-static const ebb_ticket done_ticket = {NULL, 0, 0};
 
 /* gpu, host, disk: the three pools whichever way the move goes. */
 static ebb_status check_args(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t host_slot,
@@ -51,11 +49,13 @@ static ebb_status check_args(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, in
     return ebb_host_slot_check(host, host_slot, 1);
 }
 
-static ebb_status gpu_to_disk(ebb_pool *disk, int32_t disk_slot, ebb_pool *host,
-                              int32_t host_slot, ebb_pool *gpu, int32_t gpu_slot,
-                              ebb_ticket tickets[2])
+ebb_status ebb_chain_gpu_to_disk(ebb_pool *disk, int32_t disk_slot, ebb_pool *host,
+                                 int32_t host_slot, ebb_pool *gpu, int32_t gpu_slot,
+                                 ebb_ticket tickets[2])
 {
-    ebb_status s = ebb_disk_move_check(disk, disk_slot, host, host_slot, 1, 0);
+    ebb_status s = check_args(gpu, gpu_slot, host, host_slot, disk, disk_slot);
+    if (s == EBB_OK)
+        s = ebb_disk_move_check(disk, disk_slot, host, host_slot, 1, 0);
     if (s != EBB_OK)
         return s;
     ebb_pool_info gi;
@@ -71,10 +71,13 @@ static ebb_status gpu_to_disk(ebb_pool *disk, int32_t disk_slot, ebb_pool *host,
     return EBB_OK;
 }
 
-static ebb_status disk_to_gpu(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t host_slot,
-                              ebb_pool *disk, int32_t disk_slot, ebb_ticket tickets[2])
+ebb_status ebb_chain_disk_to_gpu(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host,
+                                 int32_t host_slot, ebb_pool *disk, int32_t disk_slot,
+                                 ebb_ticket tickets[2])
 {
-    ebb_status s = ebb_disk_move_check(disk, disk_slot, host, host_slot, 0, 0);
+    ebb_status s = check_args(gpu, gpu_slot, host, host_slot, disk, disk_slot);
+    if (s == EBB_OK)
+        s = ebb_disk_move_check(disk, disk_slot, host, host_slot, 0, 0);
     if (s != EBB_OK)
         return s;
     ebb_follow follow;
@@ -89,28 +92,4 @@ static ebb_status disk_to_gpu(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, i
     follow.gpu_op->await_op = &disk->ops[disk_slot];
     ebb_disk_move_start(disk, disk_slot, host, host_slot, 0, 0, &follow, &tickets[0]);
     return EBB_OK;
-}
-
-ebb_status ebb_move_via(ebb_pool *dst, int32_t dst_slot, ebb_pool *via, int32_t via_slot,
-                        ebb_pool *src, int32_t src_slot, ebb_ticket tickets[2])
-{
-    if (!dst || !via || !src || !tickets)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_move_via: NULL argument");
-    tickets[0] = tickets[1] = done_ticket;
-    int out = src->tier == EBB_TIER_GPU && via->tier == EBB_TIER_HOST &&
-              dst->tier == EBB_TIER_DISK;
-    int in = src->tier == EBB_TIER_DISK && via->tier == EBB_TIER_HOST &&
-             dst->tier == EBB_TIER_GPU;
-    if (!out && !in)
-        return ebb_fail(EBB_ERR_UNSUPPORTED,
-                        "ebb_move_via %s -> %s -> %s is not supported: it chains gpu -> host -> "
-                        "disk or disk -> host -> gpu; move other paths with ebb_move",
-                        ebb_tier_name(src->tier), ebb_tier_name(via->tier),
-                        ebb_tier_name(dst->tier));
-    ebb_status s = out ? check_args(src, src_slot, via, via_slot, dst, dst_slot)
-                       : check_args(dst, dst_slot, via, via_slot, src, src_slot);
-    if (s != EBB_OK)
-        return s;
-    return out ? gpu_to_disk(dst, dst_slot, via, via_slot, src, src_slot, tickets)
-               : disk_to_gpu(dst, dst_slot, via, via_slot, src, src_slot, tickets);
 }

@@ -94,5 +94,9 @@ static ebb_status blosc_decompress_state(const ebb_codec *c, const void *in, siz
     return EBB_OK;
 }
 
-const ebb_codec_ops ebb_codec_blosc_ops = {"c-blosc", blosc_init_codec, blosc_compress_state,
-                                           blosc_decompress_state};
+const ebb_codec_ops ebb_codec_blosc_ops = {
+    .library = "c-blosc",
+    .init = blosc_init_codec,
+    .compress = blosc_compress_state,
+    .decompress = blosc_decompress_state,
+};

@@ -135,5 +135,9 @@ static ebb_status zfp_decompress_state(const ebb_codec *c, const void *in, size_
     return st;
 }
 
-const ebb_codec_ops ebb_codec_zfp_ops = {"zfp", zfp_init_codec, zfp_compress_state,
-                                         zfp_decompress_state};
+const ebb_codec_ops ebb_codec_zfp_ops = {
+    .library = "zfp",
+    .init = zfp_init_codec,
+    .compress = zfp_compress_state,
+    .decompress = zfp_decompress_state,
+};

@@ -10,15 +10,15 @@
 void ebb_disk_info(const struct ebb_pool *pool, ebb_pool_info *info)
 {
     const ebb_disk *d = pool->disk;
-    int uring = d->engine.ops->backend == EBB_DISK_BACKEND_URING;
+    ebb_disk_engine_info ei;
+    d->engine.ops->info(pool, &ei);
     info->backend = d->engine.ops->name;
     info->direct = d->files.direct;
-    info->registered_buffers = d->engine.fixed_buffers;
-    info->registered_files = d->engine.fixed_files;
-    info->registered_bytes = d->engine.fixed_buffers ? d->engine.registered_bytes : 0;
+    info->registered_buffers = ei.registered_buffers;
+    info->registered_files = ei.registered_files;
+    info->registered_bytes = ei.registered_bytes;
     info->queue_depth = d->engine.depth;
-    /* io_uring: one ring thread per device group; threads: nthreads per group */
-    info->threads = uring ? d->engine.nrings : d->engine.threads_started;
+    info->threads = ei.threads;
     info->block = d->layout.block;
     info->alignment = d->layout.align;
     info->checksum = d->sums.on;
@@ -82,9 +82,11 @@ void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *h
     op->host = host;
     op->host_slot = host_slot;
     op->buf = ebb_host_slot_addr(host, host_slot);
-    /* Registered memory: the staging pool's first fixed_slots slots. The
-     * staging pool is retained, so no other pool can have its address. */
-    op->fixed = host == d->staging && d->engine.fixed_buffers && host_slot < d->engine.fixed_slots;
+    /* Registered memory: the staging pool's first registered_slots slots.
+     * The staging pool is retained, so no other pool can have its address. */
+    ebb_disk_engine_info ei;
+    d->engine.ops->info(pool, &ei);
+    op->fixed = host == d->staging && host_slot < ei.registered_slots;
     if (write)
         atomic_store(&d->core.valid[slot], 0);
     if (gated) { /* its blocks wait for their gate events (disk_chain.c) */
@@ -175,7 +177,9 @@ ebb_status ebb_disk_debug_get(const ebb_pool *pool, ebb_disk_debug *out)
     out->plain_requests = atomic_load(&d->probe.plain_reqs);
     out->enter_calls = atomic_load(&d->probe.enter_calls);
     out->paced_waits = atomic_load(&d->pace.paced_waits);
-    out->rings = d->engine.ops->backend == EBB_DISK_BACKEND_URING ? (uint32_t)d->engine.nrings : 0;
+    ebb_disk_engine_info ei;
+    d->engine.ops->info(pool, &ei);
+    out->rings = (uint32_t)ei.rings;
     return EBB_OK;
 }
 

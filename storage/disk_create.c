@@ -467,7 +467,6 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
     d->sums.sums = calloc((size_t)total_blocks, sizeof *d->sums.sums);
     d->core.valid = calloc((size_t)pool->slots, sizeof *d->core.valid);
     d->hashq.queue = calloc((size_t)pool->slots, sizeof *d->hashq.queue);
-    d->engine.qcap = (uint32_t)pool->slots;
     pool->ops = calloc((size_t)pool->slots, sizeof *pool->ops);
     if (!d->sums.sums || !d->core.valid || !d->hashq.queue || !pool->ops) {
         s = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the disk tier's bookkeeping");

@@ -8,7 +8,7 @@ ebb_status ebb_disk_engine_start(struct ebb_pool *pool, const ebb_pool_options *
     ebb_disk *d = pool->disk;
     char why[512] = "";
     if (o->backend != EBB_DISK_BACKEND_THREADS) {
-        if (ebb_disk_uring_ops.start(pool, why, sizeof why) == 0) {
+        if (ebb_disk_uring_ops.start(pool, o, why, sizeof why) == 0) {
             d->engine.ops = &ebb_disk_uring_ops;
             return EBB_OK;
         }
@@ -20,8 +20,7 @@ ebb_status ebb_disk_engine_start(struct ebb_pool *pool, const ebb_pool_options *
         ebb_pool_warn(pool, "io_uring unavailable (%s); using the thread-pool backend", why);
         ebb_disk_pace_resume(&d->pace); /* the failed start's stop lifted it */
     }
-    d->engine.nthreads = o->threads > 0 ? o->threads : o->queue_depth;
-    if (ebb_disk_threads_ops.start(pool, why, sizeof why) != 0)
+    if (ebb_disk_threads_ops.start(pool, o, why, sizeof why) != 0)
         return ebb_fail(EBB_ERR_NO_MEMORY, "disk pool: cannot start I/O threads: %s", why);
     d->engine.ops = &ebb_disk_threads_ops;
     return EBB_OK;

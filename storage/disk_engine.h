@@ -5,7 +5,6 @@
 #ifndef EBB_STORAGE_DISK_ENGINE_H
 #define EBB_STORAGE_DISK_ENGINE_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,40 +16,42 @@
 #define EBB_DISK_REG_CHUNK ((size_t)1 << 30)
 
 struct ebb_pool;
-struct ebb_uring;
-struct ebb_thr_group;
 
-/* start: 0 or -errno (message in why; it cleans up after itself). enqueue:
- * hands an operation to the engine's queues (core lock held); kick then
- * wakes the engine. stop: drains and joins the engine's threads. */
+/* What a running engine reports (ebb_pool_info, ebb_disk_debug), and the
+ * staging slots it reads and writes in registered memory. */
+typedef struct ebb_disk_engine_info {
+    int registered_buffers;
+    int registered_files;
+    uint64_t registered_bytes;
+    int32_t registered_slots; /* staging slots [0, registered_slots) */
+    int threads;              /* its I/O threads */
+    int rings;                /* io_uring rings (0: none) */
+} ebb_disk_engine_info;
+
+/* start: makes the engine's state (ebb_disk_engine.state) and threads from
+ * the options; 0 or -errno (message in why; it cleans up after itself).
+ * enqueue: hands an operation to the engine's queues (core lock held); kick
+ * then wakes the engine. stop: drains and joins the engine's threads and
+ * frees its state. */
 typedef struct ebb_disk_engine_ops {
     ebb_disk_backend backend;
     const char *name;        /* ebb_pool_info.backend */
-    int (*start)(struct ebb_pool *pool, char *why, size_t why_len);
+    int (*start)(struct ebb_pool *pool, const ebb_pool_options *o, char *why, size_t why_len);
     void (*enqueue)(struct ebb_pool *pool, int32_t slot);
     void (*kick)(struct ebb_pool *pool);
     void (*stop)(struct ebb_pool *pool);
+    void (*info)(const struct ebb_pool *pool, ebb_disk_engine_info *info);
 } ebb_disk_engine_ops;
 
 extern const ebb_disk_engine_ops ebb_disk_uring_ops;
 extern const ebb_disk_engine_ops ebb_disk_threads_ops;
 
-/* The engine's state. */
+/* The running engine: its table and its state, which only its own files
+ * know (io_uring: disk_uring.h; threads: disk_threads.c). */
 typedef struct ebb_disk_engine {
     const ebb_disk_engine_ops *ops; /* the running engine; NULL until one started */
-    int depth;               /* requests in flight per ring */
-    int nthreads;            /* threads engine: workers per device group */
-    uint32_t qcap;           /* each queue's capacity (one entry per slot) */
-    /* io_uring: what the rings registered */
-    int fixed_buffers;
-    int fixed_files;
-    int32_t fixed_slots;     /* staging slots [0, fixed_slots) lie in registered memory */
-    uint64_t registered_bytes;
-    struct ebb_uring *rings; /* io_uring: one ring per device group, NULL otherwise */
-    int nrings;              /* rings started */
-    pthread_t *threads;      /* threads engine: nthreads per device group */
-    int threads_started;
-    struct ebb_thr_group *tgroups; /* threads engine: one queue per device group */
+    void *state;             /* the running engine's; NULL when none */
+    int depth;               /* ebb_pool_options.queue_depth: requests in flight per ring */
 } ebb_disk_engine;
 
 /* Starts the engine ebb_pool_options.backend asks for: io_uring, falling

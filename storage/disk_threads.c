@@ -27,6 +27,21 @@ typedef struct ebb_thr_group {
     uint32_t next_block; /* the front operation's next block to look at */
 } ebb_thr_group;
 
+/* The engine's state (ebb_disk_engine.state): made by its start, freed by
+ * its stop. */
+typedef struct thr_engine {
+    int nthreads;           /* workers per device group */
+    uint32_t qcap;          /* each queue's capacity (one entry per slot) */
+    pthread_t *threads;     /* nthreads per device group */
+    int threads_started;
+    ebb_thr_group *groups;  /* one queue per device group */
+} thr_engine;
+
+static thr_engine *engine_of(const struct ebb_pool *pool)
+{
+    return pool->disk->engine.state;
+}
+
 static int own_block(const struct ebb_pool *pool, const ebb_thr_group *g, const ebb_op *op,
                      uint32_t b)
 {
@@ -54,22 +69,23 @@ static int group_advance(struct ebb_pool *pool, ebb_thr_group *g, const ebb_op *
         g->next_block++;
     if (g->next_block < op->blocks)
         return 1;
-    group_pop(g, pool->disk->engine.qcap);
+    group_pop(g, engine_of(pool)->qcap);
     return 0;
 }
 
 static void threads_enqueue(struct ebb_pool *pool, int32_t slot)
 {
     ebb_disk *d = pool->disk;
+    thr_engine *e = engine_of(pool);
     const ebb_op *op = &pool->ops[slot];
     for (int k = 0; k < d->files.ngroups; k++) {
-        ebb_thr_group *g = &d->engine.tgroups[k];
+        ebb_thr_group *g = &e->groups[k];
         int has = 0;
         for (uint32_t b = 0; !has && b < op->blocks; b++)
             has = own_block(pool, g, op, b);
         if (!has)
             continue; /* none of its blocks lie on this device */
-        g->queue[(g->qhead + g->qcount) % d->engine.qcap] = slot;
+        g->queue[(g->qhead + g->qcount) % e->qcap] = slot;
         g->qcount++;
     }
 }
@@ -133,7 +149,7 @@ static void *worker(void *arg)
                 /* Skip what this group did not start. */
                 for (b = g->next_block; b < op->blocks; b++)
                     claimed += (uint32_t)own_block(pool, g, op, b);
-                group_pop(g, d->engine.qcap);
+                group_pop(g, engine_of(pool)->qcap);
                 break;
             }
             if (!group_advance(pool, g, op))
@@ -167,23 +183,29 @@ static void *worker(void *arg)
 
 static void threads_stop(struct ebb_pool *pool);
 
-static int threads_start(struct ebb_pool *pool, char *why, size_t why_len)
+static int threads_start(struct ebb_pool *pool, const ebb_pool_options *o, char *why,
+                         size_t why_len)
 {
     ebb_disk *d = pool->disk;
-    /* `nthreads` workers per device group, as queue_depth is per ring. */
-    int total = d->engine.nthreads * d->files.ngroups;
-    d->engine.tgroups = calloc((size_t)d->files.ngroups, sizeof *d->engine.tgroups);
-    d->engine.threads = calloc((size_t)total, sizeof *d->engine.threads);
-    if (!d->engine.tgroups || !d->engine.threads) {
+    thr_engine *e = calloc(1, sizeof *e);
+    d->engine.state = e;
+    if (e) {
+        /* `nthreads` workers per device group, as queue_depth is per ring. */
+        e->nthreads = o->threads > 0 ? o->threads : o->queue_depth;
+        e->qcap = (uint32_t)pool->slots;
+        e->groups = calloc((size_t)d->files.ngroups, sizeof *e->groups);
+        e->threads = calloc((size_t)e->nthreads * (size_t)d->files.ngroups, sizeof *e->threads);
+    }
+    if (!e || !e->groups || !e->threads) {
         snprintf(why, why_len, "out of memory");
         threads_stop(pool);
         return -ENOMEM;
     }
     for (int k = 0; k < d->files.ngroups; k++) {
-        ebb_thr_group *g = &d->engine.tgroups[k];
+        ebb_thr_group *g = &e->groups[k];
         g->pool = pool;
         g->group = k;
-        g->queue = calloc(d->engine.qcap, sizeof *g->queue);
+        g->queue = calloc(e->qcap, sizeof *g->queue);
         if (!g->queue) {
             snprintf(why, why_len, "out of memory");
             threads_stop(pool);
@@ -191,19 +213,18 @@ static int threads_start(struct ebb_pool *pool, char *why, size_t why_len)
         }
     }
     for (int k = 0; k < d->files.ngroups; k++) {
-        int first = d->engine.threads_started;
-        for (int i = 0; i < d->engine.nthreads; i++) {
-            int r = ebb_thread_start(&d->engine.threads[d->engine.threads_started], worker,
-                                     &d->engine.tgroups[k], "ebb-io");
+        int first = e->threads_started;
+        for (int i = 0; i < e->nthreads; i++) {
+            int r = ebb_thread_start(&e->threads[e->threads_started], worker, &e->groups[k],
+                                     "ebb-io");
             if (r != 0) {
                 snprintf(why, why_len, "pthread_create: %s", strerror(r));
                 threads_stop(pool);
                 return -r;
             }
-            d->engine.threads_started++;
+            e->threads_started++;
         }
-        ebb_topo_bind_threads(d->engine.threads + first, d->engine.nthreads,
-                              d->files.group_node[k]);
+        ebb_topo_bind_threads(e->threads + first, e->nthreads, d->files.group_node[k]);
     }
     return 0;
 }
@@ -219,18 +240,31 @@ static void threads_kick(struct ebb_pool *pool)
 static void threads_stop(struct ebb_pool *pool)
 {
     ebb_disk *d = pool->disk;
+    thr_engine *e = engine_of(pool);
     ebb_disk_signal_stop(pool);
-    for (int i = 0; i < d->engine.threads_started; i++)
-        pthread_join(d->engine.threads[i], NULL);
-    free(d->engine.threads);
-    d->engine.threads = NULL;
-    d->engine.threads_started = 0;
-    for (int k = 0; d->engine.tgroups && k < d->files.ngroups; k++)
-        free(d->engine.tgroups[k].queue);
-    free(d->engine.tgroups);
-    d->engine.tgroups = NULL;
+    if (!e)
+        return;
+    for (int i = 0; i < e->threads_started; i++)
+        pthread_join(e->threads[i], NULL);
+    free(e->threads);
+    for (int k = 0; e->groups && k < d->files.ngroups; k++)
+        free(e->groups[k].queue);
+    free(e->groups);
+    free(e);
+    d->engine.state = NULL;
+}
+
+static void threads_info(const struct ebb_pool *pool, ebb_disk_engine_info *info)
+{
+    *info = (ebb_disk_engine_info){.threads = engine_of(pool)->threads_started};
 }
 
 const ebb_disk_engine_ops ebb_disk_threads_ops = {
-    EBB_DISK_BACKEND_THREADS, "threads", threads_start, threads_enqueue, threads_kick, threads_stop,
+    .backend = EBB_DISK_BACKEND_THREADS,
+    .name = "threads",
+    .start = threads_start,
+    .enqueue = threads_enqueue,
+    .kick = threads_kick,
+    .stop = threads_stop,
+    .info = threads_info,
 };

@@ -12,7 +12,7 @@
  * EBB_URING_ENTER_RETRIES times in a row; failing otherwise, or past that,
  * stops the ring (disk_uring_stop.c). This file is the ring thread's loop;
  * the requests are in disk_uring_req.c, the set-up in disk_uring_setup.c,
- * the engine's table (start, enqueue, kick, stop) in disk_uring_engine.c. */
+ * the engine's table (start, enqueue, kick, stop, info) in disk_uring_engine.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>

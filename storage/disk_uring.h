@@ -1,11 +1,11 @@
 /* The io_uring engine's private layout, shared by its files, top to bottom:
- * disk_uring_engine.c (its table: start, enqueue, kick, stop), disk_uring.c
- * (the ring thread's loop), disk_uring_stop.c (the ring stopping after an
- * io_uring_enter failure), disk_uring_req.c (requests and completions) and
- * disk_uring_setup.c (the ring, registration). One ring and thread per
- * device group (ebb_disk_files.ngroups): each takes every queued operation
- * and issues the blocks that lie in files of its group; the ring that
- * finishes an operation's last block completes it. */
+ * disk_uring_engine.c (its table: start, enqueue, kick, stop, info),
+ * disk_uring.c (the ring thread's loop), disk_uring_stop.c (the ring
+ * stopping after an io_uring_enter failure), disk_uring_req.c (requests and
+ * completions) and disk_uring_setup.c (the ring, registration). One ring
+ * and thread per device group (ebb_disk_files.ngroups): each takes every
+ * queued operation and issues the blocks that lie in files of its group;
+ * the ring that finishes an operation's last block completes it. */
 #ifndef EBB_STORAGE_DISK_URING_H
 #define EBB_STORAGE_DISK_URING_H
 
@@ -66,6 +66,23 @@ typedef struct ebb_uring {
     uint64_t reg_bytes;
     int32_t reg_slots;
 } ebb_uring;
+
+/* The engine's state (ebb_disk_engine.state): made by its start, freed by
+ * its stop. */
+typedef struct ebb_uring_engine {
+    ebb_uring *rings;      /* one per device group */
+    int nrings;            /* rings started */
+    /* what the rings registered */
+    int fixed_buffers;
+    int fixed_files;
+    int32_t fixed_slots;   /* staging slots [0, fixed_slots) lie in registered memory */
+    uint64_t registered_bytes;
+} ebb_uring_engine;
+
+static inline ebb_uring_engine *ur_engine(const struct ebb_pool *pool)
+{
+    return pool->disk->engine.state;
+}
 
 /* disk_uring.c: the ring thread. */
 void *ur_main(void *arg);

@@ -16,7 +16,8 @@ static void uring_stop(struct ebb_pool *pool);
 static int start_ring(struct ebb_pool *pool, int g, char *why, size_t why_len)
 {
     ebb_disk *d = pool->disk;
-    ebb_uring *u = &d->engine.rings[g];
+    ebb_uring_engine *e = ur_engine(pool);
+    ebb_uring *u = &e->rings[g];
     u->pool = pool;
     u->group = g;
     u->efd = -1;
@@ -25,7 +26,7 @@ static int start_ring(struct ebb_pool *pool, int g, char *why, size_t why_len)
     u->queue = calloc((size_t)d->layout.slots, sizeof *u->queue);
     pthread_mutex_init(&u->mu, NULL);
     pthread_cond_init(&u->cv, NULL);
-    d->engine.nrings++; /* from here on uring_stop cleans it up */
+    e->nrings++; /* from here on uring_stop cleans it up */
     if (!u->reqs || !u->queue) {
         snprintf(why, why_len, "out of memory");
         return -ENOMEM;
@@ -52,14 +53,20 @@ static int start_ring(struct ebb_pool *pool, int g, char *why, size_t why_len)
     return 0;
 }
 
-static int uring_start(struct ebb_pool *pool, char *why, size_t why_len)
+static int uring_start(struct ebb_pool *pool, const ebb_pool_options *o, char *why,
+                       size_t why_len)
 {
+    (void)o; /* its queue depth is the pool's: ebb_disk_engine.depth */
     ebb_disk *d = pool->disk;
-    d->engine.rings = calloc((size_t)d->files.ngroups, sizeof *d->engine.rings);
-    if (!d->engine.rings) {
+    ebb_uring_engine *e = calloc(1, sizeof *e);
+    if (e)
+        e->rings = calloc((size_t)d->files.ngroups, sizeof *e->rings);
+    if (!e || !e->rings) {
+        free(e);
         snprintf(why, why_len, "out of memory");
         return -ENOMEM;
     }
+    d->engine.state = e;
     /* One after the other: registrations and their warnings never overlap. */
     for (int g = 0; g < d->files.ngroups; g++) {
         int r = start_ring(pool, g, why, why_len);
@@ -67,15 +74,15 @@ static int uring_start(struct ebb_pool *pool, char *why, size_t why_len)
             uring_stop(pool);
             return r;
         }
-        ebb_uring *u = &d->engine.rings[g];
-        d->engine.fixed_files = g == 0 ? u->fixed_files : d->engine.fixed_files && u->fixed_files;
+        ebb_uring *u = &e->rings[g];
+        e->fixed_files = g == 0 ? u->fixed_files : e->fixed_files && u->fixed_files;
         /* A staging slot goes by fixed buffers on the rings that registered it. */
         if (u->reg_base) {
-            d->engine.fixed_buffers = 1;
-            if (u->reg_slots > d->engine.fixed_slots)
-                d->engine.fixed_slots = u->reg_slots;
-            if (u->reg_bytes > d->engine.registered_bytes)
-                d->engine.registered_bytes = u->reg_bytes;
+            e->fixed_buffers = 1;
+            if (u->reg_slots > e->fixed_slots)
+                e->fixed_slots = u->reg_slots;
+            if (u->reg_bytes > e->registered_bytes)
+                e->registered_bytes = u->reg_bytes;
         }
     }
     return 0;
@@ -87,10 +94,11 @@ static int uring_start(struct ebb_pool *pool, char *why, size_t why_len)
 static void uring_enqueue(struct ebb_pool *pool, int32_t slot)
 {
     ebb_disk *d = pool->disk;
+    ebb_uring_engine *e = ur_engine(pool);
     const ebb_op *op = &pool->ops[slot];
-    for (int g = 0; g < d->engine.nrings; g++) {
-        ebb_uring *u = &d->engine.rings[g];
-        int mine = d->engine.nrings == 1;
+    for (int g = 0; g < e->nrings; g++) {
+        ebb_uring *u = &e->rings[g];
+        int mine = e->nrings == 1;
         for (uint32_t b = 0; b < op->blocks && !mine; b++) {
             ebb_disk_loc loc;
             ebb_disk_locate(&d->layout, slot, b, &loc);
@@ -113,9 +121,10 @@ static void wake(ebb_uring *u)
 static void uring_kick(struct ebb_pool *pool)
 {
     ebb_disk *d = pool->disk;
+    ebb_uring_engine *e = ur_engine(pool);
     int stopped = 0;
-    for (int g = 0; g < d->engine.nrings; g++) {
-        ebb_uring *u = &d->engine.rings[g];
+    for (int g = 0; g < e->nrings; g++) {
+        ebb_uring *u = &e->rings[g];
         if (atomic_load(&u->stopped))
             stopped = 1;
         else if (atomic_exchange(&u->ring_needed, 0))
@@ -131,11 +140,12 @@ static void uring_kick(struct ebb_pool *pool)
 static void uring_stop(struct ebb_pool *pool)
 {
     ebb_disk *d = pool->disk;
-    if (!d->engine.rings)
+    ebb_uring_engine *e = ur_engine(pool);
+    if (!e)
         return;
     ebb_disk_signal_stop(pool);
-    for (int g = 0; g < d->engine.nrings; g++) {
-        ebb_uring *u = &d->engine.rings[g];
+    for (int g = 0; g < e->nrings; g++) {
+        ebb_uring *u = &e->rings[g];
         if (u->thread_ok) {
             if (u->efd >= 0)
                 wake(u);
@@ -150,16 +160,29 @@ static void uring_stop(struct ebb_pool *pool)
         free(u->reqs);
         free(u->queue);
     }
-    free(d->engine.rings);
-    d->engine.rings = NULL;
-    d->engine.nrings = 0;
-    d->engine.fixed_buffers = 0;
-    d->engine.fixed_files = 0;
-    d->engine.fixed_slots = 0;
-    d->engine.registered_bytes = 0;
+    free(e->rings);
+    free(e);
+    d->engine.state = NULL;
     d->core.stop = 0;
 }
 
+static void uring_info(const struct ebb_pool *pool, ebb_disk_engine_info *info)
+{
+    const ebb_uring_engine *e = ur_engine(pool);
+    info->registered_buffers = e->fixed_buffers;
+    info->registered_files = e->fixed_files;
+    info->registered_bytes = e->fixed_buffers ? e->registered_bytes : 0;
+    info->registered_slots = e->fixed_buffers ? e->fixed_slots : 0;
+    info->threads = e->nrings; /* one ring thread per device group */
+    info->rings = e->nrings;
+}
+
 const ebb_disk_engine_ops ebb_disk_uring_ops = {
-    EBB_DISK_BACKEND_URING, "io_uring", uring_start, uring_enqueue, uring_kick, uring_stop,
+    .backend = EBB_DISK_BACKEND_URING,
+    .name = "io_uring",
+    .start = uring_start,
+    .enqueue = uring_enqueue,
+    .kick = uring_kick,
+    .stop = uring_stop,
+    .info = uring_info,
 };

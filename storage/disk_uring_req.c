@@ -176,7 +176,7 @@ static uint64_t pace(ebb_uring *u, const ebb_op *op, uint32_t b)
     ebb_disk *d = u->pool->disk;
     if (d->pace.rate == 0)
         return 0;
-    if (d->engine.nrings == 1)
+    if (ur_engine(u->pool)->nrings == 1)
         return ebb_disk_pace(u->pool, op, b);
     pthread_mutex_lock(&d->core.lock);
     uint64_t w = ebb_disk_pace(u->pool, op, b);

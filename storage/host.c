@@ -204,6 +204,21 @@ void ebb_host_gpu_marked(struct ebb_pool *host, int32_t slot, const ebb_copy_mar
         host->gpu_use[slot] = to_device ? EBB_HOST_GPU_READ : EBB_HOST_GPU_WRITE;
 }
 
+/* The host slot's tracking event goes with the copy (when the host pool
+ * has events), and once ebb_device_copy recorded it the slot remembers
+ * whether that copy reads it (host -> gpu) or writes it (gpu -> host). */
+ebb_status ebb_host_gpu_copy(struct ebb_pool *gpu, int32_t gpu_slot, struct ebb_pool *host,
+                             int32_t slot, int to_device, const ebb_copy_split *split,
+                             ebb_ticket *ticket)
+{
+    ebb_copy_mark mark;
+    ebb_host_gpu_mark(host, slot, &mark);
+    ebb_status s = ebb_device_copy(gpu, gpu_slot, ebb_host_slot_addr(host, slot), to_device, 0,
+                                   NULL, &mark, split, ticket);
+    ebb_host_gpu_marked(host, slot, &mark, to_device);
+    return s;
+}
+
 void ebb_host_destroy(struct ebb_pool *pool)
 {
     if (pool->drain_init) {

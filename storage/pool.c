@@ -1,6 +1,6 @@
 /* Pools, tickets and moves: what every tier shares. The public operations
- * reach a tier through its row of `tiers` (below); moves between two tiers
- * pick their path by the pair. */
+ * reach a tier through its row of `tiers` (below), a move its path through
+ * the pair's entry in `moves`. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -226,31 +226,114 @@ static ebb_status disk_poll(ebb_pool *pool, ebb_op *op, int block, int *done)
     return ebb_op_report(op);
 }
 
+/* Option checks of the tier's own, after those every pool has. */
+static ebb_status check_ready_slots(const ebb_pool_options *o)
+{
+    if (o->ready_slots < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s pool: ready_slots is %d; use 0 (every slot ready at creation) or "
+                        "the slots to make ready first",
+                        ebb_tier_name(o->tier), (int)o->ready_slots);
+    return EBB_OK;
+}
+
+static ebb_status gpu_check(const ebb_pool_options *o)
+{
+    ebb_status s = check_ready_slots(o);
+    if (s == EBB_OK && o->compression && o->compression->mode != EBB_COMPRESSION_OFF)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "gpu pool: compression is for the host and disk tiers "
+                        "(ebb_pool_options.compression asks for %s); leave it NULL, or its mode "
+                        "off, for a gpu pool",
+                        ebb_compression_name(o->compression->mode));
+    return s;
+}
+
+static ebb_status host_slot_ptr(ebb_pool *pool, int32_t slot, void **ptr)
+{
+    if (pool->hc)
+        return packed_refused("ebb_pool_slot_ptr");
+    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_ptr");
+    if (s == EBB_OK)
+        s = ebb_host_make_ready(pool, slot);
+    if (s != EBB_OK)
+        return s;
+    *ptr = pool->base + (size_t)slot * pool->stride;
+    return EBB_OK;
+}
+
+static ebb_status gpu_slot_ptr(ebb_pool *pool, int32_t slot, void **ptr)
+{
+    unsigned char *mem = NULL;
+    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_ptr");
+    if (s == EBB_OK && (s = ebb_device_slot(pool, slot, &mem)) == EBB_OK)
+        *ptr = mem;
+    return s;
+}
+
+static ebb_status disk_slot_ptr(ebb_pool *pool, int32_t slot, void **ptr)
+{
+    (void)pool, (void)slot, (void)ptr;
+    return ebb_fail(EBB_ERR_UNSUPPORTED,
+                    "ebb_pool_slot_ptr: disk slots have no address; move them to a host slot");
+}
+
+static void host_figures(const ebb_pool *pool, ebb_pool_stats *st)
+{
+    ebb_host_codec_figures(pool, &st->measured);
+}
+
+static void disk_figures(const ebb_pool *pool, ebb_pool_stats *st)
+{
+    if (pool->disk)
+        ebb_disk_codec_figures(pool, &st->measured, &st->disk_bps);
+}
+
 /* What each tier does for the operations every pool has. put/get: between
  * a slot and the caller's memory (the slot checked); poll: whether a
  * ticket's operation `op` is done (*done), waiting for it when `block`, and
  * its result. */
 typedef struct tier_ops {
+    /* the tier's own option checks; NULL: none */
+    ebb_status (*check)(const ebb_pool_options *o);
     ebb_status (*create)(ebb_pool *pool, const ebb_pool_options *o);
+    /* a slot made ready before a move reads, fills or copies it; NULL: always ready */
+    ebb_status (*ready)(ebb_pool *pool, int32_t slot);
     void (*destroy)(ebb_pool *pool);
     void (*info)(const ebb_pool *pool, ebb_pool_info *info);
     ebb_status (*put)(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket);
     ebb_status (*get)(ebb_pool *pool, int32_t slot, void *dst, ebb_ticket *ticket);
     ebb_status (*poll)(ebb_pool *pool, ebb_op *op, int block, int *done);
+    /* ebb_pool_slot_ptr: the slot checked and made ready, or refused */
+    ebb_status (*slot_ptr)(ebb_pool *pool, int32_t slot, void **ptr);
+    /* ebb_pool_stats' measured figures (compression, the disk's rate); NULL: none */
+    void (*figures)(const ebb_pool *pool, ebb_pool_stats *st);
 } tier_ops;
 
-static const tier_ops tiers[] = {
-    [EBB_TIER_GPU] = {ebb_device_create, gpu_destroy, ebb_device_info, gpu_put, gpu_get, gpu_poll},
-    [EBB_TIER_HOST] = {host_create, host_destroy, host_info, host_put, host_get, host_poll},
-    [EBB_TIER_DISK] = {ebb_disk_create, ebb_disk_destroy, ebb_disk_info, disk_put, disk_get,
-                       disk_poll},
+static const tier_ops tiers[EBB_TIER_COUNT] = {
+    [EBB_TIER_GPU] = {.check = gpu_check, .create = ebb_device_create, .destroy = gpu_destroy,
+                      .info = ebb_device_info, .put = gpu_put, .get = gpu_get, .poll = gpu_poll,
+                      .slot_ptr = gpu_slot_ptr},
+    [EBB_TIER_HOST] = {.check = check_ready_slots, .create = host_create,
+                       .ready = ebb_host_make_ready, .destroy = host_destroy, .info = host_info,
+                       .put = host_put, .get = host_get, .poll = host_poll,
+                       .slot_ptr = host_slot_ptr, .figures = host_figures},
+    [EBB_TIER_DISK] = {.create = ebb_disk_create, .destroy = ebb_disk_destroy,
+                       .info = ebb_disk_info, .put = disk_put, .get = disk_get, .poll = disk_poll,
+                       .slot_ptr = disk_slot_ptr, .figures = disk_figures},
 };
 
 static ebb_status check_options(const ebb_pool_options *o)
 {
-    if (o->tier != EBB_TIER_GPU && o->tier != EBB_TIER_HOST && o->tier != EBB_TIER_DISK)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "pool tier %d is not gpu (0), host (1) or disk (2)",
-                        (int)o->tier);
+    if ((unsigned)o->tier >= EBB_TIER_COUNT || !tiers[o->tier].create) {
+        char names[128] = "";
+        for (int k = 0; k < EBB_TIER_COUNT; k++)
+            if (tiers[k].create)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s (%d)",
+                         !names[0] ? "" : k == EBB_TIER_COUNT - 1 ? " or " : ", ",
+                         ebb_tier_name((ebb_tier)k), k);
+        return ebb_fail(EBB_ERR_INVALID_ARG, "pool tier %d is not %s", (int)o->tier, names);
+    }
     if (o->slot_size == 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "%s pool: slot_size is 0; set it to the size of one state in bytes",
@@ -261,19 +344,7 @@ static ebb_status check_options(const ebb_pool_options *o)
     if (o->slot_size > ((size_t)1 << 46) || (uint64_t)o->slots > ((uint64_t)1 << 31) / 2)
         return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: %d slots of %zu bytes is beyond any budget",
                         ebb_tier_name(o->tier), (int)o->slots, o->slot_size);
-    if (o->tier != EBB_TIER_DISK && o->ready_slots < 0)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "%s pool: ready_slots is %d; use 0 (every slot ready at creation) or "
-                        "the slots to make ready first",
-                        ebb_tier_name(o->tier), (int)o->ready_slots);
-    if (o->tier == EBB_TIER_GPU && o->compression &&
-        o->compression->mode != EBB_COMPRESSION_OFF)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "gpu pool: compression is for the host and disk tiers "
-                        "(ebb_pool_options.compression asks for %s); leave it NULL, or its mode "
-                        "off, for a gpu pool",
-                        ebb_compression_name(o->compression->mode));
-    return EBB_OK;
+    return tiers[o->tier].check ? tiers[o->tier].check(o) : EBB_OK;
 }
 
 ebb_status ebb_pool_create_with_faults(const ebb_pool_options *o, const ebb_storage_fault *fault,
@@ -362,10 +433,8 @@ ebb_status ebb_pool_stats_get(const ebb_pool *pool, ebb_pool_stats *st)
     st->decompressions = atomic_load(&pool->st_decompressions);
     memset(&st->measured, 0, sizeof st->measured);
     st->disk_bps = 0;
-    if (pool->tier == EBB_TIER_DISK && pool->disk)
-        ebb_disk_codec_figures(pool, &st->measured, &st->disk_bps);
-    if (pool->tier == EBB_TIER_HOST)
-        ebb_host_codec_figures(pool, &st->measured);
+    if (tiers[pool->tier].figures)
+        tiers[pool->tier].figures(pool, st);
     return EBB_OK;
 }
 
@@ -390,57 +459,16 @@ ebb_status ebb_pool_stats_reset(ebb_pool *pool)
     return EBB_OK;
 }
 
-ebb_status ebb_pool_check_slot(const ebb_pool *pool, int32_t slot, const char *what)
-{
-    if (slot < 0 || slot >= pool->slots)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "%s: slot %d is out of range for the %s pool (it has slots 0 .. %d)", what,
-                        (int)slot, ebb_tier_name(pool->tier), (int)pool->slots - 1);
-    return EBB_OK;
-}
-
 ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr)
 {
     if (!pool || !ptr)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_slot_ptr: NULL argument");
-    if (pool->tier == EBB_TIER_DISK)
-        return ebb_fail(EBB_ERR_UNSUPPORTED,
-                        "ebb_pool_slot_ptr: disk slots have no address; move them to a host slot");
-    if (pool->hc)
-        return packed_refused("ebb_pool_slot_ptr");
-    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_ptr");
-    /* the caller writes through the address: a host slot is made ready
-     * first (the handle is the caller's, never const memory) */
-    if (s == EBB_OK && pool->tier == EBB_TIER_GPU) {
-        unsigned char *mem = NULL;
-        if ((s = ebb_device_slot((ebb_pool *)pool, slot, &mem)) == EBB_OK)
-            *ptr = mem;
-        return s;
-    }
-    if (s == EBB_OK)
-        s = ebb_host_make_ready((ebb_pool *)pool, slot);
-    if (s != EBB_OK)
-        return s;
-    *ptr = pool->base + (size_t)slot * pool->stride;
-    return EBB_OK;
+    /* the caller writes through the address (the handle is the caller's,
+     * never const memory) */
+    return tiers[pool->tier].slot_ptr((ebb_pool *)pool, slot, ptr);
 }
 
 static const ebb_ticket done_ticket = {NULL, 0, 0};
-
-/* A copy between host slot `slot` of `host` and a gpu pool slot: the host
- * slot's tracking event goes with it (when the host pool has events), and
- * once ebb_device_copy recorded it the slot remembers whether that copy
- * reads it (host -> gpu) or writes it (gpu -> host). */
-ebb_status ebb_host_gpu_copy(ebb_pool *gpu, int32_t gpu_slot, ebb_pool *host, int32_t slot,
-                             int to_device, const ebb_copy_split *split, ebb_ticket *ticket)
-{
-    ebb_copy_mark mark;
-    ebb_host_gpu_mark(host, slot, &mark);
-    ebb_status s = ebb_device_copy(gpu, gpu_slot, ebb_host_slot_addr(host, slot), to_device, 0,
-                                   NULL, &mark, split, ticket);
-    ebb_host_gpu_marked(host, slot, &mark, to_device);
-    return s;
-}
 
 /* A move with a compressed host pool at one end (both made ready): to or
  * from an uncompressed host slot through the codec threads, or between two
@@ -467,6 +495,109 @@ static ebb_status packed_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, in
                                 ticket);
 }
 
+/* ---- the moves' paths, one per pair of tiers ---------------------------------- */
+
+static ebb_status host_to_host(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                               ebb_ticket *ticket)
+{
+    (void)ticket;
+    if (dst == src && dst_slot == src_slot)
+        return EBB_OK;
+    ebb_status s;
+    if ((s = ebb_host_slot_check(src, src_slot, 0)) != EBB_OK ||
+        (s = ebb_host_slot_check(dst, dst_slot, 1)) != EBB_OK)
+        return s;
+    memcpy(dst->base + (size_t)dst_slot * dst->stride, src->base + (size_t)src_slot * src->stride,
+           src->slot_size);
+    count(src, 0);
+    count(dst, 1);
+    return EBB_OK;
+}
+
+static ebb_status host_to_disk(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                               ebb_ticket *ticket)
+{
+    return ebb_disk_move(dst, dst_slot, src, src_slot, 1, ticket);
+}
+
+static ebb_status disk_to_host(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                               ebb_ticket *ticket)
+{
+    return ebb_disk_move(src, src_slot, dst, dst_slot, 0, ticket);
+}
+
+static ebb_status host_to_gpu(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                              ebb_ticket *ticket)
+{
+    ebb_status s = ebb_host_slot_check(src, src_slot, 0);
+    if (s != EBB_OK)
+        return s;
+    if (!src->pinned)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_move host -> gpu: the host pool is not pinned (%s); device "
+                        "transfers need pinned memory",
+                        src->warnings[0] ? src->warnings : "pinning was off");
+    return ebb_host_gpu_copy(dst, dst_slot, src, src_slot, 1, NULL, ticket);
+}
+
+static ebb_status gpu_to_host(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                              ebb_ticket *ticket)
+{
+    /* Also refuses a slot that another gpu -> host copy (from any gpu pool
+     * slot) still fills, or a host -> gpu copy still reads. */
+    ebb_status s = ebb_host_slot_check(dst, dst_slot, 1);
+    if (s != EBB_OK)
+        return s;
+    if (!dst->pinned)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_move gpu -> host: the host pool is not pinned (%s); device "
+                        "transfers need pinned memory",
+                        dst->warnings[0] ? dst->warnings : "pinning was off");
+    return ebb_host_gpu_copy(src, src_slot, dst, dst_slot, 0, NULL, ticket);
+}
+
+static ebb_status gpu_to_gpu(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                             ebb_ticket *ticket)
+{
+    if (dst == src && dst_slot == src_slot)
+        return EBB_OK;
+    /* Runs on the destination pool, reading the source slot's memory: after
+     * the source slot's operation, and recorded in the source slot's read
+     * event (same device only), so that writes into the source slot are
+     * refused while the copy reads it. */
+    unsigned char *from = NULL;
+    ebb_status s = ebb_device_slot(src, src_slot, &from);
+    if (s != EBB_OK)
+        return s;
+    ebb_copy_mark mark;
+    ebb_device_read_mark(src, src_slot, &mark);
+    return ebb_device_copy(dst, dst_slot, from, 1, 1, src->ops ? &src->ops[src_slot] : NULL, &mark,
+                           NULL, ticket);
+}
+
+/* How a state goes from a slot of tier `from` to one of tier `to`, indexed
+ * [from][to]. move: ebb_move's direct path; chain: ebb_move_via's, through
+ * a host slot (chain.c). A pair with neither is refused by both, naming the
+ * way through a host slot. Both ends are checked (slots, sizes) and host
+ * slots made ready before a path runs. */
+typedef struct move_path {
+    ebb_status (*move)(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
+                       ebb_ticket *ticket);
+    ebb_status (*chain)(ebb_pool *dst, int32_t dst_slot, ebb_pool *host, int32_t host_slot,
+                        ebb_pool *src, int32_t src_slot, ebb_ticket tickets[2]);
+} move_path;
+
+static const move_path moves[EBB_TIER_COUNT][EBB_TIER_COUNT] = {
+    [EBB_TIER_GPU][EBB_TIER_GPU] = {.move = gpu_to_gpu},
+    [EBB_TIER_GPU][EBB_TIER_HOST] = {.move = gpu_to_host},
+    [EBB_TIER_GPU][EBB_TIER_DISK] = {.chain = ebb_chain_gpu_to_disk},
+    [EBB_TIER_HOST][EBB_TIER_GPU] = {.move = host_to_gpu},
+    [EBB_TIER_HOST][EBB_TIER_HOST] = {.move = host_to_host},
+    [EBB_TIER_HOST][EBB_TIER_DISK] = {.move = host_to_disk},
+    [EBB_TIER_DISK][EBB_TIER_GPU] = {.chain = ebb_chain_disk_to_gpu},
+    [EBB_TIER_DISK][EBB_TIER_HOST] = {.move = disk_to_host},
+};
+
 ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
                     ebb_ticket *ticket)
 {
@@ -488,72 +619,43 @@ ebb_status ebb_move(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_
                         ebb_tier_name(src->tier), src->slot_size, ebb_tier_name(dst->tier),
                         dst->slot_size);
     ebb_tier a = src->tier, b = dst->tier;
-    /* host slots are made ready before anything reads, fills or copies them */
-    if ((a == EBB_TIER_HOST && (s = ebb_host_make_ready(src, src_slot)) != EBB_OK) ||
-        (b == EBB_TIER_HOST && (s = ebb_host_make_ready(dst, dst_slot)) != EBB_OK))
+    if ((tiers[a].ready && (s = tiers[a].ready(src, src_slot)) != EBB_OK) ||
+        (tiers[b].ready && (s = tiers[b].ready(dst, dst_slot)) != EBB_OK))
         return s;
-    if ((a == EBB_TIER_HOST && src->hc) || (b == EBB_TIER_HOST && dst->hc))
+    if (src->hc || dst->hc) /* only host pools compress their slots */
         return packed_move(dst, dst_slot, src, src_slot, ticket);
-    if (a == EBB_TIER_HOST && b == EBB_TIER_HOST) {
-        if (dst == src && dst_slot == src_slot)
-            return EBB_OK;
-        if ((s = ebb_host_slot_check(src, src_slot, 0)) != EBB_OK ||
-            (s = ebb_host_slot_check(dst, dst_slot, 1)) != EBB_OK)
-            return s;
-        memcpy(dst->base + (size_t)dst_slot * dst->stride,
-               src->base + (size_t)src_slot * src->stride, src->slot_size);
-        count(src, 0);
-        count(dst, 1);
-        return EBB_OK;
-    }
-    if (a == EBB_TIER_HOST && b == EBB_TIER_DISK)
-        return ebb_disk_move(dst, dst_slot, src, src_slot, 1, ticket);
-    if (a == EBB_TIER_DISK && b == EBB_TIER_HOST)
-        return ebb_disk_move(src, src_slot, dst, dst_slot, 0, ticket);
-    if (a == EBB_TIER_HOST && b == EBB_TIER_GPU) {
-        if ((s = ebb_host_slot_check(src, src_slot, 0)) != EBB_OK)
-            return s;
-        if (!src->pinned)
-            return ebb_fail(EBB_ERR_INVALID_ARG,
-                            "ebb_move host -> gpu: the host pool is not pinned (%s); device "
-                            "transfers need pinned memory",
-                            src->warnings[0] ? src->warnings : "pinning was off");
-        return ebb_host_gpu_copy(dst, dst_slot, src, src_slot, 1, NULL, ticket);
-    }
-    if (a == EBB_TIER_GPU && b == EBB_TIER_HOST) {
-        /* Also refuses a slot that another gpu -> host copy (from any gpu
-         * pool slot) still fills, or a host -> gpu copy still reads. */
-        if ((s = ebb_host_slot_check(dst, dst_slot, 1)) != EBB_OK)
-            return s;
-        if (!dst->pinned)
-            return ebb_fail(EBB_ERR_INVALID_ARG,
-                            "ebb_move gpu -> host: the host pool is not pinned (%s); device "
-                            "transfers need pinned memory",
-                            dst->warnings[0] ? dst->warnings : "pinning was off");
-        return ebb_host_gpu_copy(src, src_slot, dst, dst_slot, 0, NULL, ticket);
-    }
-    if (a == EBB_TIER_GPU && b == EBB_TIER_GPU) {
-        if (dst == src && dst_slot == src_slot)
-            return EBB_OK;
-        /* Runs on the destination pool, reading the source slot's memory:
-         * after the source slot's operation, and recorded in the source
-         * slot's read event (same device only), so that writes into the
-         * source slot are refused while the copy reads it. */
-        unsigned char *from = NULL;
-        if ((s = ebb_device_slot(src, src_slot, &from)) != EBB_OK)
-            return s;
-        ebb_copy_mark mark;
-        ebb_device_read_mark(src, src_slot, &mark);
-        return ebb_device_copy(dst, dst_slot, from, 1, 1, src->ops ? &src->ops[src_slot] : NULL,
-                               &mark, NULL, ticket);
-    }
+    if (moves[a][b].move)
+        return moves[a][b].move(dst, dst_slot, src, src_slot, ticket);
     return ebb_fail(EBB_ERR_UNSUPPORTED,
                     "ebb_move %s -> %s is not a direct path: chain it through a host slot "
                     "(%s -> host -> %s%s)",
                     ebb_tier_name(a), ebb_tier_name(b), ebb_tier_name(a), ebb_tier_name(b),
-                    a == EBB_TIER_DISK && b == EBB_TIER_DISK
-                        ? ""
-                        : "; ebb_move_via does it in one call, pipelined by the disk's blocks");
+                    moves[a][b].chain
+                        ? "; ebb_move_via does it in one call, pipelined by the disk's blocks"
+                        : "");
+}
+
+ebb_status ebb_move_via(ebb_pool *dst, int32_t dst_slot, ebb_pool *via, int32_t via_slot,
+                        ebb_pool *src, int32_t src_slot, ebb_ticket tickets[2])
+{
+    if (!dst || !via || !src || !tickets)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_move_via: NULL argument");
+    tickets[0] = tickets[1] = done_ticket;
+    const move_path *path = &moves[src->tier][dst->tier];
+    if (path->chain && via->tier == EBB_TIER_HOST)
+        return path->chain(dst, dst_slot, via, via_slot, src, src_slot, tickets);
+    char chains[128] = "";
+    for (int f = 0; f < EBB_TIER_COUNT; f++)
+        for (int t = 0; t < EBB_TIER_COUNT; t++)
+            if (moves[f][t].chain)
+                snprintf(chains + strlen(chains), sizeof chains - strlen(chains),
+                         "%s%s -> host -> %s", chains[0] ? " or " : "",
+                         ebb_tier_name((ebb_tier)f), ebb_tier_name((ebb_tier)t));
+    return ebb_fail(EBB_ERR_UNSUPPORTED,
+                    "ebb_move_via %s -> %s -> %s is not supported: it chains %s; move other "
+                    "paths with ebb_move",
+                    ebb_tier_name(src->tier), ebb_tier_name(via->tier), ebb_tier_name(dst->tier),
+                    chains);
 }
 
 ebb_status ebb_pool_put(ebb_pool *pool, int32_t slot, const void *src, ebb_ticket *ticket)

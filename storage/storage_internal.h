@@ -3,14 +3,16 @@
  * The layers of storage/, top to bottom; a file calls only files in the
  * layers below it, never back up (scripts/check_layers.py, test
  * layers/storage; a layer calls down into an engine only through a table):
- *   pool.c, chain.c        the public calls; a tier is reached through its
- *                          row of pool.c's `tiers` table
+ *   pool.c                 the public calls; a tier is reached through its
+ *                          row of the `tiers` table, a move through its pair's
+ *                          entry in the `moves` table
+ *   chain.c                ebb_move_via's paths, which `moves` names
  *   disk.c, disk_create.c  the disk tier's operations, and its creation
  *   disk_hash.c            the codec stage: the checksum thread, or the codec
  *                          threads (compress and hash writes, then hand them
  *                          on; verify and decompress reads, then complete them)
  *   disk_engine.c          the running disk engine, behind its table
- *                          {start, enqueue, kick, stop}
+ *                          {start, enqueue, kick, stop, info}
  *   disk_uring_engine.c > disk_uring.c > disk_uring_stop.c > disk_uring_req.c,
  *   disk_threads.c         the two engines (io_uring's top to bottom)
  *   disk_core.c            completion and retries, the checksum thread's queue
@@ -37,6 +39,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "common/error_internal.h"
 #include "ebb/storage.h"
 #include "storage/fault.h"
 #include "storage/op.h"
@@ -147,6 +150,27 @@ static inline void ebb_pool_release(struct ebb_pool *pool)
     if (atomic_fetch_sub(&pool->refs, 1) == 1)
         free(pool);
 }
+
+/* EBB_ERR_INVALID_ARG, with a message naming `what`, for a slot out of
+ * range. Inline, so that the chained moves (chain.c) call nothing in pool.c. */
+static inline ebb_status ebb_pool_check_slot(const struct ebb_pool *pool, int32_t slot,
+                                             const char *what)
+{
+    if (slot < 0 || slot >= pool->slots)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s: slot %d is out of range for the %s pool (it has slots 0 .. %d)", what,
+                        (int)slot, ebb_tier_name(pool->tier), (int)pool->slots - 1);
+    return EBB_OK;
+}
+
+/* ebb_move_via's paths (chain.c), reached through pool.c's `moves` table:
+ * gpu -> host -> disk and disk -> host -> gpu. */
+ebb_status ebb_chain_gpu_to_disk(struct ebb_pool *disk, int32_t disk_slot, struct ebb_pool *host,
+                                 int32_t host_slot, struct ebb_pool *gpu, int32_t gpu_slot,
+                                 ebb_ticket tickets[2]);
+ebb_status ebb_chain_disk_to_gpu(struct ebb_pool *gpu, int32_t gpu_slot, struct ebb_pool *host,
+                                 int32_t host_slot, struct ebb_pool *disk, int32_t disk_slot,
+                                 ebb_ticket tickets[2]);
 
 /* Appends "; "-separated text to pool->warnings (op.c; truncates quietly). */
 #define ebb_pool_warn(pool, ...) \
@@ -274,13 +298,11 @@ ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **
 ebb_status ebb_device_copy(struct ebb_pool *pool, int32_t slot, void *mem, int to_device,
                            int mem_on_device, ebb_op *after, ebb_copy_mark *mark,
                            const ebb_copy_split *split, ebb_ticket *ticket);
-/* host <-> gpu copy of host slot `slot` (pool.c), with the host slot's
+/* host <-> gpu copy of host slot `slot` (host.c), with the host slot's
  * tracking; split as for ebb_device_copy. No checks of the host slot. */
 ebb_status ebb_host_gpu_copy(struct ebb_pool *gpu, int32_t gpu_slot, struct ebb_pool *host,
                              int32_t slot, int to_device, const ebb_copy_split *split,
                              ebb_ticket *ticket);
-/* EBB_ERR_INVALID_ARG, with a message naming `what`, for a slot out of range. */
-ebb_status ebb_pool_check_slot(const struct ebb_pool *pool, int32_t slot, const char *what);
 /* The mark for a gpu -> gpu copy that reads `slot` of gpu pool `pool`: its
  * slot's read event, on the pool's device. ebb_device_copy (of the
  * destination pool) records it like a host slot's mark, so that writes into

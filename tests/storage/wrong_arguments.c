@@ -34,7 +34,10 @@ Test(wrong_arguments, sizes_and_counts)
     o.tier = (ebb_tier)7;
     o.slots = 1;
     cr_assert_eq(create(&o), EBB_ERR_INVALID_ARG);
-    EXPECT_MSG("pool tier 7");
+    EXPECT_MSG("pool tier 7 is not gpu (0), host (1) or disk (2)");
+    o.tier = (ebb_tier)-1; /* below the table too */
+    cr_assert_eq(create(&o), EBB_ERR_INVALID_ARG);
+    EXPECT_MSG("pool tier -1 is not gpu (0), host (1) or disk (2)");
 }
 
 Test(wrong_arguments, slot_out_of_range)
