@@ -36,6 +36,12 @@ static ebb_status from_name(const char *name, const char *const *names, int coun
                     name ? name : "(null)", list);
 }
 
+int ebb_compression_lossy(ebb_compression m)
+{
+    return m == EBB_COMPRESSION_FIXED_RATE || m == EBB_COMPRESSION_FIXED_PRECISION ||
+           m == EBB_COMPRESSION_FIXED_ACCURACY;
+}
+
 const char *ebb_compression_name(ebb_compression m)
 {
     return name_of(ebb_codec_mode_names, EBB_COMPRESSION_COUNT, (int)m);

@@ -399,6 +399,18 @@ static ebb_status check_gpu_device(const ebb_config *cfg, ebb_config_key key)
     );
 }
 
+ebb_status ebb_config_lossy_tier(const ebb_config *cfg, int *tier)
+{
+    if (!cfg || !tier)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_config_lossy_tier: NULL argument");
+    *tier = -1;
+    if (cfg->host.enabled && ebb_compression_lossy(cfg->host.compression.mode))
+        *tier = EBB_TIER_HOST;
+    else if (cfg->disk.enabled && ebb_compression_lossy(cfg->disk.compression.mode))
+        *tier = EBB_TIER_DISK;
+    return EBB_OK;
+}
+
 ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint64_t *bytes)
 {
     if (!cfg || !bytes)

@@ -82,6 +82,9 @@ void rt_run_destroy(ebb_run *run);
 ebb_status rt_args_from_config(const ebb_run_options *options, const ebb_config *config,
                                rt_create_args *out);
 
+/* The options' element type (when given), dims and shape laid over a
+ * codec's options: the one overlay for the pools and for the sizing below. */
+void rt_codec_for_state(ebb_codec_options *c, const ebb_run_options *options);
 /* *out = a shallow copy of *config (read only: it owns nothing, valid while
  * *config is) whose tiers' compression has the element type and the shape
  * the options give, as the run sizes its slots and makes its pools. */

@@ -73,16 +73,19 @@ static ebb_status resolve_audit(const ebb_run_options *o, const ebb_config *cfg,
     return EBB_OK;
 }
 
+void rt_codec_for_state(ebb_codec_options *c, const ebb_run_options *o)
+{
+    if (o->element >= 0)
+        c->element = (ebb_element)o->element;
+    c->dims = o->dims;
+    memcpy(c->shape, o->shape, sizeof c->shape);
+}
+
 void rt_config_for_state(const ebb_config *config, const ebb_run_options *o, ebb_config *out)
 {
     *out = *config;
-    ebb_codec_options *tiers[2] = {&out->disk.compression, &out->host.compression};
-    for (int i = 0; i < 2; i++) {
-        if (o->element >= 0)
-            tiers[i]->element = (ebb_element)o->element;
-        tiers[i]->dims = o->dims;
-        memcpy(tiers[i]->shape, o->shape, sizeof tiers[i]->shape);
-    }
+    rt_codec_for_state(&out->disk.compression, o);
+    rt_codec_for_state(&out->host.compression, o);
 }
 
 /* What each enabled tier's budget holds for this state; an error is kept

@@ -387,12 +387,9 @@ static ebb_status compression_options(ebb_run *run, int tier, ebb_pool_options *
     ebb_codec_options *c = tier == EBB_TIER_HOST ? &run->host_codec : &run->codec;
     const char *t = ebb_tier_name((ebb_tier)tier);
     *c = *po->compression;
-    if (run->opt.element >= 0)
-        c->element = (ebb_element)run->opt.element;
-    c->dims = run->opt.dims;
-    memcpy(c->shape, run->opt.shape, sizeof c->shape);
+    rt_codec_for_state(c, &run->opt);
     po->compression = c;
-    if (c->mode != EBB_COMPRESSION_LOSSLESS && c->element == EBB_ELEMENT_BYTES)
+    if (ebb_compression_lossy(c->mode) && c->element == EBB_ELEMENT_BYTES)
         return ebb_fail(EBB_ERR_CONFIG,
                         "tier.%s.compression = \"%s\" (zfp) needs the states' element type: "
                         "set tier.%s.element = \"float32\" or \"float64\", or "
@@ -404,7 +401,7 @@ static ebb_status compression_options(ebb_run *run, int tier, ebb_pool_options *
 int rt_tier_lossy(const ebb_run *run, int tier)
 {
     if (tier == EBB_TIER_DISK)
-        return run->disk && run->codec.mode >= EBB_COMPRESSION_FIXED_RATE;
+        return run->disk && ebb_compression_lossy(run->codec.mode);
     return tier == EBB_TIER_HOST && run->packed; /* a fixed rate, the one mode there */
 }
 

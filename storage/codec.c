@@ -33,7 +33,7 @@ static ebb_status check(const ebb_codec_options *o, size_t state_size, size_t *c
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_codec_options.element is %d: expected bytes, float32 or float64",
                         (int)o->element);
-    int lossy = o->mode != EBB_COMPRESSION_LOSSLESS;
+    int lossy = ebb_compression_lossy(o->mode);
     if (lossy && o->element == EBB_ELEMENT_BYTES)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "%s compression (zfp) needs the state's element type: set "

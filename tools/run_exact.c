@@ -6,19 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int lossy(const ebb_codec_options *c)
-{
-    return c->mode == EBB_COMPRESSION_FIXED_RATE || c->mode == EBB_COMPRESSION_FIXED_PRECISION ||
-           c->mode == EBB_COMPRESSION_FIXED_ACCURACY;
-}
-
 void run_exact_init(run_exact *x, const ebb_config *cfg, int no_exact)
 {
     memset(x, 0, sizeof *x);
-    if (cfg->host.enabled && lossy(&cfg->host.compression)) {
+    int tier = -1;
+    (void)ebb_config_lossy_tier(cfg, &tier); /* cannot fail: cfg is the run's */
+    if (tier == EBB_TIER_HOST) {
         x->key = "tier.host.compression";
         x->mode = ebb_compression_name(cfg->host.compression.mode);
-    } else if (cfg->disk.enabled && lossy(&cfg->disk.compression)) {
+    } else if (tier == EBB_TIER_DISK) {
         x->key = "tier.disk.compression";
         x->mode = ebb_compression_name(cfg->disk.compression.mode);
     }

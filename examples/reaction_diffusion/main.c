@@ -300,16 +300,16 @@ int main(int argc, char **argv)
     printf("dJ/dr = %.15e, |dJ/du0| = %.6e\n", adj.grad_r,
            sqrt(rd_dot(&p, adj.lambda, adj.lambda)));
     int ok = memcmp(&j_plain, &adj.objective, sizeof j_plain) == 0;
-    int disk_lossy = cfg.disk.compression.mode != EBB_COMPRESSION_OFF &&
-                     cfg.disk.compression.mode != EBB_COMPRESSION_LOSSLESS;
-    int host_lossy = cfg.host.compression.mode != EBB_COMPRESSION_OFF;
-    double bound = disk_lossy || host_lossy ? lossy_bound : check_bound;
+    int lossy_tier = -1;
+    (void)ebb_config_lossy_tier(&cfg, &lossy_tier); /* cannot fail: cfg is loaded */
+    double bound = lossy_tier >= 0 ? lossy_bound : check_bound;
     if (c.check) {
-        if (disk_lossy || host_lossy)
+        if (lossy_tier >= 0)
             printf("\n(tier.%s.compression = \"%s\" is lossy: the check's bound is %g)",
-                   host_lossy ? "host" : "disk",
-                   ebb_compression_name(host_lossy ? cfg.host.compression.mode
-                                                   : cfg.disk.compression.mode),
+                   ebb_tier_name((ebb_tier)lossy_tier),
+                   ebb_compression_name(lossy_tier == EBB_TIER_HOST
+                                            ? cfg.host.compression.mode
+                                            : cfg.disk.compression.mode),
                    bound);
         ok &= gradient_check(&p, target, u0, &adj, work, bound) <= bound;
     }

@@ -136,6 +136,11 @@ EBB_API ebb_status ebb_codec_compress(const ebb_codec *c, const void *state, voi
 EBB_API ebb_status ebb_codec_decompress(const ebb_codec *c, const void *in, size_t len,
                                         void *state);
 
+/* Whether a mode gives back other bytes than it was given (the zfp modes):
+ * 1 lossy, 0 not (off, lossless, and values out of range). The one rule
+ * every part of ebb asks. */
+EBB_API int ebb_compression_lossy(ebb_compression mode);
+
 /* Names: "off", "lossless", "fixed-rate", "fixed-precision",
  * "fixed-accuracy"; "lz4", "lz4hc", "zstd", "zlib", "blosclz"; "none",
  * "byte", "bit"; "bytes", "float32", "float64". "?" for other values; never

@@ -228,6 +228,11 @@ EBB_API ebb_status ebb_config_load_string(const char *toml, const char *name, eb
  * (budget smaller than a state). */
 EBB_API ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes);
 
+/* The first enabled tier (gpu, host, disk) whose compression is lossy
+ * (ebb_compression_lossy) into *tier, -1 when none is: states stored there
+ * come back changed. EBB_ERR_INVALID_ARG for a NULL argument. */
+EBB_API ebb_status ebb_config_lossy_tier(const ebb_config *cfg, int *tier);
+
 /* The budget of `tier` in bytes, EBB_BUDGET_AUTO resolved from the machine
  * now: GPU half of the device's free memory, host half of MemAvailable
  * (capped by the cgroup's memory limit), disk half of the free space (every

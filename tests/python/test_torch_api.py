@@ -212,3 +212,24 @@ def test_a_lossy_codec_never_sees_the_generators_state(disk_config, recorded):
     assert_bitwise(want, lossy)
     with_rng, without = recorded[0][0], recorded[1][0]
     assert with_rng - without >= torch.get_rng_state().numel(), recorded
+
+
+def test_a_lossy_host_tier_never_sees_the_generators_state(recorded):
+    """tier.host.compression = "fixed-rate" is lossy too: the library says
+    which tiers are, so the generator's state is kept by step as with a
+    lossy disk, and dropout replays the same masks. The gradients are
+    autograd's within the codec's error (rate 20 over float32 states)."""
+    model = GlobalDropout()
+    want = reference(model, T)
+    cfg = ebb.Config({"tier": {"host": {"compression": "fixed-rate", "rate": 20,
+                                        "budget": "64 KiB"}}})
+    report = {}
+    got = gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, T, params=model.params, strategy="revolve", config=cfg, report=report))
+    assert report["stats"].compressions["host"] > 0, report["stats"]
+    assert recorded[0][0] < torch.get_rng_state().numel(), recorded  # no generator inside
+    assert torch.equal(want["rng"], got["rng"])
+    for key in ("h_n", "params", "h0"):
+        for x, y in zip(want[key], got[key]):
+            err = ((x - y).norm() / x.norm()).item()
+            assert 0 <= err < 1e-3, (key, err)

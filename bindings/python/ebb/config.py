@@ -143,6 +143,13 @@ class Config:
                                                  ctypes.byref(out)))
         return out.value
 
+    def lossy_tier(self):
+        """The first enabled tier ("host", "disk") whose compression is lossy
+        (states stored there come back changed), or None: the library's rule."""
+        out = ctypes.c_int()
+        _capi.check(_capi.lib().ebb_config_lossy_tier(self._buf, ctypes.byref(out)))
+        return _capi.TIERS[out.value] if out.value >= 0 else None
+
     def copy(self):
         c = Config()
         L = _capi.lib()

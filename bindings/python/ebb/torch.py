@@ -35,7 +35,6 @@ from .config import Config, as_config
 # compression); a state of several dtypes, or another one, leaves it to
 # tier.disk.element
 _ELEMENTS = {torch.float32: "float32", torch.float64: "float64"}
-_LOSSY = ("fixed-rate", "fixed-precision", "fixed-accuracy")
 
 
 def _as_tuple(h):
@@ -634,9 +633,7 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     preserve_rng_state = bool(preserve_rng_state)
     config = as_config(config)
     # a lossy codec must not see the generator's state: it is kept by step then
-    compression = (config.as_dict() if config is not None else {}).get("tier", {}) \
-        .get("disk", {}).get("compression")
-    by_step = compression in _LOSSY
+    by_step = (config if config is not None else Config()).lossy_tier() is not None
     in_state = preserve_rng_state and device.type != "cuda" and not by_step
     layout = Layout(h0s, extra_bytes=torch.get_rng_state().numel() if in_state else 0)
     if memory is not None:
