@@ -88,9 +88,7 @@ enum {
     EBB_CONFIG_MAX_GPU_DEVICE = 1023,
     EBB_CONFIG_DIO_ALIGN = 4096,
     /* tier.disk.threads: what ebb_pool_create accepts (storage/disk.c) */
-    EBB_CONFIG_MAX_DISK_THREADS = 1024,
-    /* the gpu pool's slot stride (storage/device.c) */
-    EBB_CONFIG_GPU_ALIGN = 256
+    EBB_CONFIG_MAX_DISK_THREADS = 1024
 };
 /* tier.disk.block_size and tier.gpu.chunk_size: at most 1 GiB */
 #define EBB_CONFIG_MAX_BLOCK_SIZE (UINT64_C(1) << 30)

@@ -47,8 +47,9 @@
            "float32, 64 for float64); every state then takes rate / element bits of "     \
            "its size."
 #define CODEC_THREADS_KEY(t, role)                                                         \
-    .name = "tier." #t ".codec_threads", INT(t.codec_threads), .min = 1, .max = 256,       \
-    .what = "an integer", .unit = "threads", .dflt = 2,                                    \
+    .name = "tier." #t ".codec_threads", INT(t.codec_threads), .min = 1,                   \
+    .max = EBB_CODEC_THREADS_MAX, .what = "an integer", .unit = "threads",                 \
+    .dflt = EBB_CODEC_THREADS_DEFAULT,                                                      \
     .doc = "Threads of the " #t " tier that compress and decompress states, " role         \
            " (never the compute thread)."
 

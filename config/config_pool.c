@@ -18,22 +18,6 @@ static const ebb_config_key budget_key[EBB_TIER_COUNT] = {
 static const char *const auto_rule[EBB_TIER_COUNT] = {
     "half of the GPU's free memory", "half of MemAvailable", "half of the free disk space"};
 
-/* The host pool's page (storage/host.c): the system's, at least 4 KiB. */
-static uint64_t host_page(void)
-{
-    long p = sysconf(_SC_PAGESIZE);
-    return p >= 4096 ? (uint64_t)p : 4096;
-}
-
-/* v rounded up to a multiple of a; UINT64_MAX when that overflows. */
-static uint64_t round_up(uint64_t v, uint64_t a)
-{
-    uint64_t r = v % a;
-    if (r == 0)
-        return v;
-    return v > UINT64_MAX - (a - r) ? UINT64_MAX : v + (a - r);
-}
-
 /* The bytes of a state a slot keeps: the state, or its size at a fixed
  * rate when that is smaller (the disk pool's slots take only that), and on
  * the host tier, compressed at a fixed rate, that size (its pool keeps it). */
@@ -77,7 +61,7 @@ static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state
          * its share of the slots, each a state rounded up to 4 KiB; each path
          * has an equal share of the budget. */
         uint64_t n = cfg->disk.path_count;
-        uint64_t stride = round_up(state, EBB_CONFIG_DIO_ALIGN);
+        uint64_t stride = ebb_slot_stride(EBB_TIER_DISK, state, 0);
         unsigned __int128 one = (unsigned __int128)stride * n;
         *need = one > UINT64_MAX ? UINT64_MAX : (uint64_t)one;
         snprintf(why, why_len,
@@ -86,14 +70,12 @@ static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state
                  (unsigned long long)n);
         return n * ((budget / n) / stride);
     }
-    uint64_t align = tier == EBB_TIER_GPU ? EBB_CONFIG_GPU_ALIGN
-                   : packed ? EBB_HOST_PACKED_ALIGN
-                   : tier == EBB_TIER_HOST ? host_page() : EBB_CONFIG_DIO_ALIGN;
-    uint64_t stride = round_up(state, align);
+    uint64_t stride = ebb_slot_stride(tier, state, packed);
     *need = stride;
     if (stride != state) {
+        /* the unit a slot is rounded to: the stride of a one-byte state */
         char a[64];
-        ebb_size_human(align, a, sizeof a);
+        ebb_size_human(ebb_slot_stride(tier, 1, packed), a, sizeof a);
         snprintf(why, why_len, ": a slot is a state%s rounded up to %s%s",
                  packed ? " compressed at the fixed rate (tier.host.rate)" : "", a,
                  tier == EBB_TIER_GPU || packed ? ""

@@ -31,9 +31,7 @@
 #include "common/error_internal.h"
 #include "planner/sim_io.h"
 #include "runtime/h_costs.h"
-
-/* The disk pacer's lateness that is made up for (storage/disk.h). */
-#define PACE_SLACK_S 0.001
+#include "storage/disk_pace_rule.h"
 
 struct rt_pool {
     ebb_tier tier;
@@ -114,7 +112,7 @@ void sim_io_step(sim_io *s, double work)
 
 static void codec_init(sim_codec *c, const ebb_codec_rates *rates, int on)
 {
-    *c = (sim_codec){.rates = rates, .on = on, .threads = rates->threads > 0 ? rates->threads : 2};
+    *c = (sim_codec){.rates = rates, .on = on, .threads = rates->threads > 0 ? rates->threads : EBB_CODEC_THREADS_DEFAULT};
 }
 
 /* A state compressed (compress = 1) or decompressed on the thread of codec
@@ -157,7 +155,7 @@ static double disk_blocks(sim_io *s, ebb_plan_channel_id c, chain_leg *leg, doub
             send = later(send, leg->ready0 + ((double)done + len) / leg->ready_bw);
         if (p->disk_pace > 0) {
             send = later(send, s->pace_next);
-            double from = send - s->pace_next > PACE_SLACK_S ? send - PACE_SLACK_S : s->pace_next;
+            double from = ebb_disk_pace_from(s->pace_next, send, 1);
             s->pace_next = from + len / p->disk_pace;
         }
         double start = later(*disk, send);

@@ -73,14 +73,6 @@ static ebb_status resolve_audit(const ebb_run_options *o, const ebb_config *cfg,
     return EBB_OK;
 }
 
-void rt_codec_for_state(ebb_codec_options *c, const ebb_run_options *o)
-{
-    if (o->element >= 0)
-        c->element = (ebb_element)o->element;
-    c->dims = o->dims;
-    memcpy(c->shape, o->shape, sizeof c->shape);
-}
-
 void rt_config_for_state(const ebb_config *config, const ebb_run_options *o, ebb_config *out)
 {
     *out = *config;

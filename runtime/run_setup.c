@@ -377,6 +377,14 @@ static ebb_status pool_options(const ebb_config *cfg, int tier, size_t state, in
     return EBB_OK;
 }
 
+void rt_codec_for_state(ebb_codec_options *c, const ebb_run_options *o)
+{
+    if (o->element >= 0)
+        c->element = (ebb_element)o->element;
+    c->dims = o->dims;
+    memcpy(c->shape, o->shape, sizeof c->shape);
+}
+
 /* A pool's compression (the disk's, or the host tier's compressed slots):
  * the configuration's, with the element type and the shape the program
  * gave; a lossy mode needs a float element. */

@@ -187,7 +187,7 @@ ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
     dv->device = o->device;
     dv->chunk = o->block;
     dv->slot_events = slot_events;
-    pool->stride = (o->slot_size + 255) / 256 * 256;
+    pool->stride = ebb_slot_stride(EBB_TIER_GPU, o->slot_size, 0);
     pool->bytes = (uint64_t)pool->stride * (uint64_t)o->slots;
     ebb_cuda_guard g;
     if ((e = ebb_cuda_enter(dv->device, &g)) != cudaSuccess) {

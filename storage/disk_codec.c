@@ -58,7 +58,7 @@ ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->cv, NULL);
     c->sync_init = 1;
-    c->nthreads = o->codec_threads > 0 ? o->codec_threads : 2;
+    c->nthreads = o->codec_threads > 0 ? o->codec_threads : EBB_CODEC_THREADS_DEFAULT;
     c->seen.threads = c->nthreads;
     pool->codec_threads = c->nthreads;
     return EBB_OK;

@@ -314,11 +314,11 @@ static ebb_status disk_check_options(const ebb_pool_options *o)
                         "disk pool: max_bandwidth %g bytes/s is out of range; expected 0 (no "
                         "limit) or 1 .. 1e18 bytes per second",
                         o->max_bandwidth);
-    if (o->codec_threads < 0 || o->codec_threads > 256)
+    if (o->codec_threads < 0 || o->codec_threads > EBB_CODEC_THREADS_MAX)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "disk pool: codec_threads %d is out of range; expected 0 (2 threads) or "
-                        "1 .. 256",
-                        (int)o->codec_threads);
+                        "disk pool: codec_threads %d is out of range; expected 0 (%d threads) or "
+                        "1 .. %d",
+                        (int)o->codec_threads, EBB_CODEC_THREADS_DEFAULT, EBB_CODEC_THREADS_MAX);
     if (o->staging && o->staging->tier != EBB_TIER_HOST)
         return ebb_fail(EBB_ERR_INVALID_ARG, "disk pool: the staging pool is a %s pool; it must "
                                              "be a host pool",

@@ -64,9 +64,7 @@ uint64_t ebb_disk_pace(struct ebb_pool *pool, const ebb_op *op, uint32_t block)
     ebb_disk_loc loc;
     ebb_disk_locate_bytes(&d->layout, op->slot, block, op->bytes, &loc);
     /* Lateness of up to the slack is made up for; longer idle earns nothing. */
-    uint64_t from = p->next_ns;
-    if (now - from > EBB_DISK_PACE_SLACK_NS)
-        from = now - EBB_DISK_PACE_SLACK_NS;
+    uint64_t from = (uint64_t)ebb_disk_pace_from((double)p->next_ns, (double)now, 1e9);
     double step = (double)loc.io_len * p->ns_per_byte + 0.5;
     p->next_ns = from + (step < 1e18 ? (uint64_t)step : UINT64_C(1000000000000000000));
     return 0;

@@ -1,8 +1,8 @@
 /* The disk tier's bandwidth limit (disk_pace.c), per pool, reads and writes
  * together. A request may be sent when the clock has reached next_ns;
  * sending `bytes` moves it on by bytes / rate from there, or from 1 ms ago
- * when the engine came later than that (lateness up to 1 ms is made up for,
- * idle time earns nothing). So over any interval of T seconds at most
+ * when the engine came later than that (disk_pace_rule.h: lateness up to
+ * 1 ms is made up for, idle time earns nothing). So over any interval of T seconds at most
  * rate x T + one request + 1 ms x rate bytes are sent. */
 #ifndef EBB_STORAGE_DISK_PACE_H
 #define EBB_STORAGE_DISK_PACE_H
@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define EBB_DISK_PACE_SLACK_NS UINT64_C(1000000)
+#include "storage/disk_pace_rule.h"
 
 struct ebb_pool;
 struct ebb_op;

@@ -41,12 +41,11 @@ static void gpu_tracking_create(struct ebb_pool *pool, int device, int32_t first
 /* Allocation: the slots' memory, mapped anonymous, each slot rounded up to
  * whole pages (a compressed pool's to EBB_HOST_PACKED_ALIGN: its slots are
  * small, and no device copies them). */
-static ebb_status map_slots(struct ebb_pool *pool, const ebb_pool_options *o, size_t page)
+static ebb_status map_slots(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     size_t held = pool->held ? pool->held : o->slot_size;
-    size_t align = pool->hc ? EBB_HOST_PACKED_ALIGN : page;
-    pool->stride = (held + align - 1) / align * align;
-    if (pool->stride / align > SIZE_MAX / align / (size_t)o->slots)
+    pool->stride = ebb_slot_stride(EBB_TIER_HOST, held, pool->hc != NULL);
+    if (pool->stride > SIZE_MAX / (size_t)o->slots)
         return ebb_fail(EBB_ERR_INVALID_ARG, "host pool: %d slots of %zu bytes overflow", (int)o->slots,
                         o->slot_size);
     size_t bytes = pool->stride * (size_t)o->slots;
@@ -129,8 +128,7 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
     pthread_cond_init(&pool->drain_cv, NULL);
     pthread_mutex_init(&pool->grow_mu, NULL);
     pool->drain_init = 1;
-    size_t page = ebb_host_page_size();
-    ebb_status s = map_slots(pool, o, page);
+    ebb_status s = map_slots(pool, o);
     if (s == EBB_OK)
         s = place(pool, o);
     if (s != EBB_OK) {

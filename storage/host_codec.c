@@ -67,10 +67,10 @@ ebb_status ebb_host_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
                         "so no slot can be sized for it; use \"fixed-rate\" (every state the "
                         "same size) or compress on the disk tier",
                         ebb_compression_name(o->compression->mode));
-    if (o->codec_threads < 0 || o->codec_threads > 256)
+    if (o->codec_threads < 0 || o->codec_threads > EBB_CODEC_THREADS_MAX)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "host pool compression: codec_threads is %d; expected 0 (2) .. 256",
-                        (int)o->codec_threads);
+                        "host pool compression: codec_threads is %d; expected 0 (%d) .. %d",
+                        (int)o->codec_threads, EBB_CODEC_THREADS_DEFAULT, EBB_CODEC_THREADS_MAX);
     struct ebb_host_codec *c = calloc(1, sizeof *c);
     if (!c)
         return ebb_fail(EBB_ERR_NO_MEMORY, "host pool compression: cannot allocate its record");
@@ -80,7 +80,7 @@ ebb_status ebb_host_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
         return ebb_fail_context(s, "host pool compression");
     c->mode = o->compression->mode;
     c->fixed = ebb_codec_fixed_size(c->codec);
-    c->nthreads = o->codec_threads > 0 ? o->codec_threads : 2;
+    c->nthreads = o->codec_threads > 0 ? o->codec_threads : EBB_CODEC_THREADS_DEFAULT;
     pool->codec_threads = c->nthreads;
     pool->held = c->fixed;
     return EBB_OK;

@@ -20,12 +20,6 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-size_t ebb_host_page_size(void)
-{
-    long p = sysconf(_SC_PAGESIZE);
-    return p >= 4096 ? (size_t)p : 4096;
-}
-
 /* Faults every page of extent `extent` (1-based) in, so that a shortage
  * shows now. MADV_POPULATE_WRITE reports a shortage as an error (ENOMEM;
  * EFAULT or EHWPOISON for memory that cannot be had): that is the pool's

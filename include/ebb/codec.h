@@ -76,6 +76,12 @@ typedef enum ebb_element {
 /* The most dimensions of a state's array (zfp's). */
 #define EBB_CODEC_MAX_DIMS 4
 
+/* A compressing tier's codec threads (tier.*.codec_threads,
+ * ebb_pool_options.codec_threads, ebb_codec_rates.threads): the default
+ * where 0 or nothing is given, and the most. */
+#define EBB_CODEC_THREADS_DEFAULT 2
+#define EBB_CODEC_THREADS_MAX 256
+
 typedef struct ebb_codec_options {
     ebb_compression mode;  /* default EBB_COMPRESSION_OFF: create refuses it */
     /* lossless */
@@ -167,7 +173,7 @@ typedef struct ebb_codec_rates {
     double ratio;          /* state bytes over stored bytes (<= 1: does not shrink) */
     double compress_bps;   /* one codec thread: state bytes compressed a second; 0 = no time */
     double decompress_bps; /* one codec thread: state bytes decompressed a second; 0 = no time */
-    int32_t threads;       /* codec threads; 0 = 2 (tier.disk.codec_threads' default) */
+    int32_t threads;       /* codec threads; 0 = EBB_CODEC_THREADS_DEFAULT */
 } ebb_codec_rates;
 
 /* Seconds one state of `bytes` takes alone through the channel compressed,

@@ -128,7 +128,7 @@ typedef struct ebb_config_host {
                                       .rate (ebb/codec.h; dims and shape come from
                                       ebb_run_options): the schedule's host slots hold
                                       compressed states, budget / fixed size of them */
-    int32_t codec_threads;    /* tier.host.codec_threads: 1 .. 256 */
+    int32_t codec_threads;    /* tier.host.codec_threads: 1 .. EBB_CODEC_THREADS_MAX */
     /* The planner's figures for the compressed slots (a fixed rate's ratio
      * is known): one codec thread's compress and decompress rates in bytes
      * per second (0: not known, taken as no time; decompress then taken as
@@ -157,7 +157,7 @@ typedef struct ebb_config_disk {
     ebb_codec_options compression; /* tier.disk.compression, .codec, .level, .shuffle,
                                       .element, .rate, .precision, .accuracy (ebb/codec.h;
                                       dims and shape come from ebb_run_options) */
-    int32_t codec_threads;    /* tier.disk.codec_threads: 1 .. 256 */
+    int32_t codec_threads;    /* tier.disk.codec_threads: 1 .. EBB_CODEC_THREADS_MAX */
     /* The planner's figures for the compressed channel, which a run cannot
      * measure before it starts (auto's pick; docs/compression.md, *The
      * channel*): state bytes over stored bytes (0: not known, the disk is

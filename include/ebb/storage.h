@@ -79,6 +79,16 @@ typedef struct ebb_pool ebb_pool;
  * fixed size rounded up to this many bytes (a cache line), not to pages. */
 #define EBB_HOST_PACKED_ALIGN 64
 
+/* Bytes one slot of `tier` takes for a state of `state_bytes`, the one rule
+ * of slot sizing: rounded up to 256 bytes on the gpu tier, to the page (at
+ * least 4 KiB) on the host tier, to EBB_HOST_PACKED_ALIGN for a compressed
+ * host pool's slots (packed = 1, state_bytes then the compressed size), to
+ * 4 KiB, the direct-I/O alignment, on the disk tier. The pools lay their
+ * slots out by it and a budget holds budget / stride of them
+ * (ebb_config_pool_options). SIZE_MAX when the rounding overflows, 0 for
+ * another tier. */
+EBB_API size_t ebb_slot_stride(ebb_tier tier, size_t state_bytes, int packed);
+
 /* Which engine runs a disk pool's I/O (also tier.disk.backend in
  * ebb/config.h, which includes this header for it). */
 #ifndef EBB_DISK_BACKEND_DEFINED
@@ -175,7 +185,7 @@ typedef struct ebb_pool_options {
      * NULL (default) or mode off: stored as they are. Copied at create. Gpu
      * pools refuse it (EBB_ERR_INVALID_ARG), as do options the codec refuses. */
     const struct ebb_codec_options *compression;
-    int32_t codec_threads;    /* with compression: 0 (default) = 2, 1 .. 256 */
+    int32_t codec_threads;    /* with compression: 0 (default) = EBB_CODEC_THREADS_DEFAULT, 1 .. EBB_CODEC_THREADS_MAX */
 
     /* host, gpu: how much is made ready at creation (host: faulted in when
      * prefault, registered with CUDA when pinned; gpu: allocated, with the

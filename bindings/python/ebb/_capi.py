@@ -198,6 +198,7 @@ _PROTOTYPES = {
     "ebb_config_check": (c_int, [c_void_p, c_size_t]),
     "ebb_config_budget": (c_int, [c_void_p, c_int, POINTER(c_uint64)]),
     "ebb_config_lossy_tier": (c_int, [c_void_p, POINTER(c_int)]),
+    "ebb_slot_stride": (c_size_t, [c_int, c_size_t, c_int]),
     "ebb_config_format": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_size_t)]),
     "ebb_config_strategy_from_name": (c_int, [c_char_p, POINTER(c_int)]),
     "ebb_config_strategy_name": (c_char_p, [c_int]),

@@ -95,6 +95,14 @@ class RunStats:
     host_decompress_bps: float = 0.0
 
 
+def slot_stride(tier, state_bytes, packed=False):
+    """Bytes one slot of `tier` ("gpu", "host", "disk") takes for a state of
+    `state_bytes` (packed: a compressed host pool's slot, state_bytes then
+    the compressed size): the library's rule (ebb_slot_stride)."""
+    return _capi.lib().ebb_slot_stride(_capi.tier_index(tier), int(state_bytes),
+                                       1 if packed else 0)
+
+
 def _tier_name(t):
     return _capi.TIERS[t] if 0 <= t < _capi.TIER_COUNT else None
 

@@ -671,7 +671,6 @@ def _steps(steps):
 def _with_budget(config, memory, layout, steps):
     """A copy of `config` (a Config or None) whose budget for the state's
     tier is `memory`: bytes, a size text, or a fraction of store-all's."""
-    import os
     tier = "gpu" if layout.device.type == "cuda" else "host"
     if isinstance(memory, bool):
         raise TypeError(f"memory must be bytes (an int or a size text) or a fraction, got "
@@ -684,9 +683,7 @@ def _with_budget(config, memory, layout, steps):
             raise ValueError(f"memory as a fraction of what store-all needs is in (0, 1], got "
                              f"{memory!r}; give bytes as an int")
         # store-all keeps n - 1 states, each in a slot of the tier's stride
-        # (config/config_pool.c: the page size on the host, 256 bytes on a GPU)
-        align = 256 if tier == "gpu" else max(os.sysconf("SC_PAGESIZE"), 4096)
-        stride = -(-layout.size // align) * align
+        stride = runtime.slot_stride(tier, layout.size)
         budget = int(memory * (steps - 1)) * stride
     elif isinstance(memory, str):
         budget = memory

@@ -1,0 +1,31 @@
+/* Slot sizing (ebb_slot_stride): what one slot of a tier takes for a state,
+ * the rule that the pools, the configuration's slot counts and the Python
+ * binding's budgets all ask. */
+#include <stdint.h>
+#include <unistd.h>
+
+#include "storage/storage_internal.h"
+
+/* The gpu tier's slots start on 256 bytes (cudaMalloc's alignment); the
+ * disk's on the direct-I/O alignment. */
+enum { GPU_SLOT_ALIGN = 256, DISK_SLOT_ALIGN = 4096 };
+
+size_t ebb_host_page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p >= 4096 ? (size_t)p : 4096;
+}
+
+size_t ebb_slot_stride(ebb_tier tier, size_t state_bytes, int packed)
+{
+    size_t align = tier == EBB_TIER_GPU                ? GPU_SLOT_ALIGN
+                 : tier == EBB_TIER_HOST && packed     ? EBB_HOST_PACKED_ALIGN
+                 : tier == EBB_TIER_HOST               ? ebb_host_page_size()
+                 : tier == EBB_TIER_DISK               ? DISK_SLOT_ALIGN
+                                                       : 0;
+    if (align == 0)
+        return 0;
+    if (state_bytes > SIZE_MAX - (align - 1))
+        return SIZE_MAX;
+    return (state_bytes + align - 1) / align * align;
+}
