@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The asynchronous strategy's acceptance scenarios (issue 8), in one process.
+"""The asynchronous strategy's acceptance scenarios, in one process.
 
 Host states of 16 MiB, a host budget of 4 states, the disk as the slow tier,
 a reverse step twice a forward step. For each scenario every strategy runs

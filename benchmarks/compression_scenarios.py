@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compressed states' acceptance scenarios (issue 20), one process per scenario.
+"""Compressed states' acceptance scenarios, one process per scenario.
 
 The async scenario of benchmarks/async_scenarios.py (host states of 16 MiB,
 a host budget of 4 states, the disk paced to 1 GB/s, a forward step of 1/3

@@ -1,6 +1,6 @@
 /*
  * cuda_baseline: the pinned cudaMemcpyAsync bandwidth the GPU tier is judged
- * against (issue 3), with no ebb code: host -> device alone, device -> host
+ * against, with no ebb code: host -> device alone, device -> host
  * alone, and both directions at once on two streams.
  *
  *   cuda_baseline [--device N] [--size BYTES] [--total BYTES] [--chunk BYTES]

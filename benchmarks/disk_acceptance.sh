@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 3 disk acceptance: ebb's disk tier (io_uring and thread backends)
+# The disk tier's acceptance: ebb's disk tier (io_uring and thread backends)
 # against the plain io_uring O_DIRECT loop, 256 MiB states, 8 MiB blocks,
 # depth 16, 8 GiB per pass, each command RUNS times (default 3); prints every
 # run's JSON and the medians. Usage:

@@ -1,5 +1,5 @@
 /*
- * gpu_async: the GPU end-to-end case of the asynchronous strategy (issue 8)
+ * gpu_async: the GPU end-to-end case of the asynchronous strategy
  * on a real GPU. A state in device memory; GPU slots for a few percent of
  * the states, pinned host slots and the disk below; forward and reverse
  * steps made of device copies (no kernels). Prints the overhead against the

@@ -1,4 +1,4 @@
-/* The GPU end-to-end case of issue 8: a state in device memory, GPU slots for
+/* The GPU end-to-end case of the asynchronous strategy: a state in device memory, GPU slots for
  * a few percent of the states, pinned host and disk below, the asynchronous
  * strategy; the steps are stream work only (device copies, no kernels), so
  * the same code runs on a GPU (benchmarks/gpu_async) and against the fake

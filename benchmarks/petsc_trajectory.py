@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ebb against PETSc's own trajectory types (issue 22) on the 2-D Gray-Scott
+"""ebb against PETSc's own trajectory types on the 2-D Gray-Scott
 problem (examples/petsc, -problem rd2d: cells x cells x 2 doubles per state).
 
 One forward TSSolve and one TSAdjointSolve per type, each type in its own

@@ -1,5 +1,5 @@
 /*
- * pipeline: issue 19's acceptance figures, each a ratio of two measurements
+ * pipeline: the pipeline's acceptance figures, each a ratio of two measurements
  * made in the same process run. Three parts (--part, default all):
  *
  *  disk     Disk-bound store-all. For states of 32 KiB, 1 MiB and 16 MiB,
@@ -52,12 +52,8 @@
  *   build/release/benchmarks/pipeline --part actions --store-all-n 10000,100000
  *   build/release/benchmarks/pipeline --quick --dir /tmp       # smoke test, ~2 s
  *
- * Before issue 19 (2-vCPU dev machine, virtio disk) the whole run took 12
- * minutes at load 1 (23 under load 5-9), 10 of them in store-all at
- * n = 10^6: the engine's cost per action grew with the number of slots
- * (123 us per action there, 0.64 us at n = 10^4), so part 3's defaults are
- * the acceptance sizes, not a quick run; --store-all-n and --slots choose
- * smaller ones.
+ * Part 3's defaults are the acceptance sizes, not a quick run (store-all at
+ * n = 10^6 and its slots); --store-all-n and --slots choose smaller ones.
  *
  * Options: --part disk|reverse|actions|all, --dir DIR (default $TMPDIR or
  * /tmp), --json, --total BYTES (part 1 per state size, default 4GiB),

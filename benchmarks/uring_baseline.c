@@ -1,6 +1,6 @@
 /*
  * uring_baseline: the plain io_uring O_DIRECT write/read loop the disk tier
- * is judged against (issue 3), as a standalone program with no ebb code.
+ * is judged against, as a standalone program with no ebb code.
  *
  *   uring_baseline [--dir D] [--bytes N] [--block N] [--depth N]
  *                  [--no-register] [--buffered] [--no-hugepages] [--json]

@@ -10,18 +10,18 @@
 # 2. builds Release with the CUDA toolkit required (build-gpu/);
 # 3. runs the whole test suite but the slow label (the gpu tests run here
 #    instead of skipping);
-# 4. the GPU acceptance of issue 3, RUNS times (default 3): benchmarks/
+# 4. the GPU tiers' acceptance, RUNS times (default 3): benchmarks/
 #    cuda_baseline, then `ebb bench --tier gpu --baseline --json` (ebb's gpu
 #    tier and the plain pinned cudaMemcpyAsync loop in the same process), and
 #    once `ebb bench --tier all --step-ms 50`; prints the medians and whether
 #    d2h and h2d reach 90 % of the baseline;
 # 5. benchmarks/gpu_async: the asynchronous strategy with a GPU state and a
-#    GPU budget of 5 % of the states (issue 8): exact, overhead <= 1.10;
+#    GPU budget of 5 % of the states: exact, overhead <= 1.10;
 # 6. benchmarks/gpu_chain: gpu <-> disk through a host slot, two steps
-#    against one pipelined ebb_move_via (issue 10): latencies, exact;
+#    against one pipelined ebb_move_via: latencies, exact;
 # 7. the reverse sweep's host -> gpu restores against the loop's h2d
-#    (issue 19's read-ahead up the hierarchy): >= 90 %.
-# 8. ebb.torch on the GPU (issue 23): an LSTMCell(512), batch 32, at
+#    (the read-ahead up the hierarchy): >= 90 %.
+# 8. ebb.torch on the GPU: an LSTMCell(512), batch 32, at
 #    T = 10,000 with a CUDA state (benchmarks/python/lstm_cuda.py): device
 #    memory (torch's allocator peak and ebb's slots) and time per step
 #    against plain autograd and torch.utils.checkpoint, and how far the
@@ -123,7 +123,7 @@ print("target (d2h and h2d >= 90%% of pinned cudaMemcpyAsync): %s" % ("PASS" if 
 sys.exit(0 if ok else 1)
 PY
 fi
-# 5. The asynchronous strategy end to end with a GPU state (issue 8): GPU
+# 5. The asynchronous strategy end to end with a GPU state: GPU
 #    slots for 5 % of the states, pinned host and disk below; target: the
 #    gradient equals store-all's and the overhead is <= 1.10.
 say "gpu_async: 1000 steps of 16 MiB, GPU budget 5 % of the states"
@@ -133,7 +133,7 @@ else
   say "gpu_async FAIL: $(cat "$out/gpu_async.json" 2>/dev/null) $(tail -1 "$out/bench.err")"
   status=1
 fi
-# 6. Chained moves (issue 10): a 256 MiB state gpu -> disk and back through
+# 6. Chained moves: a 256 MiB state gpu -> disk and back through
 #    a host slot, two steps against ebb_move_via (pipelined by 8 MiB disk
 #    blocks); the chained move should take about the slower channel's time.
 say "gpu_chain: 256 MiB states, 9 rounds, disk in $out"
@@ -143,7 +143,7 @@ else
   say "gpu_chain FAIL: $(cat "$out/gpu_chain.json" 2>/dev/null) $(tail -1 "$out/bench.err")"
   status=1
 fi
-# 7. The read-ahead up the hierarchy (issue 19): a gpu state whose states all
+# 7. The read-ahead up the hierarchy: a gpu state whose states all
 #    sit in host slots (multistage, 2 gpu slots), steps of one device copy:
 #    the reverse sweep is the host -> gpu restores back to back; its rate
 #    against the plain loop's h2d (cuda_baseline above): target >= 90 %.
@@ -165,7 +165,7 @@ else
   say "gpu_h2d_reverse FAIL: $(tail -1 "$out/bench.err")"
   status=1
 fi
-# 8. ebb.torch with a CUDA state (issue 23): the LSTM at T = 10,000 against
+# 8. ebb.torch with a CUDA state: the LSTM at T = 10,000 against
 #    autograd and checkpoint, each in its own process.
 if [ -n "$py" ] && "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   say "torch_lstm_cuda: LSTMCell(512) batch 32, T = 10000, autograd / checkpoint / ebb revolve (100 GPU slots)"

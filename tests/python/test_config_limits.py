@@ -1,7 +1,7 @@
 """Config().load_string goes through ebb_config_load_string, which bounds
-what reaches the TOML parser: a 50,000-part dotted key overflowed its stack
-and killed the interpreter (issue 21); now it is an EbbError naming the
-line and the limit (docs/configuration.md, Limits)."""
+what reaches the TOML parser: a 50,000-part dotted key, which would
+overflow the parser's stack and kill the interpreter, is an EbbError naming
+the line and the limit (docs/configuration.md, Limits)."""
 import pytest
 
 import ebb

@@ -291,10 +291,10 @@ Test(async_generator, unknown_n_fills_a_large_budget)
 Test(async_generator, cost_per_action_does_not_grow_with_the_slots, .timeout = 60)
 {
     /* a million slow slots, n = 2,000,000 known and not: a store decision
-     * used to scan the slots for a free one (an hour's work here), an
-     * eviction the list for the middle tier's oldest state, and each
-     * interval of the reverse sweep allocated a schedule; now each action
-     * costs the same whatever the slot count (docs/async.md) */
+     * that scanned the slots for a free one would take an hour here, as
+     * would an eviction that searched the list for the middle tier's oldest
+     * state; each action costs the same whatever the slot count
+     * (docs/async.md) */
     int32_t slots[3] = {4, 200000, 800000};
     int busy[2] = {0, 0};
     for (int known = 0; known < 2; known++) {

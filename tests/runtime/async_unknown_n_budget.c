@@ -1,6 +1,6 @@
-/* async with n unknown uses every slow slot its budget gives (issue 19: no
- * hidden caps; it used to stop at 4,096 slots and thin: here 618,732
- * forward steps against 224,999 with n known). A disk budget of 100,000
+/* async with n unknown uses every slow slot its budget gives (no
+ * hidden caps: a cap of 4,096 slots that thinned would take 618,732
+ * forward steps here against 224,999 with n known). A disk budget of 100,000
  * slots, n = 150,000:
  * with n unknown the generator is given all 100,000 disk slots, fills them,
  * thins once to every other state, and ends with the states n known spaces

@@ -1,6 +1,6 @@
 /* disk-revolve's period search ends for any finite io ratio: a ratio no
  * period below 2^63 steps meets (binomials saturate there) is refused
- * naming it, where the search used to loop forever (issue 21). */
+ * naming it instead of searching for ever. */
 #include <criterion/criterion.h>
 #include <string.h>
 

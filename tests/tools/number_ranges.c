@@ -83,8 +83,8 @@ Test(number_ranges, sizes_have_no_sign)
 }
 
 /* disk-revolve's period search for an io ratio no period below 2^63 meets
- * ends with an error (it looped for ever; fixed in schedules/disk_revolve.c,
- * tested there too): here through both commands that take --io-ratio. */
+ * ends with an error (schedules/disk_revolve.c, tested there too): here
+ * through both commands that take --io-ratio. */
 Test(number_ranges, huge_io_ratio_ends)
 {
     run("plan", "--steps", "10", "--slots", "3", "--strategy", "disk-revolve", "--io-ratio",
