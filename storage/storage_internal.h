@@ -27,9 +27,10 @@
  *                          CUDA calls
  *   codec.c > codec_blosc.c, codec_zfp.c > codec_names.c
  *                          the codecs (include/ebb/codec.h)
- *   disk_layout.c, op.c, topology.c, codec_trace.c
+ *   disk_layout.c, op.c, topology.c, codec_trace.c, slot_stride.c
  *                          where a slot lives, operation records, NUMA, the
- *                          codec threads' spans for a timeline: call nothing */
+ *                          codec threads' spans for a timeline, a slot's
+ *                          size (ebb_slot_stride): call nothing */
 #ifndef EBB_STORAGE_STORAGE_INTERNAL_H
 #define EBB_STORAGE_STORAGE_INTERNAL_H
 
