@@ -355,8 +355,8 @@ __attribute__((noinline)) static ebb_status check_one(ebb_validator *v, const eb
 /* The fast loop's per-tier bookkeeping, in locals: the compiler cannot prove
  * the slot arrays apart from the struct, so counters kept in *v were loaded
  * and stored again around every slot write. The order of the fields is
- * measured (with the alignment in run_fast): the order of the old locals
- * ran over 20% slower. */
+ * measured (with the alignment in run_fast): another order ran over 20%
+ * slower. */
 struct tier_locals {
     int32_t in_use[EBB_TIER_COUNT], peak[EBB_TIER_COUNT];
     int64_t *cells[EBB_TIER_COUNT];

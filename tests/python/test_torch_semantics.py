@@ -175,7 +175,7 @@ def test_autocast_forward_backward_outside(strategy, slots, disk_slots, cache, d
     # autocast's weight cache: autograd casts each parameter once for the
     # whole forward and sums its gradient over the steps in bfloat16; ebb
     # casts it at each step and sums in float32. h0's gradient is bitwise,
-    # the parameters' within bfloat16's rounding (before the fix: 30 % off).
+    # the parameters' within bfloat16's rounding (summed in bfloat16 they are 30 % off).
     assert_bitwise({"h0": want["h0"]}, {"h0": got["h0"]}, strategy)
     for x, y in zip(want["params"], got["params"]):
         assert ((x - y).norm() / x.norm()).item() < 2e-2

@@ -12,7 +12,7 @@
  * (its plain revolve differs from ebb's Revolve count by exactly that). Its
  * period (printed) is ebb_disk_revolve_period(C, W + R). Cases: n = m + 1,
  * 2m + 1, 3m + 1, 2m + 2, 3m - 1 and 5m + 1 for eight (C, W, R), most with
- * W != R; n - 1 a multiple of m is where the old fixed tail lost. */
+ * W != R; n - 1 a multiple of m is where a fixed tail loses. */
 typedef struct {
     int64_t n;
     int32_t c;
