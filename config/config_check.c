@@ -488,10 +488,9 @@ ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes)
         uint64_t budget;
         if ((s = ebb_config_budget(cfg, (ebb_tier)t, &budget)) != EBB_OK)
             return s;
-        uint64_t need = state_bytes;
-        if (t == EBB_TIER_DISK)
-            need = (uint64_t)state_bytes + (EBB_CONFIG_DIO_ALIGN - 1) -
-                   ((uint64_t)state_bytes + EBB_CONFIG_DIO_ALIGN - 1) % EBB_CONFIG_DIO_ALIGN;
+        /* a disk slot holds a whole stride; the other tiers are checked for the state */
+        uint64_t need = t == EBB_TIER_DISK ? ebb_slot_stride(EBB_TIER_DISK, state_bytes, 0)
+                                           : state_bytes;
         if (state_bytes > 0 && budget < need) {
             ebb_config_where(cfg, budget_key[t], "", at, sizeof at);
             ebb_size_human(budget, a, sizeof a);

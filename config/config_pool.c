@@ -58,16 +58,18 @@ static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state
     if (tier == EBB_TIER_DISK && cfg->disk.path_count > 1) {
         /* Striped (storage/disk_create.c): slots go n at a time over the n
          * paths' files, block k of a slot to the next file, so a file holds
-         * its share of the slots, each a state rounded up to 4 KiB; each path
-         * has an equal share of the budget. */
+         * its share of the slots, each a state rounded up to a disk stride;
+         * each path has an equal share of the budget. */
         uint64_t n = cfg->disk.path_count;
         uint64_t stride = ebb_slot_stride(EBB_TIER_DISK, state, 0);
         unsigned __int128 one = (unsigned __int128)stride * n;
         *need = one > UINT64_MAX ? UINT64_MAX : (uint64_t)one;
+        char a[64];
+        ebb_size_human(ebb_slot_stride(EBB_TIER_DISK, 1, 0), a, sizeof a);
         snprintf(why, why_len,
-                 ": a slot is a state rounded up to 4 KiB (the direct-I/O alignment) and each of "
+                 ": a slot is a state rounded up to %s (the direct-I/O alignment) and each of "
                  "the %llu paths holds an equal share of the budget",
-                 (unsigned long long)n);
+                 a, (unsigned long long)n);
         return n * ((budget / n) / stride);
     }
     uint64_t stride = ebb_slot_stride(tier, state, packed);
