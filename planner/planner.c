@@ -137,11 +137,12 @@ static ebb_status check_problem(const ebb_plan_problem *p)
         const ebb_codec_rates *k = h ? &p->host_codec : &p->codec;
         if (!(k->ratio >= 0) || !isfinite(k->ratio) || !(k->compress_bps >= 0) ||
             !isfinite(k->compress_bps) || !(k->decompress_bps >= 0) ||
-            !isfinite(k->decompress_bps) || k->threads < 0 || k->threads > 256)
+            !isfinite(k->decompress_bps) || k->threads < 0 || k->threads > EBB_CODEC_THREADS_MAX)
             return ebb_fail(EBB_ERR_INVALID_ARG,
                             "problem.%s: ratio, compress_bps and decompress_bps must be finite "
-                            "and >= 0 (0: %s, no time), threads 0 .. 256; got %g, %g, %g, %d",
-                            h ? "host_codec" : "codec", h ? "uncompressed" : "raw", k->ratio,
+                            "and >= 0 (0: %s, no time), threads 0 .. %d; got %g, %g, %g, %d",
+                            h ? "host_codec" : "codec", h ? "uncompressed" : "raw",
+                            EBB_CODEC_THREADS_MAX, k->ratio,
                             k->compress_bps, k->decompress_bps, (int)k->threads);
     }
     if (!(p->step_slowdown >= 0) || !isfinite(p->step_slowdown))

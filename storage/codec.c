@@ -79,9 +79,10 @@ static ebb_status check(const ebb_codec_options *o, size_t state_size, size_t *c
             return ebb_fail(EBB_ERR_INVALID_ARG,
                             "ebb_codec_options.level is %d: expected 1 (fastest) .. 9 (smallest)",
                             o->level);
-        if (o->threads < 1 || o->threads > 256)
+        if (o->threads < 1 || o->threads > EBB_CODEC_THREADS_MAX)
             return ebb_fail(EBB_ERR_INVALID_ARG,
-                            "ebb_codec_options.threads is %d: expected 1 .. 256", o->threads);
+                            "ebb_codec_options.threads is %d: expected 1 .. %d", o->threads,
+                            EBB_CODEC_THREADS_MAX);
         break;
     case EBB_COMPRESSION_FIXED_RATE:
         if (!(o->rate >= 1 && o->rate <= bits))

@@ -13,6 +13,10 @@
  * and pipeline with the I/O, far below c-blosc's 2 GiB limit. */
 #define CHUNK ((size_t)16 << 20)
 
+/* ebb_codec_options.threads goes to c-blosc as it is */
+_Static_assert(EBB_CODEC_THREADS_MAX <= BLOSC_MAX_THREADS,
+               "EBB_CODEC_THREADS_MAX exceeds c-blosc's threads per call");
+
 static const char *const compressor[EBB_CODEC_COUNT] = {"lz4", "lz4hc", "zstd", "zlib",
                                                         "blosclz"};
 static const int shuffle_flag[EBB_SHUFFLE_COUNT] = {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE,

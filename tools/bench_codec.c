@@ -75,7 +75,7 @@ static const cli_option codec_options[] = {
     {OPT("codec", CLI_ENUM, codec), .names = codec_names},
     {OPT("level", CLI_INT32, level), .min = 1, .max = 9},
     {OPT("shuffle", CLI_ENUM, shuffle), .names = shuffle_names},
-    {OPT("threads", CLI_INT32, threads), .min = 1, .max = 256},
+    {OPT("threads", CLI_INT32, threads), .min = 1, .max = EBB_CODEC_THREADS_MAX},
     {OPT("rate", CLI_DOUBLE, rate), .least = 1},
     {OPT("precision", CLI_INT32, precision), .min = 1, .max = 64},
     {OPT("accuracy", CLI_DOUBLE, accuracy), .least = 0},

@@ -78,7 +78,8 @@ typedef enum ebb_element {
 
 /* A compressing tier's codec threads (tier.*.codec_threads,
  * ebb_pool_options.codec_threads, ebb_codec_rates.threads): the default
- * where 0 or nothing is given, and the most. */
+ * where 0 or nothing is given, and the most, which is also the most c-blosc
+ * threads per call (ebb_codec_options.threads). */
 #define EBB_CODEC_THREADS_DEFAULT 2
 #define EBB_CODEC_THREADS_MAX 256
 
@@ -88,7 +89,7 @@ typedef struct ebb_codec_options {
     ebb_codec_name codec;  /* default lz4 */
     int32_t level;         /* 1 (fastest) .. 9 (smallest), default 5 */
     ebb_shuffle shuffle;   /* default byte */
-    int32_t threads;       /* c-blosc's threads per call, 1 .. 256, default 1 */
+    int32_t threads;       /* c-blosc's threads per call, 1 .. EBB_CODEC_THREADS_MAX, default 1 */
     /* lossy */
     double rate;           /* fixed rate: bits per value, 1 .. the element's bits */
     int32_t precision;     /* fixed precision: bit planes, 1 .. the element's bits */

@@ -1,5 +1,7 @@
 /* Options that cannot work are refused at create, each naming the field and
  * what it must be. */
+#include <stdio.h>
+
 #include "codec/data.h"
 
 static void refused(const ebb_codec_options *o, size_t n, ebb_status want, const char *text)
@@ -35,6 +37,11 @@ Test(bad_options, each_refused_with_its_field)
     o = base(EBB_COMPRESSION_LOSSLESS);
     o.threads = 0;
     refused(&o, 64, EBB_ERR_INVALID_ARG, "threads is 0");
+    o.threads = EBB_CODEC_THREADS_MAX + 1;
+    char most[64];
+    snprintf(most, sizeof most, "threads is %d: expected 1 .. %d", EBB_CODEC_THREADS_MAX + 1,
+             EBB_CODEC_THREADS_MAX);
+    refused(&o, 64, EBB_ERR_INVALID_ARG, most);
     o = base(EBB_COMPRESSION_LOSSLESS);
     o.codec = EBB_CODEC_COUNT;
     refused(&o, 64, EBB_ERR_INVALID_ARG, "codec is 5");

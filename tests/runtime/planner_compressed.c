@@ -5,6 +5,8 @@
  * asynchronous strategy's spacing follows a state's time through the codec
  * and the disk. Random cases. */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "ebb/config.h"
 #include "ebb/planner.h"
@@ -157,5 +159,24 @@ Test(planner_compressed, the_figures_come_from_the_configuration)
             cr_expect_eq(ebb_plan_disk_compressed(&p), 1);
         }
         ebb_config_dispose(&cfg);
+    }
+}
+
+/* Either codec's threads: 0 .. EBB_CODEC_THREADS_MAX, as the tiers' keys take
+ * them; one more is refused, the message giving the most. */
+Test(planner_compressed, codec_threads_up_to_the_tiers_most)
+{
+    char want[64];
+    snprintf(want, sizeof want, "threads 0 .. %d;", EBB_CODEC_THREADS_MAX);
+    for (int h = 0; h < 2; h++) {
+        ebb_plan_problem p = base(20, 1e-3, 1e9);
+        ebb_codec_rates *k = h ? &p.host_codec : &p.codec;
+        k->threads = EBB_CODEC_THREADS_MAX;
+        ebb_plan_prediction pr;
+        cr_expect_eq(ebb_plan_predict(&p, EBB_STRATEGY_REVOLVE, &pr), EBB_OK, "%s",
+                     ebb_last_error());
+        k->threads = EBB_CODEC_THREADS_MAX + 1;
+        cr_expect_eq(ebb_plan_predict(&p, EBB_STRATEGY_REVOLVE, &pr), EBB_ERR_INVALID_ARG);
+        cr_expect(strstr(ebb_last_error(), want), "'%s' lacks '%s'", ebb_last_error(), want);
     }
 }
