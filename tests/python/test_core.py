@@ -165,6 +165,24 @@ def test_run_reverse_sees_every_state(seed, disk_config, disk_dir):
     leftovers.check()
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_host_budget_holds_it_over_the_bindings_slot_stride(seed, disk_config):
+    """ebb.runtime.slot_stride (what ebb.torch sizes memory= by) is the
+    stride the library counts a budget's slots in: k strides hold k slots,
+    a byte less k - 1, for random state sizes."""
+    rng = random.Random(seed)
+    for _ in range(4):
+        size = rng.randint(1, 3 << 16)
+        k = rng.randint(2, 6)
+        stride = ebb.runtime.slot_stride("host", size)
+        for budget, want in ((k * stride, k), (k * stride - 1, k - 1)):
+            cfg = disk_config.copy()
+            cfg.update({"tier": {"host": {"budget": budget}}})
+            with ebb.Run(size, 40, lambda i, a, b: None, lambda i, x: None, config=cfg,
+                         strategy="revolve") as run:
+                assert run.info().slots["host"] == want, (size, stride, budget)
+
+
 class Boom(Exception):
     pass
 

@@ -132,10 +132,9 @@ def test_memory_as_a_fraction_of_store_all(fraction, disk_config):
 
 
 def test_memory_in_bytes_and_the_callers_config_untouched(disk_config):
-    import os
     model = LSTM(steps=T)
     before = disk_config.to_toml()
-    page = max(os.sysconf("SC_PAGESIZE"), 4096)
+    page = ebb.runtime.slot_stride("host", 1)  # a host slot's unit: the page
     # without the generator's 5 KiB in it, this LSTM's state fits one page
     info, _ = _info(model, memory=5 * page, config=disk_config, preserve_rng_state=False)
     assert info.slots["host"] == 5, info
