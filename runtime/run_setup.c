@@ -410,7 +410,7 @@ int rt_tier_lossy(const ebb_run *run, int tier)
 {
     if (tier == EBB_TIER_DISK)
         return run->disk && ebb_compression_lossy(run->codec.mode);
-    return tier == EBB_TIER_HOST && run->packed; /* a fixed rate, the one mode there */
+    return tier == EBB_TIER_HOST && run->packed && ebb_compression_lossy(run->host_codec.mode);
 }
 
 /* A run with n unknown may be given far more host and gpu slots than it
