@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pipeline.h"
 
@@ -20,15 +19,6 @@ static int by_value(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Bytes a host slot of an 8-byte state takes (the pool rounds each slot up
- * to the page, at least 4 KiB). */
-static uint64_t host_slot_bytes(void)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    uint64_t p = page > 4096 ? (uint64_t)page : 4096;
-    return (STATE + p - 1) / p * p;
-}
-
 static int host_config(uint64_t slots, ebb_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -37,7 +27,7 @@ static int host_config(uint64_t slots, ebb_config *cfg)
     cfg->gpu.enabled = 0;
     cfg->disk.enabled = 0;
     cfg->host.enabled = 1;
-    cfg->host.budget = slots * host_slot_bytes();
+    cfg->host.budget = slots * ebb_slot_stride(EBB_TIER_HOST, STATE, 0);
     if (ebb_config_check(cfg, STATE) != EBB_OK)
         return pl_fail("ebb_config_check");
     return 0;

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "adjoint.h"
 #include "ebb/ebb.h"
@@ -122,8 +121,6 @@ static int parse_cli(int argc, char **argv, cli *c)
     return 0;
 }
 
-static uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
-
 /* The embedded default, then the file, then the example's own defaults for
  * whatever the file did not set (cfg->line[key] is 0 for those), then
  * --strategy. 0, or -1 with the reason in ebb_last_error(). */
@@ -133,12 +130,10 @@ static int setup_config(const cli *c, size_t state, ebb_config *cfg)
         return -1;
     if (c->config && ebb_config_load_file(c->config, cfg) != EBB_OK)
         return -1;
-    long page = sysconf(_SC_PAGESIZE);
-    uint64_t host_slot = round_up(state, page > 4096 ? (uint64_t)page : 4096);
     if (!cfg->line[EBB_KEY_HOST_BUDGET])
-        cfg->host.budget = HOST_STATES * host_slot;
+        cfg->host.budget = HOST_STATES * ebb_slot_stride(EBB_TIER_HOST, state, 0);
     if (!cfg->line[EBB_KEY_DISK_BUDGET])
-        cfg->disk.budget = DISK_STATES * round_up(state, 4096);
+        cfg->disk.budget = DISK_STATES * ebb_slot_stride(EBB_TIER_DISK, state, 0);
     if (!cfg->line[EBB_KEY_RUN_STRATEGY])
         cfg->strategy = cfg->disk.enabled ? EBB_CONFIG_STRATEGY_MULTISTAGE
                                           : EBB_CONFIG_STRATEGY_REVOLVE;

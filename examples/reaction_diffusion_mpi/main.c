@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ebb/ebb.h"
 #include "subdomain.h"
@@ -98,8 +97,6 @@ static int parse_cli(int argc, char **argv, int talk, cli *c)
     return bad ? -1 : 0;
 }
 
-static uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
-
 /* The embedded default, then this rank's file, then the example's budgets
  * (in states of this rank's block) for what the file left unset, then
  * --strategy. 0, or -1 with the reason in ebb_last_error(). */
@@ -109,12 +106,10 @@ static int setup_config(const cli *c, size_t state, ebb_config *cfg)
         return -1;
     if (c->config && ebb_config_load_file(c->config, cfg) != EBB_OK)
         return -1;
-    long page = sysconf(_SC_PAGESIZE);
     if (!cfg->line[EBB_KEY_HOST_BUDGET])
-        cfg->host.budget = (uint64_t)c->host_states *
-                           round_up(state, page > 4096 ? (uint64_t)page : 4096);
+        cfg->host.budget = (uint64_t)c->host_states * ebb_slot_stride(EBB_TIER_HOST, state, 0);
     if (!cfg->line[EBB_KEY_DISK_BUDGET])
-        cfg->disk.budget = (uint64_t)c->disk_states * round_up(state, 4096);
+        cfg->disk.budget = (uint64_t)c->disk_states * ebb_slot_stride(EBB_TIER_DISK, state, 0);
     if (!cfg->line[EBB_KEY_RUN_STRATEGY])
         cfg->strategy = cfg->disk.enabled ? EBB_CONFIG_STRATEGY_MULTISTAGE
                                           : EBB_CONFIG_STRATEGY_REVOLVE;
