@@ -526,34 +526,34 @@ static ebb_status disk_to_host(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, i
     return ebb_disk_move(src, src_slot, dst, dst_slot, 0, ticket);
 }
 
+/* The host end of a copy to or from a gpu: a slot free for it (one still
+ * filled by another gpu -> host copy, or read by a host -> gpu copy, is
+ * refused when `filling`) in a pinned pool, as device transfers need. */
+static ebb_status gpu_copy_host_end(ebb_pool *host, int32_t slot, int filling, const char *dir)
+{
+    ebb_status s = ebb_host_slot_check(host, slot, filling);
+    if (s != EBB_OK)
+        return s;
+    if (!host->pinned)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_move %s: the host pool is not pinned (%s); device transfers need "
+                        "pinned memory",
+                        dir, host->warnings[0] ? host->warnings : "pinning was off");
+    return EBB_OK;
+}
+
 static ebb_status host_to_gpu(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
                               ebb_ticket *ticket)
 {
-    ebb_status s = ebb_host_slot_check(src, src_slot, 0);
-    if (s != EBB_OK)
-        return s;
-    if (!src->pinned)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_move host -> gpu: the host pool is not pinned (%s); device "
-                        "transfers need pinned memory",
-                        src->warnings[0] ? src->warnings : "pinning was off");
-    return ebb_host_gpu_copy(dst, dst_slot, src, src_slot, 1, NULL, ticket);
+    ebb_status s = gpu_copy_host_end(src, src_slot, 0, "host -> gpu");
+    return s != EBB_OK ? s : ebb_host_gpu_copy(dst, dst_slot, src, src_slot, 1, NULL, ticket);
 }
 
 static ebb_status gpu_to_host(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,
                               ebb_ticket *ticket)
 {
-    /* Also refuses a slot that another gpu -> host copy (from any gpu pool
-     * slot) still fills, or a host -> gpu copy still reads. */
-    ebb_status s = ebb_host_slot_check(dst, dst_slot, 1);
-    if (s != EBB_OK)
-        return s;
-    if (!dst->pinned)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_move gpu -> host: the host pool is not pinned (%s); device "
-                        "transfers need pinned memory",
-                        dst->warnings[0] ? dst->warnings : "pinning was off");
-    return ebb_host_gpu_copy(src, src_slot, dst, dst_slot, 0, NULL, ticket);
+    ebb_status s = gpu_copy_host_end(dst, dst_slot, 1, "gpu -> host");
+    return s != EBB_OK ? s : ebb_host_gpu_copy(src, src_slot, dst, dst_slot, 0, NULL, ticket);
 }
 
 static ebb_status gpu_to_gpu(ebb_pool *dst, int32_t dst_slot, ebb_pool *src, int32_t src_slot,

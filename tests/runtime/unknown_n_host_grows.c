@@ -3,8 +3,8 @@
  * ready in extents as buffers are first needed. Here a 1 GiB budget, 1 MiB
  * states and 20 steps, online (host only) and async (host and disk): the
  * pool is given about 1,000 slots, makes a few extents ready, and the
- * process's resident memory rises by far less than the budget (it used to
- * rise by all of it at creation, prefaulted). The adjoint is the oracle's. */
+ * process's resident memory rises by far less than the budget (a pool
+ * prefaulted at creation would take all of it). The adjoint is the oracle's. */
 #include <unistd.h>
 
 #include "storage/fault.h"
