@@ -492,9 +492,11 @@ void ebb_disk_destroy(struct ebb_pool *pool)
         return;
     /* Order: the engine drains (it waits for the writes the codec stage
      * still hashes or compresses), then the stage finishes the reads it
-     * verifies or decompresses; then the codec's buffers can go. */
+     * verifies or decompresses; then the engine's state (a codec thread may
+     * kick it up to its join) and the codec's buffers can go. */
     ebb_disk_engine_stop(pool);
     ebb_hasher_stop(pool);
+    ebb_disk_engine_release(pool);
     ebb_disk_codec_fini(pool);
     for (int i = 0; d->files.fds && i < d->layout.nfiles; i++)
         if (d->files.fds[i] >= 0)

@@ -33,6 +33,13 @@ void ebb_disk_engine_stop(struct ebb_pool *pool)
         d->engine.ops->stop(pool);
 }
 
+void ebb_disk_engine_release(struct ebb_pool *pool)
+{
+    ebb_disk *d = pool->disk;
+    if (d->engine.ops)
+        d->engine.ops->release(pool);
+}
+
 void ebb_disk_enqueue(struct ebb_pool *pool, int32_t slot, int hashed)
 {
     ebb_disk *d = pool->disk;

@@ -31,8 +31,8 @@ typedef struct ebb_disk_engine_info {
 /* start: makes the engine's state (ebb_disk_engine.state) and threads from
  * the options; 0 or -errno (message in why; it cleans up after itself).
  * enqueue: hands an operation to the engine's queues (core lock held); kick
- * then wakes the engine. stop: drains and joins the engine's threads and
- * frees its state. */
+ * then wakes the engine. stop: drains and joins the engine's threads;
+ * release then frees its state, once no codec thread can still kick it. */
 typedef struct ebb_disk_engine_ops {
     ebb_disk_backend backend;
     const char *name;        /* ebb_pool_info.backend */
@@ -40,6 +40,7 @@ typedef struct ebb_disk_engine_ops {
     void (*enqueue)(struct ebb_pool *pool, int32_t slot);
     void (*kick)(struct ebb_pool *pool);
     void (*stop)(struct ebb_pool *pool);
+    void (*release)(struct ebb_pool *pool);
     void (*info)(const struct ebb_pool *pool, ebb_disk_engine_info *info);
 } ebb_disk_engine_ops;
 
@@ -57,8 +58,11 @@ typedef struct ebb_disk_engine {
 /* Starts the engine ebb_pool_options.backend asks for: io_uring, falling
  * back to threads (with a warning) when AUTO. */
 ebb_status ebb_disk_engine_start(struct ebb_pool *pool, const ebb_pool_options *o);
-/* Stops the running engine, if any. */
+/* Stops the running engine, if any: drained, its threads joined. */
 void ebb_disk_engine_stop(struct ebb_pool *pool);
+/* Frees the stopped engine's state; after the codec stage stopped, whose
+ * threads may kick the engine until they are joined. */
+void ebb_disk_engine_release(struct ebb_pool *pool);
 /* Appends an operation to the engine's queue and wakes the engine; hashed:
  * it comes from the checksum thread (one write fewer in hashq.writes). */
 void ebb_disk_enqueue(struct ebb_pool *pool, int32_t slot, int hashed);

@@ -182,6 +182,7 @@ static void *worker(void *arg)
 }
 
 static void threads_stop(struct ebb_pool *pool);
+static void threads_release(struct ebb_pool *pool);
 
 static int threads_start(struct ebb_pool *pool, const ebb_pool_options *o, char *why,
                          size_t why_len)
@@ -199,6 +200,7 @@ static int threads_start(struct ebb_pool *pool, const ebb_pool_options *o, char 
     if (!e || !e->groups || !e->threads) {
         snprintf(why, why_len, "out of memory");
         threads_stop(pool);
+        threads_release(pool);
         return -ENOMEM;
     }
     for (int k = 0; k < d->files.ngroups; k++) {
@@ -209,6 +211,7 @@ static int threads_start(struct ebb_pool *pool, const ebb_pool_options *o, char 
         if (!g->queue) {
             snprintf(why, why_len, "out of memory");
             threads_stop(pool);
+        threads_release(pool);
             return -ENOMEM;
         }
     }
@@ -220,6 +223,7 @@ static int threads_start(struct ebb_pool *pool, const ebb_pool_options *o, char 
             if (r != 0) {
                 snprintf(why, why_len, "pthread_create: %s", strerror(r));
                 threads_stop(pool);
+        threads_release(pool);
                 return -r;
             }
             e->threads_started++;
@@ -239,13 +243,21 @@ static void threads_kick(struct ebb_pool *pool)
 
 static void threads_stop(struct ebb_pool *pool)
 {
-    ebb_disk *d = pool->disk;
     thr_engine *e = engine_of(pool);
     ebb_disk_signal_stop(pool);
     if (!e)
         return;
     for (int i = 0; i < e->threads_started; i++)
         pthread_join(e->threads[i], NULL);
+    e->threads_started = 0;
+}
+
+static void threads_release(struct ebb_pool *pool)
+{
+    ebb_disk *d = pool->disk;
+    thr_engine *e = engine_of(pool);
+    if (!e)
+        return;
     free(e->threads);
     for (int k = 0; e->groups && k < d->files.ngroups; k++)
         free(e->groups[k].queue);
@@ -266,5 +278,6 @@ const ebb_disk_engine_ops ebb_disk_threads_ops = {
     .enqueue = threads_enqueue,
     .kick = threads_kick,
     .stop = threads_stop,
+    .release = threads_release,
     .info = threads_info,
 };

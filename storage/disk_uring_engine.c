@@ -11,6 +11,7 @@
 #include "storage/topology.h"
 
 static void uring_stop(struct ebb_pool *pool);
+static void uring_release(struct ebb_pool *pool);
 
 /* Starts ring `g`'s thread and waits for its set-up. 0 or -errno. */
 static int start_ring(struct ebb_pool *pool, int g, char *why, size_t why_len)
@@ -26,7 +27,7 @@ static int start_ring(struct ebb_pool *pool, int g, char *why, size_t why_len)
     u->queue = calloc((size_t)d->layout.slots, sizeof *u->queue);
     pthread_mutex_init(&u->mu, NULL);
     pthread_cond_init(&u->cv, NULL);
-    e->nrings++; /* from here on uring_stop cleans it up */
+    e->nrings++; /* from here on uring_stop and uring_release clean it up */
     if (!u->reqs || !u->queue) {
         snprintf(why, why_len, "out of memory");
         return -ENOMEM;
@@ -72,6 +73,7 @@ static int uring_start(struct ebb_pool *pool, const ebb_pool_options *o, char *w
         int r = start_ring(pool, g, why, why_len);
         if (r != 0) {
             uring_stop(pool);
+            uring_release(pool);
             return r;
         }
         ebb_uring *u = &e->rings[g];
@@ -127,8 +129,11 @@ static void uring_kick(struct ebb_pool *pool)
         ebb_uring *u = &e->rings[g];
         if (atomic_load(&u->stopped))
             stopped = 1;
-        else if (atomic_exchange(&u->ring_needed, 0))
+        else if (atomic_exchange(&u->ring_needed, 0)) {
             wake(u);
+            if (pool->fault.kick_pause_us)
+                usleep(pool->fault.kick_pause_us);
+        }
     }
     if (stopped) {
         pthread_mutex_lock(&d->core.lock);
@@ -137,9 +142,11 @@ static void uring_kick(struct ebb_pool *pool)
     }
 }
 
+/* Drains the rings and joins their threads. The state stays until
+ * uring_release: a codec thread may still be in uring_kick for an operation
+ * the ring has already completed. */
 static void uring_stop(struct ebb_pool *pool)
 {
-    ebb_disk *d = pool->disk;
     ebb_uring_engine *e = ur_engine(pool);
     if (!e)
         return;
@@ -150,9 +157,22 @@ static void uring_stop(struct ebb_pool *pool)
             if (u->efd >= 0)
                 wake(u);
             pthread_join(u->thread, NULL);
+            u->thread_ok = 0;
         }
         if (u->ring_ok)
             io_uring_queue_exit(&u->ring);
+        u->ring_ok = 0;
+    }
+}
+
+static void uring_release(struct ebb_pool *pool)
+{
+    ebb_disk *d = pool->disk;
+    ebb_uring_engine *e = ur_engine(pool);
+    if (!e)
+        return;
+    for (int g = 0; g < e->nrings; g++) {
+        ebb_uring *u = &e->rings[g];
         if (u->efd >= 0)
             close(u->efd);
         pthread_mutex_destroy(&u->mu);
@@ -184,5 +204,6 @@ const ebb_disk_engine_ops ebb_disk_uring_ops = {
     .enqueue = uring_enqueue,
     .kick = uring_kick,
     .stop = uring_stop,
+    .release = uring_release,
     .info = uring_info,
 };

@@ -49,6 +49,10 @@ typedef struct ebb_storage_fault {
     /* disk with compression: every compression takes this many microseconds
      * longer (a slow codec; counted in the codec's time and rate) */
     uint32_t codec_delay_us;
+    /* io_uring engine: a kick that woke a ring pauses this many microseconds
+     * before it is done with the engine (a codec thread that loses the CPU
+     * after queueing its write, while the ring completes it) */
+    uint32_t kick_pause_us;
 } ebb_storage_fault;
 
 /* ebb_pool_create with faults to inject (NULL = none). */
