@@ -75,6 +75,8 @@ __attribute__((constructor)) static void from_environment(void)
     for (int i = 0; i < E_COMPUTE; i++)
         if ((e = getenv(bw[i])) && !((cm_bw[i] = atof(e)) > 0))
             cm_misuse("%s=%s: expected bytes per second > 0", bw[i], e);
+    if ((e = getenv("CUDA_MOCK_QUEUE_DEPTH")))
+        cm_queue_depth = strtoull(e, NULL, 10);
     if ((e = getenv("CUDA_MOCK_COPY_LATENCY"))) {
         double l = atof(e);
         if (!(l >= 0))
@@ -433,6 +435,7 @@ void cm_push_raw(struct CUstream_st *s, command c)
  * the legacy stream. Non-blocking streams take part in neither. */
 void cm_push(struct CUstream_st *s, command c)
 {
+    cm_lag_room(s);
     cm_lag_catch_up(); /* the implicit waits below are for work still running */
     if (s->legacy) {
         for (struct CUstream_st *t = cm_streams; t; t = t->next)

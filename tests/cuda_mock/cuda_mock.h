@@ -29,7 +29,7 @@
  * default 1), CUDA_MOCK_MODE (lazy | eager | lag), CUDA_MOCK_SEED,
  * CUDA_MOCK_STEP_P (lazy step probability, default 0.3); for lag mode
  * CUDA_MOCK_H2D_BW, CUDA_MOCK_D2H_BW, CUDA_MOCK_D2D_BW (bytes/s) and
- * CUDA_MOCK_COPY_LATENCY (seconds, every copy engine).
+ * CUDA_MOCK_COPY_LATENCY (seconds, every copy engine), CUDA_MOCK_QUEUE_DEPTH.
  *
  * Lag mode: queued work completes on a device clock (CLOCK_MONOTONIC), as
  * on a GPU the host thread runs ahead of. Each command has a modelled
@@ -82,6 +82,10 @@ void cuda_mock_notready_sets_last_error(int on);
 /* Lag mode: a copy on `engine` queued from now on takes
  * latency_s + bytes / bytes_per_s (bytes_per_s > 0, latency_s >= 0). */
 void cuda_mock_set_copy_model(cuda_mock_engine engine, double bytes_per_s, double latency_s);
+/* Lag mode: queuing onto a stream that holds `commands` not yet complete
+ * sleeps until one completes, as a launch into a GPU's full command queue
+ * blocks (records and waits count; 0, the default: no limit). */
+void cuda_mock_set_queue_depth(uint64_t commands);
 /* A kernel of `seconds` on `stream` (lag mode: on the compute engine); when
  * it completes, fn(arg) runs (fn may be NULL) with the rules of
  * cudaLaunchHostFunc: no CUDA calls in it. Lazy and eager modes run it as

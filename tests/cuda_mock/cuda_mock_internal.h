@@ -125,6 +125,7 @@ extern int cm_peer_on[MAX_DEV][MAX_DEV];
 extern uint64_t cm_polls, cm_sleeps, cm_staged_copies, cm_unportable_copies;
 extern double cm_bw[E_COUNT], cm_lat[E_COUNT]; /* lag: the copy engines' model */
 extern uint64_t cm_gseq;
+extern uint64_t cm_queue_depth; /* lag: 0 or the most commands a stream holds */
 extern __thread struct CUstream_st *cm_per_thread_stream[MAX_DEV];
 extern __thread int cm_cur_dev;
 extern __thread cudaError_t cm_last_err;
@@ -186,6 +187,7 @@ int cm_cond_stream(const void *a);
 void cm_lag_catch_up(void);
 uint64_t cm_lag_wait(int (*done)(const void *), const void *arg, const char *what, int dev);
 void cm_lag_released(struct CUstream_st *s);
+void cm_lag_room(struct CUstream_st *s);
 void cm_lag_copy_model(command *c, int stream_dev, const range *rd, const range *rs,
                        enum cudaMemcpyKind kind);
 void cm_push_raw(struct CUstream_st *s, command c);

@@ -10,6 +10,7 @@
 double cm_bw[E_COUNT] = {25e9, 25e9, 1e12, 0};
 double cm_lat[E_COUNT] = {5e-6, 5e-6, 5e-6, 0};
 uint64_t cm_gseq;
+uint64_t cm_queue_depth;
 
 /* When each engine of each device finishes what it has started. */
 static double engine_free[MAX_DEV][E_COUNT];
@@ -158,6 +159,25 @@ uint64_t cm_lag_wait(int (*done)(const void *), const void *arg, const char *wha
         until.tv_nsec = (long)(ns % 1000000000);
         pthread_cond_timedwait(&cm_released, &cm_mu, &until);
     }
+}
+
+static int has_room(const void *a)
+{
+    const struct CUstream_st *s = a;
+    return s->queued - s->done < cm_queue_depth;
+}
+
+void cm_lag_room(struct CUstream_st *s)
+{
+    if (cm_mode == CUDA_MOCK_LAG && cm_queue_depth)
+        cm_lag_wait(has_room, s, "a launch into a full queue", s->dev);
+}
+
+void cuda_mock_set_queue_depth(uint64_t commands)
+{
+    LOCK();
+    cm_queue_depth = commands;
+    UNLOCK();
 }
 
 void cuda_mock_set_copy_model(cuda_mock_engine engine, double bytes_per_s, double latency_s)
