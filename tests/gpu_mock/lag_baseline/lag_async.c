@@ -8,10 +8,13 @@
  *   lag_async [--steps N] [--forward-ms F] [--reverse-ms B] [--gpu-slots G]
  *             [--host-slots H] [--state-size BYTES] [--model-size BYTES]
  *             [--pcie-gbps R] [--d2d-gbps R] [--latency-us L] [--strategy S]
+ *             [--queue-depth C]
  *
  * Defaults: the H200 scenario of benchmarks/RESULTS.md, 1,000 steps of
  * 0.564 / 1.128 ms, 50 gpu and 1,000 host slots, 16 MiB states over 55 GB/s
- * each way. The states really moved are --state-size bytes (64 KiB: the fake
+ * each way, no limit on the commands a stream holds (--queue-depth C: a
+ * launch waits while the stream holds C, as into a GPU's full queue, so
+ * the host runs fewer steps ahead). The states really moved are --state-size bytes (64 KiB: the fake
  * device is host memory); every rate is scaled by state-size / model-size,
  * so that each copy takes the time of a --model-size copy, and the planner
  * is asked about --model-size states at the unscaled rates. Exit 0 when the
@@ -35,6 +38,7 @@ typedef struct args {
     size_t state_size, model_size;
     double pcie_bps, d2d_bps, latency_s;
     const char *strategy;
+    uint64_t queue_depth;
 } args;
 
 typedef struct ctx {
@@ -202,7 +206,8 @@ int main(int argc, char **argv)
         {"host-slots", required_argument, 0, 'h'}, {"state-size", required_argument, 0, 's'},
         {"model-size", required_argument, 0, 'm'}, {"pcie-gbps", required_argument, 0, 'p'},
         {"d2d-gbps", required_argument, 0, 'd'},   {"latency-us", required_argument, 0, 'l'},
-        {"strategy", required_argument, 0, 'S'},   {0, 0, 0, 0}};
+        {"strategy", required_argument, 0, 'S'},   {"queue-depth", required_argument, 0, 'q'},
+        {0, 0, 0, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (o) {
@@ -217,6 +222,7 @@ int main(int argc, char **argv)
         case 'd': a.d2d_bps = atof(optarg) * 1e9; break;
         case 'l': a.latency_s = atof(optarg) * 1e-6; break;
         case 'S': a.strategy = optarg; break;
+        case 'q': a.queue_depth = strtoull(optarg, NULL, 10); break;
         default: fprintf(stderr, "lag_async: see the comment at the top of lag_async.c\n"); return 2;
         }
     }
@@ -229,6 +235,7 @@ int main(int argc, char **argv)
     cuda_mock_set_copy_model(CUDA_MOCK_H2D, a.pcie_bps * scale, a.latency_s);
     cuda_mock_set_copy_model(CUDA_MOCK_D2H, a.pcie_bps * scale, a.latency_s);
     cuda_mock_set_copy_model(CUDA_MOCK_D2D, a.d2d_bps * scale, a.latency_s);
+    cuda_mock_set_queue_depth(a.queue_depth);
 
     ctx c = {.a = &a};
     unsigned char *x0 = NULL;
@@ -257,10 +264,10 @@ int main(int argc, char **argv)
         return 1;
     int exact = got.gradient == ref.gradient;
     printf("lag_async: %lld steps, %.3f / %.3f ms, %s, %d gpu + %d host slots, %zu-byte states "
-           "timed as %zu (%.0f GB/s each way, %.0f us latency)\n",
+           "timed as %zu (%.0f GB/s each way, %.0f us latency), queue depth %llu\n",
            (long long)a.steps, a.forward_s * 1e3, a.reverse_s * 1e3, a.strategy,
            got.slots[EBB_TIER_GPU], got.slots[EBB_TIER_HOST], a.state_size, a.model_size,
-           a.pcie_bps / 1e9, a.latency_s * 1e6);
+           a.pcie_bps / 1e9, a.latency_s * 1e6, (unsigned long long)a.queue_depth);
     printf("ideal n(f+b) %.3f s; the kernels alone on the mock %.3f s\n", model_ideal, ideal);
     printf("%-9s %8s %8s %10s %10s %10s %10s %8s\n", "", "wall s", "ideal x", "fwd steps",
            "recomputed", "gpu stores", "host stores", "stall s");
