@@ -64,11 +64,26 @@ __attribute__((constructor)) static void from_environment(void)
     if (cm_ndev < 0 || cm_ndev > MAX_DEV)
         cm_misuse("CUDA_MOCK_DEVICES=%s: expected 0 .. %d", e, MAX_DEV);
     if ((e = getenv("CUDA_MOCK_MODE")))
-        cm_mode = strcmp(e, "eager") == 0 ? CUDA_MOCK_EAGER : CUDA_MOCK_LAZY;
+        cm_mode = strcmp(e, "eager") == 0 ? CUDA_MOCK_EAGER
+                  : strcmp(e, "lag") == 0 ? CUDA_MOCK_LAG
+                                          : CUDA_MOCK_LAZY;
     if ((e = getenv("CUDA_MOCK_SEED")))
         cm_seed_rng(strtoull(e, NULL, 10));
     if ((e = getenv("CUDA_MOCK_STEP_P")))
         cm_step_p = atof(e);
+    static const char *const bw[] = {"CUDA_MOCK_H2D_BW", "CUDA_MOCK_D2H_BW", "CUDA_MOCK_D2D_BW"};
+    for (int i = 0; i < E_COMPUTE; i++)
+        if ((e = getenv(bw[i])) && !((cm_bw[i] = atof(e)) > 0))
+            cm_misuse("%s=%s: expected bytes per second > 0", bw[i], e);
+    if ((e = getenv("CUDA_MOCK_QUEUE_DEPTH")))
+        cm_queue_depth = strtoull(e, NULL, 10);
+    if ((e = getenv("CUDA_MOCK_COPY_LATENCY"))) {
+        double l = atof(e);
+        if (!(l >= 0))
+            cm_misuse("CUDA_MOCK_COPY_LATENCY=%s: expected seconds >= 0", e);
+        for (int i = 0; i < E_COMPUTE; i++)
+            cm_lat[i] = l;
+    }
 }
 
 uint64_t cm_next_rand(void)
@@ -145,6 +160,7 @@ int cm_overlaps(const void *a, size_t an, const void *b, size_t bn)
 
 size_t cm_pending_touching(const void *p, size_t n)
 {
+    cm_lag_catch_up(); /* what completed by now is not pending */
     size_t k = 0;
     for (struct CUstream_st *s = cm_streams; s; s = s->next)
         for (uint64_t i = s->done; i < s->queued; i++) {
@@ -297,6 +313,10 @@ void cm_run_one(struct CUstream_st *s)
     case C_HOSTFN:
         c->fn(c->fn_data); /* CUDA: a host function must not call CUDA */
         break;
+    case C_KERNEL:
+        if (c->fn)
+            c->fn(c->fn_data); /* the same rule */
+        break;
     case C_FILL: {
         /* a kernel writing its buffer over time: one piece per step */
         size_t k = c->n - c->off < c->piece ? c->n - c->off : c->piece;
@@ -342,6 +362,7 @@ void cm_settle(void)
 {
     if (cm_mode == CUDA_MOCK_EAGER)
         cm_run_everything();
+    cm_lag_catch_up();
 }
 
 int cm_event_done(const struct CUevent_st *ev) { return !ev->s || ev->s->done >= ev->seq; }
@@ -357,6 +378,8 @@ cudaError_t cm_event_result(const struct CUevent_st *ev)
 /* Stops early when device dev's context dies (a sticky error). */
 uint64_t cm_drain_until(int (*done)(const void *), const void *arg, const char *what, int dev)
 {
+    if (cm_mode == CUDA_MOCK_LAG)
+        return cm_lag_wait(done, arg, what, dev);
     uint64_t steps = 0;
     for (; !done(arg) && cm_sticky[dev] == cudaSuccess; steps++) {
         if (!cm_count_runnable()) {
@@ -396,6 +419,13 @@ void cm_push_raw(struct CUstream_st *s, command c)
             cm_misuse("out of host memory for bookkeeping");
         s->cmds = n;
     }
+    if (c.kind == C_RECORD || c.kind == C_WAIT || c.kind == C_HOSTFN) {
+        c.engine = E_NONE;
+        c.dur = 0;
+    }
+    c.gseq = ++cm_gseq;
+    c.enq_t = cm_now_s();
+    c.started = 0;
     s->cmds[s->queued++] = c;
 }
 
@@ -405,6 +435,8 @@ void cm_push_raw(struct CUstream_st *s, command c)
  * the legacy stream. Non-blocking streams take part in neither. */
 void cm_push(struct CUstream_st *s, command c)
 {
+    cm_lag_room(s);
+    cm_lag_catch_up(); /* the implicit waits below are for work still running */
     if (s->legacy) {
         for (struct CUstream_st *t = cm_streams; t; t = t->next)
             if (t != s && t->dev == s->dev && t->blocking && t->done < t->queued)
@@ -470,6 +502,7 @@ void cuda_mock_release(cudaStream_t stream)
 {
     LOCK();
     struct CUstream_st *s = cm_resolve(stream, "cuda_mock_release");
+    cm_lag_released(s);
     s->held = 0;
     s->hold_at = 0;
     pthread_cond_broadcast(&cm_released);
@@ -496,6 +529,8 @@ void cuda_mock_hold_all(void)
 void cuda_mock_release_all(void)
 {
     LOCK();
+    for (struct CUstream_st *s = cm_streams; s; s = s->next)
+        cm_lag_released(s);
     cm_hold_all = 0;
     for (struct CUstream_st *s = cm_streams; s; s = s->next)
         s->held = 0;
@@ -515,13 +550,17 @@ cudaStream_t cuda_mock_last_stream(void)
 void cuda_mock_run_all(void)
 {
     LOCK();
-    cm_run_everything();
+    if (cm_mode == CUDA_MOCK_LAG)
+        cm_lag_wait(NULL, NULL, "cuda_mock_run_all", -1);
+    else
+        cm_run_everything();
     UNLOCK();
 }
 
 size_t cuda_mock_pending(void)
 {
     LOCK();
+    cm_lag_catch_up();
     size_t n = 0;
     for (struct CUstream_st *s = cm_streams; s; s = s->next)
         n += (size_t)(s->queued - s->done);
@@ -540,6 +579,7 @@ size_t cuda_mock_pending_touching(const void *p, size_t n)
 uint64_t cuda_mock_copies_run(void)
 {
     LOCK();
+    cm_lag_catch_up();
     uint64_t n = cm_copies_run;
     UNLOCK();
     return n;
@@ -584,7 +624,8 @@ void cuda_mock_kernel_fill(cudaStream_t stream, void *ptr, size_t bytes, int val
     if (cm_in_context(s->dev) == cudaSuccess) {
         size_t piece = (bytes + cm_kernel_pieces - 1) / cm_kernel_pieces;
         command c = {.kind = C_FILL, .dst = ptr, .n = bytes, .piece = piece ? piece : 1,
-                     .value = value};
+                     .value = value, .engine = E_COMPUTE,
+                     .dur = cm_lat[CUDA_MOCK_D2D] + (double)bytes / cm_bw[CUDA_MOCK_D2D]};
         cm_push(s, c);
     }
     UNLOCK();

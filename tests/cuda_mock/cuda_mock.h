@@ -10,6 +10,7 @@
  * / cudaStreamQuery runs one random runnable command with the step
  * probability, and a synchronize runs random runnable commands until what it
  * waits for is done. CUDA_MOCK_EAGER runs every runnable command at once.
+ * CUDA_MOCK_LAG: a device that lags the host (below, "Lag mode").
  *
  * Streams: the legacy default stream (NULL, cudaStreamLegacy) synchronises
  * implicitly with blocking streams (cudaStreamCreate, flags 0, and
@@ -25,8 +26,29 @@
  * aborts, which fails the test.
  *
  * Environment, read when the program starts: CUDA_MOCK_DEVICES (devices,
- * default 1), CUDA_MOCK_MODE (lazy | eager), CUDA_MOCK_SEED,
- * CUDA_MOCK_STEP_P (lazy step probability, default 0.3). */
+ * default 1), CUDA_MOCK_MODE (lazy | eager | lag), CUDA_MOCK_SEED,
+ * CUDA_MOCK_STEP_P (lazy step probability, default 0.3); for lag mode
+ * CUDA_MOCK_H2D_BW, CUDA_MOCK_D2H_BW, CUDA_MOCK_D2D_BW (bytes/s) and
+ * CUDA_MOCK_COPY_LATENCY (seconds, every copy engine), CUDA_MOCK_QUEUE_DEPTH.
+ *
+ * Lag mode: queued work completes on a device clock (CLOCK_MONOTONIC), as
+ * on a GPU the host thread runs ahead of. Each command has a modelled
+ * duration and an engine: a copy takes latency + bytes / bandwidth of its
+ * direction, host -> device and device -> host each on its own copy engine
+ * (a GPU with two), device -> device (peer included) on a third path, as
+ * such copies run beside kernels; a kernel (cuda_mock_kernel, or
+ * cuda_mock_kernel_fill at the device -> device rate) on the compute engine;
+ * event records, waits and cudaLaunchHostFunc take no time and no engine.
+ * A command starts once its stream's previous command and the event it
+ * waits for are complete, its engine is free (engines go to the command
+ * ready first, then queued first) and, on a held stream, the hold is
+ * lifted; it is complete when the monotonic clock passes its end. Until
+ * then queries answer cudaErrorNotReady and synchronizes sleep (returning
+ * soon after the end); a copy moves its bytes, a host function or a
+ * kernel's fn runs, when the command completes: in the first call into the
+ * mock after its end, by the thread making it, so memory read without a
+ * call is stale as on a device. cudaEventElapsedTime reports the device
+ * clock. Defaults: 25 GB/s each way, 1 TB/s device to device, 5 us latency. */
 #ifndef EBB_TESTS_CUDA_MOCK_H
 #define EBB_TESTS_CUDA_MOCK_H
 
@@ -34,7 +56,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum cuda_mock_mode { CUDA_MOCK_LAZY = 0, CUDA_MOCK_EAGER = 1 } cuda_mock_mode;
+typedef enum cuda_mock_mode {
+    CUDA_MOCK_LAZY = 0,
+    CUDA_MOCK_EAGER = 1,
+    CUDA_MOCK_LAG = 2
+} cuda_mock_mode;
+
+/* Lag mode's copy engines (paths). */
+typedef enum cuda_mock_engine {
+    CUDA_MOCK_H2D = 0,
+    CUDA_MOCK_D2H = 1,
+    CUDA_MOCK_D2D = 2
+} cuda_mock_engine;
 
 /* Devices cudaGetDeviceCount reports (0: cudaErrorNoDevice). */
 void cuda_mock_set_devices(int n);
@@ -45,6 +78,19 @@ void cuda_mock_set_step_probability(double p);
 /* Whether cudaEventQuery's cudaErrorNotReady also becomes the thread's last
  * error (the runtime does not document either way; default 0). */
 void cuda_mock_notready_sets_last_error(int on);
+
+/* Lag mode: a copy on `engine` queued from now on takes
+ * latency_s + bytes / bytes_per_s (bytes_per_s > 0, latency_s >= 0). */
+void cuda_mock_set_copy_model(cuda_mock_engine engine, double bytes_per_s, double latency_s);
+/* Lag mode: queuing onto a stream that holds `commands` not yet complete
+ * sleeps until one completes, as a launch into a GPU's full command queue
+ * blocks (records and waits count; 0, the default: no limit). */
+void cuda_mock_set_queue_depth(uint64_t commands);
+/* A kernel of `seconds` on `stream` (lag mode: on the compute engine); when
+ * it completes, fn(arg) runs (fn may be NULL) with the rules of
+ * cudaLaunchHostFunc: no CUDA calls in it. Lazy and eager modes run it as
+ * a host function (no duration). */
+void cuda_mock_kernel(cudaStream_t stream, double seconds, cudaHostFn_t fn, void *arg);
 
 /* Holding: a held stream runs nothing (queries answer cudaErrorNotReady)
  * until released; a synchronize on held work sleeps until another thread
@@ -58,7 +104,8 @@ void cuda_mock_hold_all(void);
 void cuda_mock_release_all(void);
 /* The stream the last command (copy, record, wait) was queued on. */
 cudaStream_t cuda_mock_last_stream(void);
-/* Runs every command that can run (not held) until none can. */
+/* Runs every command that can run (not held) until none can (lag mode:
+ * sleeps until they completed). */
 void cuda_mock_run_all(void);
 /* Commands queued and not yet run, on all streams. */
 size_t cuda_mock_pending(void);

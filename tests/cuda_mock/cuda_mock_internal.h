@@ -1,7 +1,8 @@
 /* Internals of the fake CUDA runtime (tests/cuda_mock/cuda_mock.h), shared
- * by its three files: cuda_mock.c (state, stream execution, test control),
- * cuda_mock_memory.c (devices, errors, memory, peer access, reset) and
- * cuda_mock_stream.c (streams, events, copies). Every name is cm_-prefixed;
+ * by its four files: cuda_mock.c (state, stream execution, test control),
+ * cuda_mock_memory.c (devices, errors, memory, peer access, reset),
+ * cuda_mock_stream.c (streams, events, copies) and cuda_mock_lag.c (lag
+ * mode's device clock). Every name is cm_-prefixed;
  * one mutex (cm_mu) guards all state; the current device and the last
  * error are per thread, as in the runtime. */
 #ifndef EBB_TESTS_CUDA_MOCK_INTERNAL_H
@@ -18,7 +19,11 @@
 
 void cm_misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
-enum { C_COPY, C_RECORD, C_WAIT, C_HOSTFN, C_FILL };
+enum { C_COPY, C_RECORD, C_WAIT, C_HOSTFN, C_FILL, C_KERNEL };
+
+/* Lag mode's engines: the three copy paths (cuda_mock_engine), then the
+ * compute engine; E_NONE takes none. */
+enum { E_NONE = -1, E_COMPUTE = 3, E_COUNT = 4 };
 
 typedef struct command {
     int kind;
@@ -35,6 +40,13 @@ typedef struct command {
     size_t off;                 /* fill: bytes written so far (a piece per step) */
     size_t piece;
     int value;
+    /* lag mode */
+    uint64_t gseq; /* queue order over all streams: ties for an engine */
+    int engine;    /* E_NONE or the engine it occupies */
+    int started;   /* its start and end are fixed */
+    double enq_t;  /* host time it was queued */
+    double dur;    /* modelled duration (s) */
+    double end;    /* modelled end on the device clock */
 } command;
 
 struct CUstream_st {
@@ -50,6 +62,8 @@ struct CUstream_st {
     size_t cap;
     uint64_t queued, done;
     cudaError_t err; /* set by a failed copy, cleared by a good one */
+    double last_end;   /* lag: the end of its last completed command */
+    double not_before; /* lag: when its hold was last lifted */
     struct CUstream_st *next;
 };
 
@@ -109,6 +123,9 @@ extern int cm_ctx_created[MAX_DEV];
 extern cudaError_t cm_sticky[MAX_DEV];
 extern int cm_peer_on[MAX_DEV][MAX_DEV];
 extern uint64_t cm_polls, cm_sleeps, cm_staged_copies, cm_unportable_copies;
+extern double cm_bw[E_COUNT], cm_lat[E_COUNT]; /* lag: the copy engines' model */
+extern uint64_t cm_gseq;
+extern uint64_t cm_queue_depth; /* lag: 0 or the most commands a stream holds */
 extern __thread struct CUstream_st *cm_per_thread_stream[MAX_DEV];
 extern __thread int cm_cur_dev;
 extern __thread cudaError_t cm_last_err;
@@ -164,6 +181,15 @@ cudaError_t cm_event_result(const struct CUevent_st *ev);
 uint64_t cm_drain_until(int (*done)(const void *), const void *arg, const char *what, int dev);
 int cm_cond_event(const void *a);
 int cm_cond_stream(const void *a);
+/* Lag mode (cuda_mock_lag.c): catch_up runs, on the device clock, what
+ * completed by now (a no-op in the other modes); wait sleeps until
+ * done(arg), returning the times it woke. */
+void cm_lag_catch_up(void);
+uint64_t cm_lag_wait(int (*done)(const void *), const void *arg, const char *what, int dev);
+void cm_lag_released(struct CUstream_st *s);
+void cm_lag_room(struct CUstream_st *s);
+void cm_lag_copy_model(command *c, int stream_dev, const range *rd, const range *rs,
+                       enum cudaMemcpyKind kind);
 void cm_push_raw(struct CUstream_st *s, command c);
 void cm_push(struct CUstream_st *s, command c);
 range *cm_allocate_range(void **p, size_t size, int kind, const char *name,

@@ -42,6 +42,28 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     return cm_fail(e);
 }
 
+static int device_idle(const void *a)
+{
+    int dev = *(const int *)a;
+    for (struct CUstream_st *s = cm_streams; s; s = s->next)
+        if (s->dev == dev && s->done < s->queued)
+            return 0;
+    return 1;
+}
+
+/* Every stream of the current device, as the runtime's (a spinning wait). */
+cudaError_t cudaDeviceSynchronize(void)
+{
+    LOCK();
+    INJECT("cudaDeviceSynchronize");
+    int dev = cm_cur_dev;
+    CONTEXT(dev);
+    cm_polls += cm_drain_until(device_idle, &dev, "cudaDeviceSynchronize", dev);
+    cudaError_t e = cm_sticky[dev];
+    UNLOCK();
+    return cm_fail(e);
+}
+
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
     LOCK();
@@ -51,6 +73,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
     cm_polls++;
     if (cm_mode == CUDA_MOCK_LAZY && cm_rnd01() < cm_step_p)
         cm_step_random();
+    cm_lag_catch_up();
     cudaError_t e = s->done < s->queued ? cudaErrorNotReady : s->err;
     UNLOCK();
     return cm_fail(e);
@@ -117,6 +140,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event)
     cm_polls++;
     if (cm_mode == CUDA_MOCK_LAZY && cm_rnd01() < cm_step_p)
         cm_step_random();
+    cm_lag_catch_up();
     cudaError_t e = cm_event_done(event) ? cm_event_result(event) : cudaErrorNotReady;
     UNLOCK();
     return cm_fail(e);
@@ -140,7 +164,8 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
     return cm_fail(e);
 }
 
-/* Host time between the two records' runs; cudaErrorNotReady until both ran. */
+/* Host time between the two records' runs (lag mode: device time between
+ * their ends); cudaErrorNotReady until both ran. */
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     LOCK();
@@ -156,6 +181,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
         UNLOCK();
         return cm_fail(cudaErrorInvalidResourceHandle);
     }
+    cm_lag_catch_up();
     if (!cm_event_done(start) || !cm_event_done(end)) {
         UNLOCK();
         return cm_fail(cudaErrorNotReady);
@@ -270,7 +296,9 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
         cm_copy_path(s->dev, rd);
         cm_copy_path(s->dev, rs);
     }
-    command c = {.kind = C_COPY, .dst = dst, .src = src, .n = count};
+    command c = {.kind = C_COPY, .dst = dst, .src = src, .n = count, .engine = E_NONE};
+    if (count)
+        cm_lag_copy_model(&c, s->dev, cm_find(dst), cm_find(src), kind);
     if (cm_async_skip >= 0 && cm_async_skip-- == 0)
         c.fail = cm_async_err;
     cm_push(s, c);
