@@ -59,22 +59,34 @@ int main(int argc, char **argv)
         return 1;
     }
     double overhead = r.ideal_s > 0 ? r.wall_s / r.ideal_s : 0;
+    double device_overhead = r.ideal_s > 0 ? r.device_wall_s / r.ideal_s : 0;
     int exact = r.gradient == r.reference;
     if (json)
         printf("{\"steps\": %lld, \"state_size\": %zu, \"strategy\": \"%s\", \"gpu_slots\": %d, "
                "\"host_slots\": %d, \"ideal_s\": %.6f, \"wall_s\": %.6f, \"forward_s\": %.6f, "
                "\"reverse_s\": %.6f, \"stall_s\": %.6f, \"forward_steps\": %lld, "
                "\"bytes_host\": %llu, \"bytes_disk\": %llu, \"overhead\": %.4f, "
+               "\"device_wall_s\": %.6f, \"device_overhead\": %.4f, \"recomputed\": %lld, "
+               "\"host_stores\": %lld, \"forward_step_s\": %.9f, \"reverse_step_s\": %.9f, "
+               "\"d2h_bps\": %.4g, \"h2d_bps\": %.4g, \"predicted_s\": %.6f, "
+               "\"predicted_recomputed\": %lld, \"predicted_host_stores\": %lld, "
                "\"gradient_exact\": %s}\n",
                (long long)a.steps, a.state_size, a.strategy, r.gpu_slots, r.host_slots, r.ideal_s,
                r.wall_s, r.forward_s, r.reverse_s, r.stall_s, (long long)r.forward_steps,
                (unsigned long long)r.bytes_host, (unsigned long long)r.bytes_disk, overhead,
-               exact ? "true" : "false");
+               r.device_wall_s, device_overhead, (long long)r.recomputed,
+               (long long)r.host_stores, r.forward_step_s, r.reverse_step_s, r.d2h_bps, r.h2d_bps,
+               r.predicted_s, (long long)r.predicted_recomputed,
+               (long long)r.predicted_host_stores, exact ? "true" : "false");
     else
         printf("gpu_async: %lld steps of %zu bytes, %s, %d gpu slots, %d host slots: wall %.3f s, "
-               "ideal %.3f s, overhead %.3f, stall %.3f s, %lld forward steps, gradient %s\n",
+               "ideal %.3f s, overhead %.3f, stall %.3f s, %lld forward steps, gradient %s\n"
+               "  device: wall %.3f s (overhead %.3f), %lld host stores, %lld recomputed; the "
+               "planner: %.3f s, %lld host stores, %lld recomputed\n",
                (long long)a.steps, a.state_size, a.strategy, r.gpu_slots, r.host_slots, r.wall_s,
                r.ideal_s, overhead, r.stall_s, (long long)r.forward_steps,
-               exact ? "exact" : "DIFFERS");
+               exact ? "exact" : "DIFFERS", r.device_wall_s, device_overhead,
+               (long long)r.host_stores, (long long)r.recomputed, r.predicted_s,
+               (long long)r.predicted_host_stores, (long long)r.predicted_recomputed);
     return exact && overhead <= 1.10 ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "ebb/ebb.h"
+#include "ebb/planner.h"
 
 typedef struct ctx {
     const gpu_async_args *a;
@@ -73,11 +74,10 @@ static void fail(gpu_async_result *r, const char *what, const char *msg)
     snprintf(r->error, sizeof r->error, "%s: %s", what, msg);
 }
 
-/* One ebb run; *gradient = hash of what the reverse steps saw. */
-static int run_once(ctx *c, const char *strategy, int32_t gpu_slots, int32_t host_slots,
-                    const unsigned char *x0, gpu_async_result *r, int record)
+/* The run's configuration: gpu_slots and host_slots states, the disk below. */
+static void configure(const gpu_async_args *a, int32_t gpu_slots, int32_t host_slots,
+                      ebb_config *cfg_out)
 {
-    const gpu_async_args *a = c->a;
     ebb_config cfg;
     ebb_config_init_default(&cfg);
     cfg.gpu.enabled = 1;
@@ -90,6 +90,16 @@ static int run_once(ctx *c, const char *strategy, int32_t gpu_slots, int32_t hos
         ebb_config_set_disk_paths(&cfg, paths, 1);
         cfg.disk.budget = (uint64_t)a->steps * a->state_size;
     }
+    *cfg_out = cfg;
+}
+
+/* One ebb run; *gradient = hash of what the reverse steps saw. */
+static int run_once(ctx *c, const char *strategy, int32_t gpu_slots, int32_t host_slots,
+                    const unsigned char *x0, gpu_async_result *r, int record)
+{
+    const gpu_async_args *a = c->a;
+    ebb_config cfg;
+    configure(a, gpu_slots, host_slots, &cfg);
     ebb_config_strategy s;
     if (ebb_config_strategy_from_name(strategy, &s) != EBB_OK) {
         fail(r, "strategy", ebb_last_error());
@@ -108,12 +118,14 @@ static int run_once(ctx *c, const char *strategy, int32_t gpu_slots, int32_t hos
     o.reverse = rev;
     o.user = c;
     ebb_run *run = NULL;
+    double t0 = now();
     ebb_status st = ebb_run_create(&o, &run);
     if (st == EBB_OK)
         st = ebb_run_forward(run, x0, NULL);
     if (st == EBB_OK)
         st = ebb_run_reverse(run);
     cuda(c, cudaStreamSynchronize(c->stream));
+    double device_wall = now() - t0;
     if (st != EBB_OK || c->err != cudaSuccess) {
         fail(r, strategy, st != EBB_OK ? ebb_last_error() : cudaGetErrorString(c->err));
         ebb_run_destroy(run);
@@ -132,6 +144,9 @@ static int run_once(ctx *c, const char *strategy, int32_t gpu_slots, int32_t hos
         r->reverse_s = rs.reverse_sweep_s;
         r->stall_s = rs.stall_total_s;
         r->forward_steps = rs.forward_steps;
+        r->recomputed = rs.recomputed_steps;
+        r->host_stores = rs.stores[EBB_TIER_HOST];
+        r->device_wall_s = device_wall;
         r->gpu_slots = info.slots[EBB_TIER_GPU];
         r->host_slots = info.slots[EBB_TIER_HOST];
         r->bytes_host = rs.bytes_written[EBB_TIER_HOST];
@@ -142,6 +157,50 @@ static int run_once(ctx *c, const char *strategy, int32_t gpu_slots, int32_t hos
     ebb_run_destroy(run);
     ebb_config_dispose(&cfg);
     return 0;
+}
+
+/* Seconds per copy of the state between pinned x0 and device memory d. */
+static double copy_time(ctx *c, unsigned char *x0, unsigned char *d, int to_device)
+{
+    enum { REPS = 8 };
+    size_t s = c->a->state_size;
+    cuda(c, cudaStreamSynchronize(c->stream));
+    double t0 = now();
+    for (int i = 0; i < REPS; i++)
+        cuda(c, to_device ? cudaMemcpyAsync(d, x0, s, cudaMemcpyHostToDevice, c->stream)
+                          : cudaMemcpyAsync(x0, d, s, cudaMemcpyDeviceToHost, c->stream));
+    cuda(c, cudaStreamSynchronize(c->stream));
+    return (now() - t0) / REPS;
+}
+
+/* The planner's prediction for the run, from the measured step times and
+ * copy rates (the disk channels measured by ebb_plan_channels_measure). */
+static void predict(const gpu_async_args *a, gpu_async_result *r)
+{
+    ebb_config cfg;
+    configure(a, r->gpu_slots, r->host_slots, &cfg);
+    ebb_plan_problem p;
+    ebb_plan_problem_init(&p);
+    p.steps = a->steps;
+    p.state_size = a->state_size;
+    p.state_tier = EBB_TIER_GPU;
+    p.forward_s = r->forward_step_s;
+    p.reverse_s = r->reverse_step_s;
+    ebb_config_strategy s;
+    ebb_plan_prediction pr;
+    r->predicted_s = -1;
+    if (ebb_plan_problem_from_config(&p, &cfg) == EBB_OK &&
+        (!a->disk_dir || ebb_plan_channels_measure(&p, &cfg) == EBB_OK)) {
+        p.channel[EBB_PLAN_GPU_TO_HOST].bandwidth = r->d2h_bps;
+        p.channel[EBB_PLAN_HOST_TO_GPU].bandwidth = r->h2d_bps;
+        if (ebb_config_strategy_from_name(a->strategy ? a->strategy : "async", &s) == EBB_OK &&
+            ebb_plan_predict(&p, s, &pr) == EBB_OK) {
+            r->predicted_s = pr.predicted_s;
+            r->predicted_recomputed = pr.recomputed_steps;
+            r->predicted_host_stores = pr.stores[EBB_TIER_HOST];
+        }
+    }
+    ebb_config_dispose(&cfg);
 }
 
 int gpu_async_run(const gpu_async_args *a, gpu_async_result *r)
@@ -177,10 +236,17 @@ int gpu_async_run(const gpu_async_args *a, gpu_async_result *r)
     double t0 = now();
     for (int64_t k = 0; k < a->steps; k++)
         forward_work(&c, k, d[k & 1], d[(k + 1) & 1]);
+    cuda(&c, cudaStreamSynchronize(c.stream));
+    double t1 = now();
     for (int64_t k = a->steps - 1; k >= 0; k--)
         reverse_work(&c, k, d[k & 1]);
     cuda(&c, cudaStreamSynchronize(c.stream));
     r->ideal_s = now() - t0;
+    r->forward_step_s = (t1 - t0) / (double)a->steps;
+    r->reverse_step_s = (now() - t1) / (double)a->steps;
+    double d2h = copy_time(&c, x0, d[0], 0), h2d = copy_time(&c, x0, d[0], 1);
+    r->d2h_bps = d2h > 0 ? (double)s / d2h : 0;
+    r->h2d_bps = h2d > 0 ? (double)s / h2d : 0;
 
     int32_t all = (int32_t)a->steps; /* store-all: every state on the GPU */
     int32_t few = (int32_t)(a->gpu_fraction * (double)a->steps);
@@ -190,6 +256,7 @@ int gpu_async_run(const gpu_async_args *a, gpu_async_result *r)
         goto out;
     if (run_once(&c, a->strategy ? a->strategy : "async", few, a->host_slots, x0, r, 1) != 0)
         goto out;
+    predict(a, r);
     rc = 0;
 out:
     cudaFreeHost(x0);

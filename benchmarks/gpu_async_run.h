@@ -23,8 +23,14 @@ typedef struct gpu_async_args {
 typedef struct gpu_async_result {
     int32_t gpu_slots, host_slots;
     double ideal_s;       /* n forward + n reverse steps, plain loop, nothing kept */
-    double wall_s, forward_s, reverse_s, stall_s;
-    int64_t forward_steps;
+    double wall_s, forward_s, reverse_s, stall_s; /* ebb's own figures (the host's clock) */
+    double device_wall_s; /* from ebb_run_create to the stream synchronized after the reverse */
+    int64_t forward_steps, recomputed, host_stores;
+    /* the plain loop's step times and the pinned copy rates, measured; the
+     * planner's prediction for the run from them (ebb_plan_predict) */
+    double forward_step_s, reverse_step_s, d2h_bps, h2d_bps;
+    double predicted_s;
+    int64_t predicted_recomputed, predicted_host_stores;
     uint64_t gradient, reference; /* the run's and store-all's (all states on the GPU) */
     uint64_t bytes_host, bytes_disk; /* bytes written to host and disk slots */
     char error[512];

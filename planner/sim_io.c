@@ -374,6 +374,19 @@ static ebb_status slot_order_after(rt_io *io, rt_pool *pool, int32_t slot, void 
     return EBB_OK;
 }
 
+static ebb_status mark(rt_io *io, rt_pool *pool, void *stream)
+{
+    (void)io, (void)pool, (void)stream;
+    return EBB_OK;
+}
+
+static ebb_status mark_reached(rt_io *io, rt_pool *pool, int *reached)
+{
+    (void)io, (void)pool;
+    *reached = 1;
+    return EBB_OK;
+}
+
 static ebb_status ready(rt_io *io, rt_pool *pool, int32_t slot)
 {
     (void)io, (void)pool, (void)slot;
@@ -396,6 +409,8 @@ static const rt_io_ops ops = {
     .stream_wait = stream_wait,
     .order_after = order_after,
     .slot_order_after = slot_order_after,
+    .mark = mark,
+    .mark_reached = mark_reached,
     .ready = ready,
     /* no codec threads: no codec_trace, no codec_spans */
 };

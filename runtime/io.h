@@ -64,6 +64,11 @@ typedef struct rt_io_ops {
     ebb_status (*stream_wait)(rt_io *io, const rt_ticket *t, void *stream, double *held);
     ebb_status (*order_after)(rt_io *io, rt_pool *pool, void *stream);
     ebb_status (*slot_order_after)(rt_io *io, rt_pool *pool, int32_t slot, void *stream);
+    /* a point on the stream after the work queued now (ebb_pool_mark), and
+     * whether the device has finished it (the simulated io: its steps end
+     * when the host's do, so always) */
+    ebb_status (*mark)(rt_io *io, rt_pool *pool, void *stream);
+    ebb_status (*mark_reached)(rt_io *io, rt_pool *pool, int *reached);
     /* the slot made ready for new data before its first use (a host pool made
      * ready in extents, ebb_pool_options.ready_slots); EBB_OK where it is */
     ebb_status (*ready)(rt_io *io, rt_pool *pool, int32_t slot);

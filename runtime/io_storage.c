@@ -157,6 +157,18 @@ static ebb_status slot_order_after(rt_io *io, rt_pool *pool, int32_t slot, void 
     return ebb_pool_slot_order_after(P(pool), slot, stream);
 }
 
+static ebb_status mark(rt_io *io, rt_pool *pool, void *stream)
+{
+    (void)io;
+    return ebb_pool_mark(P(pool), stream);
+}
+
+static ebb_status mark_reached(rt_io *io, rt_pool *pool, int *reached)
+{
+    (void)io;
+    return ebb_pool_mark_reached(P(pool), reached);
+}
+
 static ebb_status ready(rt_io *io, rt_pool *pool, int32_t slot)
 {
     (void)io;
@@ -193,6 +205,8 @@ static const rt_io_ops ops = {
     .stream_wait = stream_wait,
     .order_after = order_after,
     .slot_order_after = slot_order_after,
+    .mark = mark,
+    .mark_reached = mark_reached,
     .ready = ready,
     .codec_trace = codec_trace,
     .codec_spans = codec_spans,

@@ -5,35 +5,62 @@
  * between processes (agree.h) the answer is agreed, and every action is
  * folded into a running hash, so that the processes can compare streams.
  */
+#include <sched.h>
 #include <xxhash.h>
 
 #include "common/error_internal.h"
 #include "runtime/runtime_internal.h"
 
+/* Whether the device has finished the step just queued (a host state's
+ * step is done when its callback returns); *marked: the stream's mark is
+ * recorded after it (once per decision, and only where a transfer is
+ * pending). */
+static int step_done(ebb_run *run, int *marked)
+{
+    if (run->state != &run->gpu)
+        return 1;
+    rt_io *io = run->io;
+    int reached = 1;
+    if (!*marked && io->ops->mark(io, run->gpu.pool, run->opt.stream) != EBB_OK)
+        return 1; /* the stream's failure shows at the next wait */
+    *marked = 1;
+    if (io->ops->mark_reached(io, run->gpu.pool, &reached) != EBB_OK)
+        return 1;
+    return reached;
+}
+
 /* Free: the last transfer into the tier below `level` completed (for a gpu
- * -> host -> disk store, its disk write). */
-static int channel_idle(ebb_run *run, int level)
+ * -> host -> disk store, its disk write) before the step that produced the
+ * state to store. With a gpu state the host runs ahead of the device, so
+ * the answer is the device's: the first of the transfer and the step to
+ * complete, waited for. */
+static int channel_idle(ebb_run *run, int level, int *marked)
 {
     ebb_tier to = run->async_tier[level + 1];
     rt_ticket *t = &run->last_in[to];
-    if (!t->pool)
-        return 1;
-    int done = 0;
-    /* a failure is the buffer's to report, when it is settled */
-    (void)rt_test(run, t, &done);
-    if (done)
-        t->pool = NULL;
-    return done;
+    for (int spins = 0; t->pool; spins++) {
+        int done = 0;
+        /* a failure is the buffer's to report, when it is settled */
+        (void)rt_test(run, t, &done);
+        if (done)
+            t->pool = NULL;
+        else if (step_done(run, marked))
+            return 0;
+        else if (spins > 64)
+            sched_yield();
+    }
+    return 1;
 }
 
 /* This process's answer: the levels in order, the first busy one ends it. */
 static ebb_status local_idle(void *ctx, int mask, int64_t step, int *idle)
 {
     (void)step;
+    int marked = 0;
     *idle = 1;
     for (int l = 0; l < 2 && *idle; l++)
         if (mask & 1 << l)
-            *idle = channel_idle(ctx, l);
+            *idle = channel_idle(ctx, l, &marked);
     return EBB_OK;
 }
 

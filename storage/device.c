@@ -25,6 +25,8 @@ struct ebb_device {
     cudaStream_t streams[S_COUNT][LANES];
     int next_lane[S_COUNT];
     cudaEvent_t order_event;  /* ebb_pool_order_after */
+    cudaEvent_t mark_event;   /* ebb_pool_mark */
+    int marked;               /* mark_event recorded */
     cudaEvent_t *slot_events; /* per slot: ebb_pool_slot_order_after */
     uint64_t peer_tried;      /* bit p: peer access to device p was tried */
     int grow_init;            /* pool->grow_mu initialized */
@@ -96,6 +98,8 @@ static cudaError_t create_objects(struct ebb_device *dv)
             e = cudaStreamCreateWithFlags(&dv->streams[i][l], cudaStreamNonBlocking);
     if (e == cudaSuccess)
         e = cudaEventCreateWithFlags(&dv->order_event, EBB_CUDA_EVENT_FLAGS);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&dv->mark_event, EBB_CUDA_EVENT_FLAGS);
     return e;
 }
 
@@ -242,6 +246,8 @@ void ebb_device_destroy(struct ebb_pool *pool)
             }
     if (dv->order_event)
         clear_own_error(cudaEventDestroy(dv->order_event));
+    if (dv->mark_event)
+        clear_own_error(cudaEventDestroy(dv->mark_event));
     /* Copies of other gpu pools (on their streams) that still read a slot
      * must finish before the memory is freed. */
     if (pool->ops)
@@ -641,6 +647,38 @@ ebb_status ebb_device_slot_order_after(struct ebb_pool *pool, int32_t slot, void
     ebb_cuda_leave(&g);
     if (e != cudaSuccess)
         return cuda_fail(EBB_ERR_IO, e, "ordering a slot's copies after the caller's stream",
+                         dv->device);
+    return EBB_OK;
+}
+
+ebb_status ebb_device_mark(struct ebb_pool *pool, void *stream)
+{
+    struct ebb_device *dv = pool->device;
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(dv->device, &g);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(dv->mark_event, (cudaStream_t)stream);
+    ebb_cuda_leave(&g);
+    if (e != cudaSuccess)
+        return cuda_fail(EBB_ERR_IO, e, "marking the caller's stream", dv->device);
+    dv->marked = 1;
+    return EBB_OK;
+}
+
+ebb_status ebb_device_mark_reached(struct ebb_pool *pool, int *reached)
+{
+    struct ebb_device *dv = pool->device;
+    *reached = 1;
+    if (!dv->marked)
+        return EBB_OK;
+    cudaError_t e = cudaEventQuery(dv->mark_event);
+    clear_own_error(e);
+    if (e == cudaErrorNotReady) {
+        *reached = 0;
+        return EBB_OK;
+    }
+    if (e != cudaSuccess)
+        return cuda_fail(EBB_ERR_IO, e, "asking how far the caller's stream has come",
                          dv->device);
     return EBB_OK;
 }

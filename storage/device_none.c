@@ -72,6 +72,19 @@ ebb_status ebb_device_slot_order_after(struct ebb_pool *pool, int32_t slot, void
     return no_cuda();
 }
 
+ebb_status ebb_device_mark(struct ebb_pool *pool, void *stream)
+{
+    (void)pool, (void)stream;
+    return no_cuda();
+}
+
+ebb_status ebb_device_mark_reached(struct ebb_pool *pool, int *reached)
+{
+    (void)pool;
+    *reached = 1;
+    return no_cuda();
+}
+
 ebb_status ebb_device_stream_wait(struct ebb_pool *pool, ebb_op *op, void *stream)
 {
     (void)pool, (void)op, (void)stream;

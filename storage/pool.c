@@ -734,27 +734,44 @@ ebb_status ebb_ticket_wait_all(const ebb_ticket *tickets, size_t count_)
     return EBB_OK;
 }
 
-ebb_status ebb_pool_order_after(ebb_pool *pool, void *stream)
+static ebb_status need_streams(const ebb_pool *pool, const char *what)
 {
     if (!pool)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_order_after: pool is NULL");
+        return ebb_fail(EBB_ERR_INVALID_ARG, "%s: pool is NULL", what);
     if (pool->tier != EBB_TIER_GPU)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_pool_order_after: the %s pool has no CUDA streams; only gpu pools do",
+                        "%s: the %s pool has no CUDA streams; only gpu pools do", what,
                         ebb_tier_name(pool->tier));
-    return ebb_device_order_after(pool, stream);
+    return EBB_OK;
+}
+
+ebb_status ebb_pool_order_after(ebb_pool *pool, void *stream)
+{
+    ebb_status s = need_streams(pool, "ebb_pool_order_after");
+    return s != EBB_OK ? s : ebb_device_order_after(pool, stream);
+}
+
+ebb_status ebb_pool_mark(ebb_pool *pool, void *stream)
+{
+    ebb_status s = need_streams(pool, "ebb_pool_mark");
+    return s != EBB_OK ? s : ebb_device_mark(pool, stream);
+}
+
+ebb_status ebb_pool_mark_reached(ebb_pool *pool, int *reached)
+{
+    if (!reached)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_mark_reached: reached is NULL");
+    *reached = 1;
+    ebb_status s = need_streams(pool, "ebb_pool_mark_reached");
+    return s != EBB_OK ? s : ebb_device_mark_reached(pool, reached);
 }
 
 ebb_status ebb_pool_slot_order_after(ebb_pool *pool, int32_t slot, void *stream)
 {
-    if (!pool)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_slot_order_after: pool is NULL");
-    if (pool->tier != EBB_TIER_GPU)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_pool_slot_order_after: the %s pool has no CUDA streams; only gpu "
-                        "pools do",
-                        ebb_tier_name(pool->tier));
-    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_order_after");
+    ebb_status s = need_streams(pool, "ebb_pool_slot_order_after");
+    if (s != EBB_OK)
+        return s;
+    s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_order_after");
     if (s != EBB_OK)
         return s;
     return ebb_device_slot_order_after(pool, slot, stream);

@@ -316,6 +316,8 @@ ebb_status ebb_device_check_user_ptr(const void *ptr, size_t bytes, const char *
 ebb_status ebb_device_test(struct ebb_pool *pool, ebb_op *op, int block, int *done);
 ebb_status ebb_device_order_after(struct ebb_pool *pool, void *stream);
 ebb_status ebb_device_slot_order_after(struct ebb_pool *pool, int32_t slot, void *stream);
+ebb_status ebb_device_mark(struct ebb_pool *pool, void *stream);
+ebb_status ebb_device_mark_reached(struct ebb_pool *pool, int *reached);
 ebb_status ebb_device_stream_wait(struct ebb_pool *pool, ebb_op *op, void *stream);
 void ebb_device_info(const struct ebb_pool *pool, ebb_pool_info *info);
 /* The CUDA wrappers the host tier uses too (pinning, slot events): cuda.h. */

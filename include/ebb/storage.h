@@ -433,6 +433,16 @@ EBB_API ebb_status ebb_pool_order_after(ebb_pool *pool, void *stream);
  * waiting for the rest of the stream. */
 EBB_API ebb_status ebb_pool_slot_order_after(ebb_pool *pool, int32_t slot, void *stream);
 
+/* How far the device has come on `stream`: ebb_pool_mark records a point
+ * after the work queued on it now (one per pool: a new mark replaces the
+ * last); ebb_pool_mark_reached sets *reached to 1 once the device has
+ * finished that work, 0 before, without waiting (1 when no mark was
+ * recorded). The host may run many steps ahead of the device; a decision
+ * that must follow the device (is a copy done before the step that
+ * produced the next state?) compares a ticket with the mark. */
+EBB_API ebb_status ebb_pool_mark(ebb_pool *pool, void *stream);
+EBB_API ebb_status ebb_pool_mark_reached(ebb_pool *pool, int *reached);
+
 /* Makes `stream` wait (on the GPU, without blocking the caller) for the
  * operation of `ticket`, e.g. before a reverse step reads a restored state.
  * A complete ticket (pool NULL) adds no wait. The gpu leg of a disk -> host
