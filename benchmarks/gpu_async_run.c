@@ -118,8 +118,8 @@ static int run_once(ctx *c, const char *strategy, int32_t gpu_slots, int32_t hos
     o.reverse = rev;
     o.user = c;
     ebb_run *run = NULL;
-    double t0 = now();
     ebb_status st = ebb_run_create(&o, &run);
+    double t0 = now(); /* the sweeps, not the pools' set-up */
     if (st == EBB_OK)
         st = ebb_run_forward(run, x0, NULL);
     if (st == EBB_OK)

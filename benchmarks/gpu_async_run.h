@@ -24,7 +24,7 @@ typedef struct gpu_async_result {
     int32_t gpu_slots, host_slots;
     double ideal_s;       /* n forward + n reverse steps, plain loop, nothing kept */
     double wall_s, forward_s, reverse_s, stall_s; /* ebb's own figures (the host's clock) */
-    double device_wall_s; /* from ebb_run_create to the stream synchronized after the reverse */
+    double device_wall_s; /* from ebb_run_forward to the stream synchronized after the reverse */
     int64_t forward_steps, recomputed, host_stores;
     /* the plain loop's step times and the pinned copy rates, measured; the
      * planner's prediction for the run from them (ebb_plan_predict) */

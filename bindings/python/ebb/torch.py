@@ -202,6 +202,7 @@ class _Steps:
         # of the first forward sweep, and the gradients of those
         self.out_kind = _UNSET
         self.aliases = None
+        self.leaves_checked = False  # the first reverse step's graph was walked
         self.ys = None
         self.grad_ys = None
         self.streams = None      # a CUDA state: _Streams (the callbacks' stream)
@@ -385,7 +386,11 @@ class _Steps:
             grads.append(self.grad_loss.reshape(loss_t.shape))
         leaves = [x for x in h if x.requires_grad]
         params = [p for p in self.params if p.requires_grad]
-        self._check_leaves(outputs, h, t)
+        if not self.leaves_checked:
+            # once: a graph walk per step costs more than a small step
+            # (step 0's trial checked the forward already)
+            self._check_leaves(outputs, h, t)
+            self.leaves_checked = True
         if outputs:
             # The sum so far of each parameter's gradient enters the
             # parameter's gradient buffer first, through a view made after
