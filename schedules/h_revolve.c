@@ -203,7 +203,16 @@ ebb_status ebb_h_revolve_create_costs(const ebb_schedule_options *o,
     }
     h_revolve *p = (h_revolve *)*out;
     p->dp = dp;
-    p->cap = 2 * (o->slots + o->disk_slots) + 4;
+    /* a frame pair per slot taken, and a sub-chain of l < n steps takes at
+     * most n of a level's slots */
+    int64_t n = o->steps,
+            cap = 2 * ((o->slots < n ? o->slots : n) + (o->disk_slots < n ? o->disk_slots : n)) + 4;
+    if (cap > INT32_MAX)
+        return ebb_schedule_discard(out, ebb_fail(EBB_ERR_INVALID_ARG,
+                                                  "h-revolve: %lld frames for %lld steps exceed "
+                                                  "its stack's %d; use fewer steps or slots",
+                                                  (long long)cap, (long long)n, INT32_MAX));
+    p->cap = (int32_t)cap;
     p->stack = malloc((size_t)p->cap * sizeof *p->stack);
     if (!p->stack)
         return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,

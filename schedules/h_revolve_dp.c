@@ -21,7 +21,10 @@
 
 struct ebb_h_revolve_dp {
     int64_t n;                 /* steps; the top sub-chain has l = n - 1 */
-    int32_t c, d;              /* memory and disk slots */
+    int32_t c, d;              /* memory and disk slots, at most n each: a sub-chain
+                                  of l < n steps never holds more than l + 1 states */
+    int all_memory;            /* memory is free and holds x_0 .. x_{n-2}: every
+                                  state is stored there (no table) */
     ebb_h_revolve_costs costs;
     double *optp;              /* row (k, m) of n values, memory rows first */
     int32_t *split;            /* the chosen j, 0 = fallback */
@@ -30,6 +33,8 @@ struct ebb_h_revolve_dp {
 
 static int64_t row(const ebb_h_revolve_dp *p, int level, int32_t m)
 {
+    if (m > (level == 0 ? p->c : p->d)) /* slots beyond n: the row of n */
+        m = level == 0 ? p->c : p->d;
     return ((int64_t)(level == 0 ? m - 1 : p->c + m - 1)) * p->n;
 }
 
@@ -251,11 +256,29 @@ ebb_status ebb_h_revolve_dp_create(int64_t steps, int32_t memory_slots, int32_t 
                             "h-revolve: write, read and reverse costs must be finite and >= 0, "
                             "got %g",
                             *all[i]);
+    if (steps > INT32_MAX)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "h-revolve: %lld steps exceed the table's %d",
+                        (long long)steps, INT32_MAX);
+    if (memory_slots > steps)
+        memory_slots = (int32_t)steps;
+    if (disk_slots > steps)
+        disk_slots = (int32_t)steps;
+    if (memory_slots >= steps - 1 && costs->write[0] == 0 && costs->read[0] == 0) {
+        /* the optimum needs no table: store every state in memory */
+        ebb_h_revolve_dp *p = calloc(1, sizeof *p);
+        if (!p)
+            return ebb_fail(EBB_ERR_NO_MEMORY, "h-revolve: cannot allocate the programme");
+        *p = (ebb_h_revolve_dp){.n = steps, .c = memory_slots, .d = disk_slots,
+                                .costs = *costs, .all_memory = 1};
+        *out = p;
+        return EBB_OK;
+    }
     int64_t rows = (int64_t)memory_slots + disk_slots;
-    if (steps > INT32_MAX || rows * steps > EBB_H_REVOLVE_MAX_ENTRIES)
+    if (rows * steps > EBB_H_REVOLVE_MAX_ENTRIES)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "h-revolve: (%d memory + %d disk slots) x %lld steps exceeds the table "
-                        "limit of %lld entries; use fewer slots or steps",
+                        "limit of %lld entries; give it fewer slots (smaller budgets) or fewer "
+                        "steps, or choose another strategy",
                         memory_slots, disk_slots, (long long)steps,
                         (long long)EBB_H_REVOLVE_MAX_ENTRIES);
     ebb_h_revolve_dp *p = calloc(1, sizeof *p);
@@ -304,17 +327,21 @@ double ebb_h_revolve_dp_cost(const ebb_h_revolve_dp *dp)
 {
     /* The programme leaves out the last forward step of the first sweep
      * (x_n, the loss), which ebb runs once. */
+    if (dp->all_memory) /* n forward steps, n reverse steps, nothing else */
+        return (double)dp->n * (1.0 + dp->costs.reverse);
     return 1.0 + opt1(dp, dp->d, dp->n - 1);
 }
 
 int32_t ebb_h_revolve_dp_split(const ebb_h_revolve_dp *dp, int level, int32_t m, int64_t l)
 {
+    if (dp->all_memory) /* one step, store the next state */
+        return 1;
     return dp->split[row(dp, level, m) + l];
 }
 
 int ebb_h_revolve_dp_use_disk(const ebb_h_revolve_dp *dp, int32_t m, int64_t l)
 {
-    if (m == 0 || l == 0)
+    if (m == 0 || l == 0 || dp->all_memory)
         return 0;
     return dp->costs.write[1] + optp(dp, 1, m, l) < opt0(dp, dp->c, l);
 }
