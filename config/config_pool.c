@@ -133,7 +133,7 @@ ebb_status ebb_config_pool_options(const ebb_config *cfg, ebb_tier tier, size_t 
         else
             snprintf(bud, sizeof bud, "%s", b);
         ebb_config_where(cfg, budget_key[tier], "", at, sizeof at);
-        return ebb_fail(EBB_ERR_CONFIG,
+        return ebb_fail(EBB_ERR_NO_MEMORY,
                         "%s: %s holds no state of %s%s; expected a budget of at least %s (raise "
                         "it, or disable the tier)",
                         at, bud, st, why, nd);

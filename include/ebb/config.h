@@ -280,9 +280,10 @@ EBB_API ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint6
  * there is no budget without a device: EBB_ERR_UNSUPPORTED here.
  * Errors (*out is written only on success): EBB_ERR_INVALID_ARG for NULL cfg
  * or out, state_bytes 0, or a tier that is none; EBB_ERR_CONFIG when the
- * tier is disabled (naming tier.<t>.enabled), a value is out of range (as
- * ebb_config_check says), or the budget holds no slot (naming
- * tier.<t>.budget, with the budget, the state size and the budget needed);
+ * tier is disabled (naming tier.<t>.enabled) or a value is out of range (as
+ * ebb_config_check says); EBB_ERR_NO_MEMORY, as ebb_config_check and
+ * ebb_run_create, when the budget holds no slot (naming tier.<t>.budget,
+ * with the budget, the state size and the budget needed);
  * the errors of ebb_config_budget. Each names the file and line that set
  * the key, when a file did. */
 EBB_API ebb_status ebb_config_pool_options(const ebb_config *cfg, ebb_tier tier, size_t state_bytes,

@@ -116,3 +116,71 @@ Test(budget_vs_state, values_set_out_of_range_by_the_program)
                      "4000 does not exist") != NULL, "%s", ebb_last_error());
     ebb_config_dispose(&cfg);
 }
+
+static int no_forward(void *user, int64_t k, const void *in, void *out)
+{
+    (void)user, (void)k, (void)in, (void)out;
+    return EBB_STEP_OK;
+}
+
+static int no_reverse(void *user, int64_t k, void *state)
+{
+    (void)user, (void)k, (void)state;
+    return EBB_STEP_OK;
+}
+
+/* A budget that holds no state is one status whichever call finds it:
+ * ebb_config_check, ebb_config_pool_options and ebb_run_create all say
+ * EBB_ERR_NO_MEMORY, naming the key (host: below the state; disk: below its
+ * 4 KiB-rounded slot; host: the state fits but not its page-rounded slot). */
+Test(budget_vs_state, one_status_for_a_budget_too_small)
+{
+    const struct {
+        ebb_tier tier;
+        uint64_t budget;
+        size_t state;
+        int check_sees_it; /* ebb_config_check compares with the state itself */
+    } cases[] = {
+        {EBB_TIER_HOST, 4096, 5000, 1},
+        {EBB_TIER_DISK, 8192, 8193, 1},
+        {EBB_TIER_HOST, 5000, 5000, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ebb_config cfg;
+        cr_assert_eq(ebb_config_init_default(&cfg), EBB_OK);
+        cfg.gpu.enabled = 0;
+        cfg.host.budget = 64u << 20;
+        cfg.disk.budget = 64u << 20;
+        if (cases[i].tier == EBB_TIER_HOST)
+            cfg.host.budget = cases[i].budget;
+        else
+            cfg.disk.budget = cases[i].budget;
+        const char *key = cases[i].tier == EBB_TIER_HOST ? "'tier.host.budget'"
+                                                           : "'tier.disk.budget'";
+        if (cases[i].check_sees_it) {
+            cr_expect_eq(ebb_config_check(&cfg, cases[i].state), EBB_ERR_NO_MEMORY,
+                         "case %zu, ebb_config_check: %s", i, ebb_last_error());
+            cr_expect(strstr(ebb_last_error(), key), "case %zu: %s", i, ebb_last_error());
+        }
+        ebb_pool_options po;
+        cr_expect_eq(ebb_config_pool_options(&cfg, cases[i].tier, cases[i].state, &po),
+                     EBB_ERR_NO_MEMORY, "case %zu, ebb_config_pool_options: %s", i,
+                     ebb_last_error());
+        cr_expect(strstr(ebb_last_error(), key), "case %zu: %s", i, ebb_last_error());
+        ebb_run_options o;
+        ebb_run_options_init(&o);
+        o.state_size = cases[i].state;
+        o.steps = 10;
+        o.config = &cfg;
+        o.forward = no_forward;
+        o.reverse = no_reverse;
+        o.strategy = cases[i].tier == EBB_TIER_HOST ? EBB_CONFIG_STRATEGY_REVOLVE
+                                                    : EBB_CONFIG_STRATEGY_MULTISTAGE;
+        ebb_run *run = NULL;
+        cr_expect_eq(ebb_run_create(&o, &run), EBB_ERR_NO_MEMORY, "case %zu, ebb_run_create: %s",
+                     i, ebb_last_error());
+        cr_expect(strstr(ebb_last_error(), key), "case %zu: %s", i, ebb_last_error());
+        ebb_run_destroy(run);
+        ebb_config_dispose(&cfg);
+    }
+}

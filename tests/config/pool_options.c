@@ -189,7 +189,7 @@ Test(pool_options, disk_slot_counts)
     cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, 12288), 1);
     cr_expect_eq(slots_for(&cfg, EBB_TIER_DISK, 8193), 1);
     cfg.disk.budget = 12287;
-    expect_error(&cfg, EBB_TIER_DISK, 12288, EBB_ERR_CONFIG,
+    expect_error(&cfg, EBB_TIER_DISK, 12288, EBB_ERR_NO_MEMORY,
                  "key 'tier.disk.budget' (default or set by the program): 12.0 KiB (12287 bytes) "
                  "holds no state of 12 KiB; expected a budget of at least 12 KiB (raise it, or "
                  "disable the tier)",
@@ -240,7 +240,7 @@ Test(pool_options, disk_striped_slot_counts)
 
     /* A share smaller than a (rounded) state holds nothing. */
     cfg.disk.budget = 20 << 10;
-    expect_error(&cfg, EBB_TIER_DISK, 10000, EBB_ERR_CONFIG,
+    expect_error(&cfg, EBB_TIER_DISK, 10000, EBB_ERR_NO_MEMORY,
                  "key 'tier.disk.budget' (default or set by the program): 20 KiB holds no state of "
                  "10 kB: a slot is a state rounded up to 4 KiB (the direct-I/O alignment) and each "
                  "of the 2 paths holds an equal share of the budget; expected a budget of at least "
@@ -250,7 +250,7 @@ Test(pool_options, disk_striped_slot_counts)
     ebb_config_dispose(&cfg);
 }
 
-/* A budget smaller than one slot: EBB_ERR_CONFIG naming the budget key (with
+/* A budget smaller than one slot: EBB_ERR_NO_MEMORY naming the budget key (with
  * the file and line that set it), the budget, the state and what to do. */
 Test(pool_options, budget_too_small)
 {
@@ -261,7 +261,7 @@ Test(pool_options, budget_too_small)
     if (pg == 4096) {
         /* ebb_config_check counts the state, the pool a page-rounded slot. */
         cr_expect_eq(ebb_config_check(&cfg, (1 << 20) + 1), EBB_ERR_NO_MEMORY);
-        expect_error(&cfg, EBB_TIER_HOST, (1 << 20) + 1, EBB_ERR_CONFIG,
+        expect_error(&cfg, EBB_TIER_HOST, (1 << 20) + 1, EBB_ERR_NO_MEMORY,
                      "t.toml:3: key 'tier.host.budget': 1 MiB holds no state of 1.0 MiB (1048577 "
                      "bytes): a slot is a state rounded up to 4 KiB (the page size); expected a "
                      "budget of at least 1028 KiB (raise it, or disable the tier)",
@@ -273,13 +273,13 @@ Test(pool_options, budget_too_small)
     init_cfg(&cfg);
     cfg.host.budget = 5000;
     cr_expect_eq(ebb_config_check(&cfg, 5000), EBB_OK, "%s", ebb_last_error());
-    expect_error(&cfg, EBB_TIER_HOST, 5000, EBB_ERR_CONFIG,
+    expect_error(&cfg, EBB_TIER_HOST, 5000, EBB_ERR_NO_MEMORY,
                  "key 'tier.host.budget' (default or set by the program): 5 kB holds no state of "
                  "5 kB: a slot is a state rounded up to", "(the page size); expected a budget of at "
                  "least", NULL);
     /* "auto": the rule and what it came to now. */
     cfg.host.budget = EBB_BUDGET_AUTO;
-    expect_error(&cfg, EBB_TIER_HOST, SIZE_MAX / 2, EBB_ERR_CONFIG,
+    expect_error(&cfg, EBB_TIER_HOST, SIZE_MAX / 2, EBB_ERR_NO_MEMORY,
                  "key 'tier.host.budget' (default or set by the program): \"auto\" (half of "
                  "MemAvailable, now ", ") holds no state of ", "(raise it, or disable the tier)",
                  NULL);
@@ -329,7 +329,7 @@ Test(pool_options, gpu_tier)
     cr_expect_eq(slots_for(&cfg, EBB_TIER_GPU, 257), 8);
     cr_expect_eq(slots_for(&cfg, EBB_TIER_GPU, 4096), 1);
     cfg.gpu.budget = 4095;
-    expect_error(&cfg, EBB_TIER_GPU, 4096, EBB_ERR_CONFIG,
+    expect_error(&cfg, EBB_TIER_GPU, 4096, EBB_ERR_NO_MEMORY,
                  "key 'tier.gpu.budget' (default or set by the program): 4.0 KiB (4095 bytes) holds "
                  "no state of 4 KiB; expected a budget of at least 4 KiB (raise it, or disable the "
                  "tier)", NULL);

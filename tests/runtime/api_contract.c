@@ -47,7 +47,7 @@ Test(api_contract, bad_options_name_the_field)
     o.strategy = EBB_CONFIG_STRATEGY_ASYNC;
     o.slots = 1;
     env.cfg.disk.budget = 2 * 4096; /* less than one state */
-    refused(&o, EBB_ERR_CONFIG, "'tier.disk.budget' (default or set by the program): 8 KiB "
+    refused(&o, EBB_ERR_NO_MEMORY, "'tier.disk.budget' (default or set by the program): 8 KiB "
                                 "holds no state of 12 KiB");
     env.cfg.disk.budget = 64ull << 20;
     o = wl_options(&w, &env.cfg, 10);
