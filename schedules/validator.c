@@ -33,6 +33,13 @@ struct ebb_validator {
      * (0 .. reached while n is unknown): every action's step is checked to be
      * >= 0 (and <= n once n is known) before it is compared with them, so a
      * NONE never matches an action's step. */
+    /* Sizes of the states, where set (ebb_validator_set_state_bytes): what
+     * each tier's slots hold in bytes, against its budget. */
+    uint64_t *bytes;
+    int64_t bytes_count;
+    int sized[EBB_TIER_COUNT];
+    uint64_t bytes_budget[EBB_TIER_COUNT], bytes_held[EBB_TIER_COUNT],
+        bytes_peak[EBB_TIER_COUNT];
     ebb_schedule_stats stats;
     char failure[512]; /* repeated if the caller goes on after a failure */
 };
@@ -74,6 +81,7 @@ void ebb_validator_destroy(ebb_validator *v)
         return;
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         vslots_free(&v->slot[t]);
+    free(v->bytes);
     free(v);
 }
 
@@ -127,6 +135,33 @@ static void occupy(ebb_validator *v, int tier)
 {
     if (++v->in_use[tier] > v->stats.peak_slots[tier])
         v->stats.peak_slots[tier] = v->in_use[tier];
+}
+
+static uint64_t state_bytes(const ebb_validator *v, int64_t step)
+{
+    return step < v->bytes_count ? v->bytes[step] : 0;
+}
+
+/* x_step enters a sized tier: refused when it passes the tier's budget. */
+static ebb_status take_bytes(ebb_validator *v, const ebb_action *a, int tier, int64_t step)
+{
+    if (!v->sized[tier])
+        return EBB_OK;
+    uint64_t b = state_bytes(v, step), held = v->bytes_held[tier];
+    if (b > v->bytes_budget[tier] - held)
+        return refuse(v, a, "x_%lld (%llu bytes) does not fit: %s holds %llu of its %llu bytes",
+                      (long long)step, (unsigned long long)b, ebb_tier_name((ebb_tier)tier),
+                      (unsigned long long)held, (unsigned long long)v->bytes_budget[tier]);
+    v->bytes_held[tier] = held + b;
+    if (v->bytes_held[tier] > v->bytes_peak[tier])
+        v->bytes_peak[tier] = v->bytes_held[tier];
+    return EBB_OK;
+}
+
+static void give_bytes(ebb_validator *v, int tier, int64_t step)
+{
+    if (v->sized[tier])
+        v->bytes_held[tier] -= state_bytes(v, step);
 }
 
 /* Every action but END names a state x_step: it must be one of x_0 .. x_n.
@@ -231,7 +266,8 @@ static ebb_status check_store(ebb_validator *v, const ebb_action *a, int64_t pre
         return st;
     if (v->live != a->step)
         return refuse(v, a, "the live state is %s", live_text(v->live, buf, sizeof buf));
-    if ((st = check_empty(v, a, *dst, "slot")) != EBB_OK)
+    if ((st = check_empty(v, a, *dst, "slot")) != EBB_OK ||
+        (st = take_bytes(v, a, a->tier, a->step)) != EBB_OK)
         return st;
     *dst = a->step;
     occupy(v, a->tier);
@@ -264,6 +300,7 @@ static ebb_status check_free(ebb_validator *v, const ebb_action *a, int64_t prev
         return st;
     *src = NONE;
     v->in_use[a->tier]--;
+    give_bytes(v, a->tier, a->step);
     return EBB_OK;
 }
 
@@ -279,7 +316,8 @@ static ebb_status check_transfer(ebb_validator *v, const ebb_action *a, int64_t 
         !(src = slot_ref(v, a, a->tier, a->slot, &st)))
         return st;
     if ((st = check_holds(v, a, *src, "source slot", 1)) != EBB_OK ||
-        (st = check_empty(v, a, *dst, "destination slot")) != EBB_OK)
+        (st = check_empty(v, a, *dst, "destination slot")) != EBB_OK ||
+        (st = take_bytes(v, a, a->tier_to, a->step)) != EBB_OK)
         return st;
     *dst = a->step;
     occupy(v, a->tier_to);
@@ -288,6 +326,7 @@ static ebb_status check_transfer(ebb_validator *v, const ebb_action *a, int64_t 
     if (a->kind == EBB_ACT_EVICT) {
         *src = NONE;
         v->in_use[a->tier]--;
+        give_bytes(v, a->tier, a->step);
     }
     return EBB_OK;
 }
@@ -529,8 +568,11 @@ ebb_status ebb_validator_check(ebb_validator *v, const ebb_action *actions, size
     if (v->failed)
         return ebb_fail(EBB_ERR_SCHEDULE, "%s", v->failure);
     size_t i = 0;
+    /* The fast loop keeps no bytes: sized streams take the checked path. */
+    const int fast = !v->bytes;
     while (i < count) {
-        i = run_fast(v, actions, i, count);
+        if (fast)
+            i = run_fast(v, actions, i, count);
         if (i == count)
             break;
         ebb_status st = check_one(v, &actions[i]);
@@ -567,5 +609,49 @@ ebb_status ebb_validator_stats(const ebb_validator *v, ebb_schedule_stats *stats
     if (!v || !stats)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_stats: NULL argument");
     *stats = v->stats;
+    return EBB_OK;
+}
+
+ebb_status ebb_validator_set_state_bytes(ebb_validator *v, ebb_tier tier, const uint64_t *bytes,
+                                         int64_t count, uint64_t budget)
+{
+    if (!v || (!bytes && count > 0))
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_set_state_bytes: NULL argument");
+    if (tier < 0 || tier >= EBB_TIER_COUNT)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_set_state_bytes: tier %d is not a tier",
+                        (int)tier);
+    if (count < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_validator_set_state_bytes: count must be >= 0, got %lld",
+                        (long long)count);
+    if (v->stats.actions > 0 || v->failed)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_validator_set_state_bytes: the validator has seen %lld actions; "
+                        "set the sizes before the first",
+                        (long long)v->stats.actions);
+    if (!v->bytes || count != v->bytes_count) {
+        uint64_t *copy = malloc(sizeof *copy * (size_t)(count > 0 ? count : 1));
+        if (!copy)
+            return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the sizes of %lld states",
+                            (long long)count);
+        free(v->bytes);
+        v->bytes = copy;
+    }
+    for (int64_t i = 0; i < count; i++)
+        v->bytes[i] = bytes[i];
+    v->bytes_count = count;
+    v->sized[tier] = 1;
+    v->bytes_budget[tier] = budget;
+    return EBB_OK;
+}
+
+ebb_status ebb_validator_peak_bytes(const ebb_validator *v, ebb_tier tier, uint64_t *bytes)
+{
+    if (!v || !bytes)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_peak_bytes: NULL argument");
+    if (tier < 0 || tier >= EBB_TIER_COUNT)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_peak_bytes: tier %d is not a tier",
+                        (int)tier);
+    *bytes = v->bytes_peak[tier];
     return EBB_OK;
 }

@@ -10,6 +10,7 @@
 #include "ebb/error.h"
 #include "ebb/vocabulary.h"
 #include "ebb/schedule.h"
+#include "ebb/chain.h"
 #include "ebb/storage.h"
 #include "ebb/codec.h"
 #include "ebb/config.h"

@@ -182,6 +182,21 @@ EBB_API ebb_status ebb_validator_finish(const ebb_validator *validator);
 /* Counts so far. */
 EBB_API ebb_status ebb_validator_stats(const ebb_validator *validator, ebb_schedule_stats *stats);
 
+/* States of different sizes (heterogeneous chains, ebb/chain.h): x_i takes
+ * bytes[i] bytes (i < count; a state past count takes none), and from now
+ * on the states `tier`'s slots hold must never take more than `budget`
+ * bytes at once, else EBB_ERR_SCHEDULE names the action and the bytes. Call
+ * it before the first action. EBB_ERR_INVALID_ARG for NULL (count > 0), a
+ * bad tier, count < 0 or a validator that has seen actions. */
+EBB_API ebb_status ebb_validator_set_state_bytes(ebb_validator *validator, ebb_tier tier,
+                                                 const uint64_t *bytes, int64_t count,
+                                                 uint64_t budget);
+
+/* The most bytes `tier`'s slots held at once (0 unless
+ * ebb_validator_set_state_bytes was called for the tier). */
+EBB_API ebb_status ebb_validator_peak_bytes(const ebb_validator *validator, ebb_tier tier,
+                                            uint64_t *bytes);
+
 /* Generates the whole schedule for `options` and replays it through a
  * validator sized by ebb_schedule_tier_slots; online schedules are told n =
  * options->steps when their forward reaches it. A long offline stream

@@ -1,0 +1,125 @@
+/*
+ * Heterogeneous chains: for n = 4 .. 32 steps of random costs (forward 1 ..
+ * 10, reverse 1 .. 20) and sizes (1 .. 64 KiB, in 1 KiB steps; one chain in
+ * four has a few states 16x the others), a budget of a quarter and of a half
+ * of all the states, prints the time ebb_chain_schedule_create takes
+ * (median of 3), and the chain's least cost against Revolve's run as if
+ * every state were the largest (the slots that budget holds for it),
+ * costed with the chain's own costs.
+ *
+ *     build/release/benchmarks/schedules/chain_bench [levels]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "ebb/ebb.h"
+
+static uint64_t rng(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Revolve with as many slots as the budget holds of the largest state, its
+ * stream costed with the chain's costs. */
+static double revolve_cost(int n, const double *f, const double *r, uint64_t largest,
+                           uint64_t budget)
+{
+    ebb_schedule_options o;
+    ebb_schedule_options_init(&o);
+    o.strategy = EBB_STRATEGY_REVOLVE;
+    o.steps = n;
+    o.slots = (int32_t)(budget / largest);
+    if (o.slots < 1 && n > 1)
+        return -1;
+    if (o.slots < 1)
+        o.slots = 1;
+    ebb_schedule *s = NULL;
+    if (ebb_schedule_create(&o, &s) != EBB_OK)
+        return -1;
+    double cost = 0;
+    ebb_action a;
+    do {
+        if (ebb_schedule_next(s, &a) != EBB_OK)
+            break;
+        if (a.kind == EBB_ACT_ADVANCE)
+            for (int64_t k = a.step; k < a.to; k++)
+                cost += f[k];
+        else if (a.kind == EBB_ACT_REVERSE)
+            cost += r[a.step];
+    } while (a.kind != EBB_ACT_END);
+    ebb_schedule_destroy(s);
+    return cost;
+}
+
+int main(int argc, char **argv)
+{
+    int levels = argc > 1 ? atoi(argv[1]) : 0;
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    printf("%4s %7s %9s %9s %12s %12s %7s\n", "n", "budget", "create_s", "units", "chain_cost",
+           "revolve_cost", "ratio");
+    for (int n = 4; n <= EBB_CHAIN_MAX_STEPS; n += 4) {
+        double f[EBB_CHAIN_MAX_STEPS], r[EBB_CHAIN_MAX_STEPS];
+        uint64_t b[EBB_CHAIN_MAX_STEPS], total = 0, largest = 0;
+        int skewed = n % 16 == 0;
+        for (int i = 0; i < n; i++) {
+            f[i] = (double)(1 + rng(&seed) % 10);
+            r[i] = (double)(1 + rng(&seed) % 20);
+            b[i] = 1024 * (1 + rng(&seed) % 64);
+            if (skewed && rng(&seed) % 4 == 0)
+                b[i] *= 16;
+            total += b[i];
+            if (b[i] > largest)
+                largest = b[i];
+        }
+        for (int q = 4; q >= 2; q -= 2) {
+            uint64_t budget = total / (uint64_t)q;
+            if (budget < b[0])
+                budget = b[0];
+            ebb_chain ch = {.steps = n, .forward_cost = f, .reverse_cost = r, .state_bytes = b};
+            ebb_chain_options o;
+            ebb_chain_options_init(&o);
+            o.memory_bytes = budget;
+            o.memory_levels = levels;
+            double times[3];
+            ebb_chain_info info = {0};
+            for (int k = 0; k < 3; k++) {
+                ebb_schedule *s = NULL;
+                double t0 = now();
+                if (ebb_chain_schedule_create(&ch, &o, &s) != EBB_OK) {
+                    fprintf(stderr, "n=%d: %s\n", n, ebb_last_error());
+                    return 1;
+                }
+                times[k] = now() - t0;
+                ebb_chain_schedule_info(s, &info);
+                ebb_schedule_destroy(s);
+            }
+            for (int i = 0; i < 2; i++) /* sort the three: the median is times[1] */
+                for (int k = 0; k < 2 - i; k++)
+                    if (times[k] > times[k + 1]) {
+                        double x = times[k];
+                        times[k] = times[k + 1];
+                        times[k + 1] = x;
+                    }
+            double t = times[1];
+            double rc = revolve_cost(n, f, r, largest, budget);
+            if (rc > 0)
+                printf("%4d %7s %9.4f %9d %12.0f %12.0f %7.3f\n", n, q == 4 ? "1/4" : "1/2", t,
+                       info.units, info.cost, rc, info.cost / rc);
+            else /* the budget holds no largest state */
+                printf("%4d %7s %9.4f %9d %12.0f %12s %7s\n", n, q == 4 ? "1/4" : "1/2", t,
+                       info.units, info.cost, "-", "-");
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * ebb — heterogeneous chains: steps that differ in cost and states that
+ * differ in size.
+ *
+ * A chain of n steps: step i runs x_i -> x_{i+1} at forward_cost[i], its
+ * reverse step costs reverse_cost[i], and x_i takes state_bytes[i] bytes
+ * (x_n is never stored: the loss is taken there, as in ebb/schedule.h).
+ * Costs are on any one scale (seconds, or units of some step's time).
+ *
+ * ebb_chain_schedule_create gives the schedule of least total cost (forward
+ * steps, first sweep included, plus reverse steps) whose stored states never
+ * take more than memory_bytes at once, x_0 included. It is exact over every
+ * schedule, not only nested ones (docs/heterogeneous.md). The budget is
+ * counted in units: the greatest common divisor of the states' sizes, or,
+ * where that gives more than memory_levels units, memory_bytes /
+ * memory_levels rounded up, each state rounded up to whole units (the
+ * schedule then still fits in bytes, and may cost more than the optimum in
+ * bytes). Uniform chains give Revolve's counts.
+ */
+#ifndef EBB_CHAIN_H
+#define EBB_CHAIN_H
+
+#include <stdint.h>
+
+#include "ebb/schedule.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ebb_chain {
+    int64_t steps;               /* n >= 1 */
+    const double *forward_cost;  /* n costs >= 0: step i, x_i -> x_{i+1} */
+    const double *reverse_cost;  /* n costs >= 0: step i's reverse step */
+    const uint64_t *state_bytes; /* n sizes >= 1: x_0 .. x_{n-1} */
+} ebb_chain;
+
+typedef struct ebb_chain_options {
+    uint64_t memory_bytes; /* the budget of the tier the states go to, x_0 included */
+    ebb_tier tier;         /* default EBB_TIER_HOST */
+    int32_t memory_levels; /* most units the budget is counted in; 0: 256 */
+} ebb_chain_options;
+
+/* The most steps a chain may have for ebb_chain_schedule_create. */
+enum { EBB_CHAIN_MAX_STEPS = 32 };
+
+/* Sets the defaults (memory_bytes 0: set it). Returns nothing: it cannot fail. */
+EBB_API void ebb_chain_options_init(ebb_chain_options *options);
+
+/* The schedule of least cost for `chain` within options->memory_bytes. It
+ * is an ebb_schedule like any other (ebb_schedule_next, _next_batch,
+ * _destroy); its STORE actions name slots of options->tier, at most
+ * ebb_schedule_tier_slots of them at once, and ebb_schedule_get_options
+ * says strategy revolve (the uniform chain's schedule), steps n and slots
+ * that count. The chain's arrays are copied. EBB_ERR_INVALID_ARG for a bad
+ * chain or options (which, and why); EBB_ERR_NO_MEMORY when n >= 2 and x_0
+ * does not fit memory_bytes. */
+EBB_API ebb_status ebb_chain_schedule_create(const ebb_chain *chain,
+                                             const ebb_chain_options *options,
+                                             ebb_schedule **out);
+
+/* What a chain schedule costs and how its budget was counted. */
+typedef struct ebb_chain_info {
+    double cost;         /* forward costs of every forward step run + reverse costs */
+    uint64_t unit_bytes; /* one memory unit */
+    int32_t units;       /* the budget in units: memory_bytes / unit_bytes, rounded down */
+} ebb_chain_info;
+
+/* The cost and units of a schedule from ebb_chain_schedule_create.
+ * EBB_ERR_INVALID_ARG for NULL or another kind of schedule. */
+EBB_API ebb_status ebb_chain_schedule_info(const ebb_schedule *schedule, ebb_chain_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,314 @@
+/*
+ * Heterogeneous chains (ebb/chain.h): the schedule that chain_dp.c's table
+ * describes, generated one part at a time from a stack of pending parts.
+ * Slot numbers are reused last-freed first, so they stay below the most
+ * states held at once, which a dry run at creation counts.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "common/error_internal.h"
+#include "ebb/chain.h"
+#include "schedules/chain_dp.h"
+#include "schedules/schedule_base.h"
+
+enum { NONE = -1 };
+
+typedef struct part {
+    int32_t s, k, t, m;
+} part;
+
+typedef struct chain_schedule {
+    struct ebb_schedule base;
+    chain_dp dp;
+    ebb_chain_info info;
+    part *stack;      /* parts still to do, the next on top */
+    int32_t depth;
+    int32_t *slot_of; /* the slot holding x_i, n */
+    int32_t *free_slots;
+    int32_t nfree, next_slot;
+    int32_t live; /* the live state, NONE after a reverse step */
+    int turned, started;
+} chain_schedule;
+
+static void reset(chain_schedule *c)
+{
+    c->depth = 0;
+    c->nfree = 0;
+    c->next_slot = 0;
+    c->live = 0;
+    c->turned = 0;
+    c->started = 0;
+    c->base.done = 0;
+    c->base.queue_head = c->base.queue_len = 0;
+}
+
+static int32_t take_slot(chain_schedule *c)
+{
+    return c->nfree > 0 ? c->free_slots[--c->nfree] : c->next_slot++;
+}
+
+static ebb_action *store(chain_schedule *c, ebb_action *a, int32_t i)
+{
+    int32_t slot = take_slot(c);
+    c->slot_of[i] = slot;
+    return ebb_emit(a, EBB_ACT_STORE, c->base.options.fast_tier, slot, i, 0);
+}
+
+static ebb_action *release(chain_schedule *c, ebb_action *a, int32_t i)
+{
+    c->free_slots[c->nfree++] = c->slot_of[i];
+    return ebb_emit(a, EBB_ACT_FREE, c->base.options.fast_tier, c->slot_of[i], i, 0);
+}
+
+static ebb_action *restore(chain_schedule *c, ebb_action *a, int32_t i)
+{
+    if (c->live == i)
+        return a;
+    c->live = i;
+    return ebb_emit(a, EBB_ACT_RESTORE, c->base.options.fast_tier, c->slot_of[i], i, 0);
+}
+
+/* Runs x_s forward to x_to; reaching x_n for the first time is the turn,
+ * which leaves x_{n-1} live. */
+static ebb_action *advance(chain_schedule *c, ebb_action *a, int32_t s, int32_t to)
+{
+    int32_t n = c->dp.n;
+    if (to == n - 1 && !c->turned) {
+        a = ebb_emit(a, EBB_ACT_ADVANCE, 0, 0, s, n);
+        a = ebb_emit(a, EBB_ACT_TURN, 0, 0, n, 0);
+        c->turned = 1;
+    } else if (to > s) {
+        a = ebb_emit(a, EBB_ACT_ADVANCE, 0, 0, s, to);
+    }
+    c->live = to;
+    return a;
+}
+
+static ebb_action *reverse(chain_schedule *c, ebb_action *a, int32_t i)
+{
+    c->live = NONE;
+    return ebb_emit(a, EBB_ACT_REVERSE, 0, 0, i, 0);
+}
+
+static void push(chain_schedule *c, int32_t s, int32_t k, int32_t t, int32_t m)
+{
+    c->stack[c->depth++] = (part){s, k, t, m};
+}
+
+/* One part's actions (at most five) and the parts it leaves. */
+static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
+{
+    chain_choice ch = chain_dp_choice(&c->dp, p.s, p.k, p.t, p.m);
+    const int32_t *size = c->dp.size;
+    switch (ch.kind) {
+    case CHAIN_NONE:
+        return release(c, a, p.s);
+    case CHAIN_LAST:
+        a = restore(c, a, p.s);
+        a = advance(c, a, p.s, p.t - 1);
+        a = reverse(c, a, p.t - 1);
+        if (p.t - 1 == p.s)
+            return release(c, a, p.s);
+        push(c, p.s, p.k, p.t - 1, p.m);
+        return a;
+    case CHAIN_MOVE: {
+        a = restore(c, a, p.s);
+        a = release(c, a, p.s);
+        a = advance(c, a, p.s, p.k);
+        if (p.k == p.t - 1)
+            return reverse(c, a, p.k);
+        a = store(c, a, p.k);
+        int32_t m = p.m + size[p.s] - size[p.k];
+        push(c, p.k, p.k, p.t, m < c->dp.levels ? m : c->dp.levels);
+        return a;
+    }
+    default: /* CHAIN_SPLIT */
+        a = restore(c, a, p.s);
+        a = advance(c, a, p.s, ch.j);
+        a = store(c, a, ch.j);
+        push(c, p.s, p.k, ch.kk, p.m);
+        push(c, ch.j, ch.kk, p.t, p.m - size[ch.j]);
+        return a;
+    }
+}
+
+static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
+{
+    chain_schedule *c = (chain_schedule *)s;
+    int32_t n = c->dp.n;
+    ebb_action *a = out;
+    if (!c->started) {
+        c->started = 1;
+        if (n == 1) {
+            a = advance(c, a, 0, 0);
+            return (size_t)(reverse(c, a, 0) - out);
+        }
+        a = store(c, a, 0);
+        push(c, 0, 0, n, c->dp.levels - c->dp.size[0]);
+    }
+    while (c->depth > 0 && (size_t)(a - out) + 5 <= capacity)
+        a = do_part(c, a, c->stack[--c->depth]);
+    if (c->depth == 0 && a - out < (ptrdiff_t)capacity)
+        a = ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0);
+    return (size_t)(a - out);
+}
+
+static void destroy(ebb_schedule *s)
+{
+    chain_schedule *c = (chain_schedule *)s;
+    chain_dp_free(&c->dp);
+    free(c->stack);
+    free(c->slot_of);
+    free(c->free_slots);
+}
+
+static const ebb_schedule_ops chain_ops = {.fill = fill, .destroy = destroy};
+
+void ebb_chain_options_init(ebb_chain_options *o)
+{
+    if (o)
+        *o = (ebb_chain_options){.memory_bytes = 0, .tier = EBB_TIER_HOST, .memory_levels = 0};
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+static ebb_status check_chain(const ebb_chain *ch, const ebb_chain_options *o)
+{
+    if (ch->steps < 1 || ch->steps > EBB_CHAIN_MAX_STEPS)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "a chain takes 1 .. %d steps here, got %lld: longer chains need "
+                        "a schedule for uniform steps (ebb/schedule.h)",
+                        EBB_CHAIN_MAX_STEPS, (long long)ch->steps);
+    if (!ch->forward_cost || !ch->reverse_cost || !ch->state_bytes)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "the chain's forward_cost, reverse_cost and state_bytes must all be set");
+    for (int64_t i = 0; i < ch->steps; i++) {
+        double f = ch->forward_cost[i], r = ch->reverse_cost[i];
+        if (!isfinite(f) || f < 0 || !isfinite(r) || r < 0)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "step %lld's costs must be finite and >= 0, got forward %g, "
+                            "reverse %g", (long long)i, f, r);
+        if (ch->state_bytes[i] == 0)
+            return ebb_fail(EBB_ERR_INVALID_ARG, "x_%lld's size is 0 bytes: a state takes >= 1",
+                            (long long)i);
+    }
+    if (o->tier < 0 || o->tier >= EBB_TIER_COUNT)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "the chain's tier %d is not a tier", (int)o->tier);
+    if (o->memory_levels < 0 || o->memory_levels > 1 << 16)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "memory_levels must be 0 (the default, 256) .. 65536, got %d",
+                        o->memory_levels);
+    if (ch->steps >= 2 && ch->state_bytes[0] > o->memory_bytes)
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "a budget of %llu bytes does not hold x_0 (%llu bytes), which a chain of "
+                        "%lld steps keeps: raise memory_bytes",
+                        (unsigned long long)o->memory_bytes,
+                        (unsigned long long)ch->state_bytes[0], (long long)ch->steps);
+    return EBB_OK;
+}
+
+/* The unit the budget is counted in, the budget and the sizes in units. */
+static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, int32_t *size,
+                              ebb_chain_info *info)
+{
+    int32_t n = (int32_t)ch->steps;
+    uint64_t levels = o->memory_levels ? (uint64_t)o->memory_levels : 256;
+    uint64_t unit = 0;
+    for (int32_t i = 0; i < n; i++)
+        unit = gcd(unit, ch->state_bytes[i]);
+    if (o->memory_bytes / unit > levels)
+        unit = o->memory_bytes / levels + (o->memory_bytes % levels != 0);
+    info->unit_bytes = unit;
+    info->units = (int32_t)(o->memory_bytes / unit);
+    for (int32_t i = 0; i < n; i++) {
+        uint64_t u = ch->state_bytes[i] / unit + (ch->state_bytes[i] % unit != 0);
+        size[i] = u > (uint64_t)info->units ? info->units + 1 : (int32_t)u;
+    }
+    if (n >= 2 && size[0] > info->units)
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "x_0 (%llu bytes) fits %llu bytes but not in %d units of %llu bytes: "
+                        "raise memory_levels or memory_bytes",
+                        (unsigned long long)ch->state_bytes[0],
+                        (unsigned long long)o->memory_bytes, info->units,
+                        (unsigned long long)unit);
+    return EBB_OK;
+}
+
+/* Generates the whole stream once to count the slots it holds at once. */
+static ebb_status count_slots(chain_schedule *c)
+{
+    ebb_action buf[64];
+    size_t got;
+    do {
+        got = fill(&c->base, buf, sizeof buf / sizeof *buf);
+    } while (got > 0 && buf[got - 1].kind != EBB_ACT_END);
+    c->base.tier_slots[c->base.options.fast_tier] = c->next_slot > 0 ? c->next_slot : 1;
+    c->base.options.slots = c->base.tier_slots[c->base.options.fast_tier];
+    reset(c);
+    return EBB_OK;
+}
+
+ebb_status ebb_chain_schedule_create(const ebb_chain *chain, const ebb_chain_options *options,
+                                     ebb_schedule **out)
+{
+    if (!out)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_chain_schedule_create: out is NULL");
+    *out = NULL;
+    if (!chain || !options)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_chain_schedule_create: NULL argument");
+    ebb_status st = check_chain(chain, options);
+    if (st != EBB_OK)
+        return st;
+    int32_t n = (int32_t)chain->steps;
+    ebb_schedule_options so;
+    ebb_schedule_options_init(&so);
+    so.strategy = EBB_STRATEGY_REVOLVE;
+    so.steps = n;
+    so.slots = 1;
+    so.disk_slots = 0;
+    so.fast_tier = options->tier;
+    if ((st = ebb_schedule_alloc(sizeof(chain_schedule), &chain_ops, &so, out)) != EBB_OK)
+        return st;
+    chain_schedule *c = (chain_schedule *)*out;
+    int32_t *size = malloc(sizeof *size * (size_t)n);
+    c->stack = malloc(sizeof *c->stack * (size_t)(2 * n + 2));
+    c->slot_of = malloc(sizeof *c->slot_of * (size_t)n);
+    c->free_slots = malloc(sizeof *c->free_slots * (size_t)n);
+    if (!size || !c->stack || !c->slot_of || !c->free_slots) {
+        free(size);
+        return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,
+                                                  "cannot allocate a chain schedule of %d steps",
+                                                  n));
+    }
+    st = count_units(chain, options, size, &c->info);
+    if (st == EBB_OK)
+        st = chain_dp_build(&c->dp, n, chain->forward_cost, chain->reverse_cost, size,
+                            c->info.units);
+    free(size);
+    if (st != EBB_OK)
+        return ebb_schedule_discard(out, st);
+    c->info.cost = chain_dp_total(&c->dp);
+    reset(c);
+    return count_slots(c);
+}
+
+ebb_status ebb_chain_schedule_info(const ebb_schedule *s, ebb_chain_info *info)
+{
+    if (!s || !info)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_chain_schedule_info: NULL argument");
+    if (s->ops != &chain_ops)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_chain_schedule_info: the schedule is not a chain's "
+                        "(ebb_chain_schedule_create makes those)");
+    *info = ((const chain_schedule *)s)->info;
+    return EBB_OK;
+}

@@ -1,0 +1,154 @@
+/* The exact dynamic program for heterogeneous chains (chain_dp.h). */
+#include "schedules/chain_dp.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "common/error_internal.h"
+
+static int64_t row(const chain_dp *dp, int32_t s, int32_t k, int32_t t)
+{
+    return (int64_t)dp->base[(int64_t)s * (dp->n + 1) + t] + (k - s);
+}
+
+static double *cell(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
+{
+    return &dp->cost[row(dp, s, k, t) * (dp->levels + 1) + m];
+}
+
+double chain_dp_cost(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
+{
+    return *cell(dp, s, k, t, m);
+}
+
+static int32_t pack(int kind, int32_t j, int32_t kk)
+{
+    return kind | j << 2 | kk << 16;
+}
+
+chain_choice chain_dp_choice(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
+{
+    int32_t c = dp->choice[row(dp, s, k, t) * (dp->levels + 1) + m];
+    return (chain_choice){.kind = c & 3, .j = (c >> 2) & 0x3fff, .kk = (c >> 16) & 0x3fff};
+}
+
+void chain_dp_free(chain_dp *dp)
+{
+    free(dp->size);
+    free(dp->fwd);
+    free(dp->rev);
+    free(dp->pre);
+    free(dp->base);
+    free(dp->cost);
+    free(dp->choice);
+    *dp = (chain_dp){0};
+}
+
+/* One cell: R(s, k, t, m) from the cells of shorter spans. */
+static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
+{
+    const double *pre = dp->pre;
+    const int32_t *size = dp->size;
+    const int32_t L = dp->levels;
+    double best = HUGE_VAL;
+    int32_t how = pack(CHAIN_NONE, 0, 0);
+    if (k == t) {
+        best = 0;
+    } else if (t - 1 == s) {
+        best = dp->rev[s];
+        how = pack(CHAIN_LAST, 0, 0);
+    } else {
+        double c = pre[t - 1] - pre[s] + dp->rev[t - 1] + *cell(dp, s, k, t - 1, m);
+        if (c < best) {
+            best = c;
+            how = pack(CHAIN_LAST, 0, 0);
+        }
+    }
+    if (k > s && k < t) {
+        double c = HUGE_VAL;
+        if (k == t - 1) {
+            c = pre[k] - pre[s] + dp->rev[k];
+        } else if (size[k] <= m + size[s]) {
+            int32_t left = m + size[s] - size[k];
+            c = pre[k] - pre[s] + *cell(dp, k, k, t, left < L ? left : L);
+        }
+        if (c < best) {
+            best = c;
+            how = pack(CHAIN_MOVE, 0, 0);
+        }
+    }
+    if (k < t) {
+        for (int32_t j = s + 1; j <= t - 2; j++) {
+            if (size[j] > m)
+                continue;
+            double to_j = pre[j] - pre[s];
+            for (int32_t kk = j > k ? j : k; kk <= t - 1; kk++) {
+                double c = to_j + *cell(dp, j, kk, t, m - size[j]) + *cell(dp, s, k, kk, m);
+                if (c < best) {
+                    best = c;
+                    how = pack(CHAIN_SPLIT, j, kk);
+                }
+            }
+        }
+    }
+    int64_t at = row(dp, s, k, t) * (L + 1) + m;
+    dp->cost[at] = best;
+    dp->choice[at] = how;
+}
+
+ebb_status chain_dp_build(chain_dp *dp, int32_t n, const double *fwd, const double *rev,
+                          const int32_t *size, int32_t levels)
+{
+    *dp = (chain_dp){.n = n, .levels = levels};
+    if (n < 1 || n > CHAIN_DP_MAX_STEPS || levels < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "the exact chain program takes 1 .. %d steps and a budget >= 0 units, "
+                        "got %d steps and %d units",
+                        CHAIN_DP_MAX_STEPS, n, levels);
+    int64_t rows = 0;
+    dp->size = malloc(sizeof *dp->size * (size_t)n);
+    dp->fwd = malloc(sizeof *dp->fwd * (size_t)n);
+    dp->rev = malloc(sizeof *dp->rev * (size_t)n);
+    dp->pre = malloc(sizeof *dp->pre * (size_t)(n + 1));
+    dp->base = malloc(sizeof *dp->base * (size_t)(n + 1) * (size_t)(n + 1));
+    if (!dp->size || !dp->fwd || !dp->rev || !dp->pre || !dp->base)
+        goto oom;
+    dp->pre[0] = 0;
+    for (int32_t i = 0; i < n; i++) {
+        dp->size[i] = size[i];
+        dp->fwd[i] = fwd[i];
+        dp->rev[i] = rev[i];
+        dp->pre[i + 1] = dp->pre[i] + fwd[i];
+    }
+    for (int32_t s = 0; s <= n; s++)
+        for (int32_t t = s; t <= n; t++) {
+            dp->base[(int64_t)s * (n + 1) + t] = (int32_t)rows;
+            rows += t - s + 1;
+        }
+    size_t cells = (size_t)rows * (size_t)(levels + 1);
+    dp->cost = malloc(sizeof *dp->cost * cells);
+    dp->choice = malloc(sizeof *dp->choice * cells);
+    if (!dp->cost || !dp->choice)
+        goto oom;
+    for (int32_t d = 0; d <= n; d++)
+        for (int32_t s = 0; s + d <= n; s++)
+            for (int32_t k = s; k <= s + d; k++)
+                for (int32_t m = 0; m <= levels; m++)
+                    solve_cell(dp, s, k, s + d, m);
+    return EBB_OK;
+oom:
+    chain_dp_free(dp);
+    return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the chain program's table (%d steps, "
+                    "%d memory units): fewer units (memory_levels) need less",
+                    n, levels);
+}
+
+double chain_dp_total(const chain_dp *dp)
+{
+    int32_t n = dp->n;
+    if (n == 1)
+        return dp->fwd[0] + dp->rev[0];
+    /* The first sweep runs step n-1 once more than the table counts: the
+     * table reverses t-1 from the state before it, the sweep reaches x_n. */
+    return chain_dp_cost(dp, 0, 0, n, dp->levels - dp->size[0]) + dp->fwd[n - 1];
+}

@@ -1,0 +1,69 @@
+/*
+ * The exact dynamic program for a heterogeneous chain (ebb/chain.h): the
+ * least total cost of reversing n steps of different forward and reverse
+ * costs whose states have different sizes, under a budget of memory units.
+ *
+ * R(s, k, t, m): x_s is stored (outside m), the adjoint is at x_t, and this
+ * part must reverse steps k .. t-1 (s <= k <= t) with m free units; x_s is
+ * freed at its last use. A part either
+ *   - reverses t-1 from x_s without storing it (LAST),
+ *   - moves its checkpoint: frees x_s and advances to x_k, stored in its
+ *     place (MOVE, k > s: the steps s .. k-1 belong to a part below),
+ *   - or advances to x_j, stores it, lets x_j's part reverse kk .. t-1
+ *     and then reverses k .. kk-1 itself (SPLIT).
+ * Letting a stored state serve a later range (kk > j) and freeing a
+ * checkpoint once it has moved are what make this exact over every
+ * schedule, not only the nested ("persistent") ones: with states of
+ * different sizes those are sometimes dearer.
+ */
+#ifndef EBB_SCHEDULES_CHAIN_DP_H
+#define EBB_SCHEDULES_CHAIN_DP_H
+
+#include <stdint.h>
+
+#include "ebb/error.h"
+
+enum chain_choice_kind {
+    CHAIN_NONE = 0,  /* k == t: nothing left to reverse; x_s is freed */
+    CHAIN_LAST = 1,  /* reverse t-1 from x_s (t-1 == s: the step s itself) */
+    CHAIN_MOVE = 2,  /* free x_s, advance to x_k (stored unless k == t-1) */
+    CHAIN_SPLIT = 3  /* advance to x_j, store it; x_j's part reverses kk .. t-1 */
+};
+
+typedef struct chain_choice {
+    int kind;
+    int32_t j, kk;
+} chain_choice;
+
+typedef struct chain_dp {
+    int32_t n;        /* steps */
+    int32_t levels;   /* the budget in units */
+    int32_t *size;    /* x_0 .. x_{n-1} in units (rounded up) */
+    double *fwd;      /* forward costs, n */
+    double *rev;      /* reverse costs, n */
+    double *pre;      /* pre[i] = fwd[0] + .. + fwd[i-1], n + 1 */
+    int32_t *base;    /* base[s * (n + 1) + t]: first cell row of (s, .., t) */
+    double *cost;     /* per (s, k, t) row: levels + 1 costs */
+    int32_t *choice;  /* packed chain_choice, as cost */
+} chain_dp;
+
+/* The most steps the exact program takes: its table holds n^3/6 rows of
+ * levels + 1 cells and each cell tries O(n^2) splits. */
+enum { CHAIN_DP_MAX_STEPS = 32 };
+
+/* Fills the table for n steps (1 <= n <= CHAIN_DP_MAX_STEPS) of the given
+ * costs and sizes in units under `levels` units. */
+ebb_status chain_dp_build(chain_dp *dp, int32_t n, const double *fwd, const double *rev,
+                          const int32_t *size, int32_t levels);
+
+void chain_dp_free(chain_dp *dp);
+
+/* R(s, k, t, m) and the choice that gives it. */
+double chain_dp_cost(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m);
+chain_choice chain_dp_choice(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m);
+
+/* The whole chain's least cost, the first sweep included; x_0 must fit
+ * (size[0] <= levels) when n >= 2. */
+double chain_dp_total(const chain_dp *dp);
+
+#endif

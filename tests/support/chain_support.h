@@ -1,0 +1,35 @@
+/* Helpers of the heterogeneous-chain tests (code in chain_support.c): a
+ * chain held in arrays, and the replay of a chain schedule through a
+ * validator that knows every state's size. */
+#ifndef EBB_TESTS_CHAIN_SUPPORT_H
+#define EBB_TESTS_CHAIN_SUPPORT_H
+
+#include <stdint.h>
+
+#include "ebb/ebb.h"
+
+enum { TEST_CHAIN_MAX = 32 };
+
+typedef struct test_chain {
+    int n;
+    double fwd[TEST_CHAIN_MAX], rev[TEST_CHAIN_MAX];
+    uint64_t bytes[TEST_CHAIN_MAX];
+    uint64_t budget;
+} test_chain;
+
+/* What a replayed stream did. */
+typedef struct chain_replay {
+    double cost;            /* forward costs of every step run + reverse costs */
+    int64_t forward_steps;
+    uint64_t peak_bytes;    /* the most bytes the tier held at once */
+    double predicted;       /* ebb_chain_schedule_info's cost */
+} chain_replay;
+
+ebb_chain test_chain_view(const test_chain *c);
+
+/* Creates the chain's schedule (memory_levels 65536: exact units for small
+ * sizes), replays it through a validator sized in bytes, and fails the
+ * test, naming the chain, if anything is refused. */
+chain_replay chain_replayed(const test_chain *c);
+
+#endif
