@@ -86,6 +86,20 @@ static const field action[] = {
     F(ebb_action, slot_to), F(ebb_action, step), F(ebb_action, to),
 };
 
+static const field chain[] = {
+    F(ebb_chain, steps), F(ebb_chain, forward_cost), F(ebb_chain, reverse_cost),
+    F(ebb_chain, state_bytes),
+};
+
+static const field chain_options[] = {
+    F(ebb_chain_options, memory_bytes), F(ebb_chain_options, tier),
+    F(ebb_chain_options, memory_levels),
+};
+
+static const field chain_info[] = {
+    F(ebb_chain_info, cost), F(ebb_chain_info, unit_bytes), F(ebb_chain_info, units),
+};
+
 #define N(a) (sizeof a / sizeof *a)
 
 static const struct table {
@@ -101,6 +115,9 @@ static const struct table {
      N(schedule_options)},
     {"ebb_schedule_stats", sizeof(ebb_schedule_stats), schedule_stats, N(schedule_stats)},
     {"ebb_action", sizeof(ebb_action), action, N(action)},
+    {"ebb_chain", sizeof(ebb_chain), chain, N(chain)},
+    {"ebb_chain_options", sizeof(ebb_chain_options), chain_options, N(chain_options)},
+    {"ebb_chain_info", sizeof(ebb_chain_info), chain_info, N(chain_info)},
     {"ebb_config", sizeof(ebb_config), NULL, 0},
 };
 
@@ -129,6 +146,6 @@ ebb_status ebb_layout_get(const char *struct_name, size_t *size, size_t *count, 
     return ebb_fail(EBB_ERR_INVALID_ARG,
                     "ebb_layout_get: no public struct named '%s'; known: ebb_run_options, "
                     "ebb_run_info, ebb_run_stats, ebb_schedule_options, ebb_schedule_stats, "
-                    "ebb_action, ebb_config",
+                    "ebb_action, ebb_chain, ebb_chain_options, ebb_chain_info, ebb_config",
                     struct_name);
 }

@@ -18,7 +18,8 @@ extern "C" {
 
 /* The layout of the public struct `struct_name`: "ebb_run_options",
  * "ebb_run_info", "ebb_run_stats", "ebb_schedule_options",
- * "ebb_schedule_stats", "ebb_action", or "ebb_config" (its size only: a
+ * "ebb_schedule_stats", "ebb_action", "ebb_chain", "ebb_chain_options",
+ * "ebb_chain_info", or "ebb_config" (its size only: a
  * binding keeps it opaque, so *count is 0). *size receives sizeof the
  * struct and *count its number of fields, in declaration order (an array
  * field is one field); the first min(max, *count) entries of `offsets`,

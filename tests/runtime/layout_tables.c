@@ -9,7 +9,9 @@
 
 static const char *structs[] = {"ebb_run_options",      "ebb_run_info",
                                 "ebb_run_stats",        "ebb_schedule_options",
-                                "ebb_schedule_stats",   "ebb_action"};
+                                "ebb_schedule_stats",   "ebb_action",
+                                "ebb_chain",            "ebb_chain_options",
+                                "ebb_chain_info"};
 
 Test(layout_tables, each_table_covers_its_struct)
 {

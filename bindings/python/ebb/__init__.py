@@ -10,14 +10,15 @@ import importlib
 
 from ._capi import lib as _lib
 from ._loader import path as library_path
+from .chain import ChainPlan, chain_plan
 from .config import Config
 from .errors import EbbError, LibraryNotFoundError, status
 from .runtime import LAST, Run, RunInfo, RunStats
 from .schedule import SCHEDULES, STRATEGIES, PlanStats, actions, plan, revolve_forward_count, validate
 
 __all__ = [
-    "Config", "EbbError", "LAST", "LibraryNotFoundError", "PlanStats", "Run", "RunInfo",
-    "RunStats", "SCHEDULES", "STRATEGIES", "actions", "library_path", "plan", "revolve_forward_count",
+    "ChainPlan", "Config", "EbbError", "LAST", "LibraryNotFoundError", "PlanStats", "Run", "RunInfo",
+    "RunStats", "SCHEDULES", "STRATEGIES", "actions", "chain_plan", "library_path", "plan", "revolve_forward_count",
     "status", "validate", "version",
 ]
 

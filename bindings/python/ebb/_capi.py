@@ -151,6 +151,31 @@ class Action(Structure):
     ]
 
 
+class Chain(Structure):
+    _fields_ = [
+        ("steps", c_int64),
+        ("forward_cost", POINTER(c_double)),
+        ("reverse_cost", POINTER(c_double)),
+        ("state_bytes", POINTER(c_uint64)),
+    ]
+
+
+class ChainOptions(Structure):
+    _fields_ = [
+        ("memory_bytes", c_uint64),
+        ("tier", c_int),
+        ("memory_levels", c_int32),
+    ]
+
+
+class ChainInfo(Structure):
+    _fields_ = [
+        ("cost", c_double),
+        ("unit_bytes", c_uint64),
+        ("units", c_int32),
+    ]
+
+
 # ebb_config is kept opaque: the binding reads and writes it through TOML
 # (ebb_config_load_string, ebb_config_format) only, so keys added to it need
 # no change here. CONFIG_BYTES is set at load to the library's sizeof(ebb_config).
@@ -159,7 +184,9 @@ CONFIG_BYTES = None
 # The C structs mirrored above, checked exactly at load (_check_layout).
 MIRRORED = {"ebb_run_options": "RunOptions", "ebb_run_info": "RunInfo",
             "ebb_run_stats": "RunStats", "ebb_schedule_options": "ScheduleOptions",
-            "ebb_schedule_stats": "ScheduleStats", "ebb_action": "Action"}
+            "ebb_schedule_stats": "ScheduleStats", "ebb_action": "Action",
+            "ebb_chain": "Chain", "ebb_chain_options": "ChainOptions",
+            "ebb_chain_info": "ChainInfo"}
 
 
 FORWARD_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_int64, c_void_p, c_void_p)
@@ -185,6 +212,14 @@ _PROTOTYPES = {
     "ebb_schedule_replay": (c_int, [POINTER(ScheduleOptions), POINTER(ScheduleStats),
                                     VISITOR_FN, c_void_p]),
     "ebb_revolve_forward_count": (c_int, [c_int64, c_int32, POINTER(c_int64)]),
+    "ebb_schedule_next_batch": (c_int, [c_void_p, POINTER(Action), c_size_t,
+                                        POINTER(c_size_t)]),
+    "ebb_schedule_destroy": (None, [c_void_p]),
+    "ebb_schedule_tier_slots": (c_int, [c_void_p, POINTER(c_int32)]),
+    "ebb_chain_options_init": (None, [POINTER(ChainOptions)]),
+    "ebb_chain_schedule_create": (c_int, [POINTER(Chain), POINTER(ChainOptions),
+                                          POINTER(c_void_p)]),
+    "ebb_chain_schedule_info": (c_int, [c_void_p, POINTER(ChainInfo)]),
     "ebb_validator_create": (c_int, [c_int64, POINTER(c_int32), POINTER(c_void_p)]),
     "ebb_validator_destroy": (None, [c_void_p]),
     "ebb_validator_check": (c_int, [c_void_p, POINTER(Action), c_size_t]),

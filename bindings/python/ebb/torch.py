@@ -30,6 +30,7 @@ import torch
 from . import runtime
 from ._torch_layout import Layout, _differentiable, digest
 from .config import Config, as_config
+from ._torch_chain import profile_blocks, sequential  # noqa: F401 (ebb.torch's API)
 
 # dtypes that tell ebb what a state is an array of (RunOptions.element, for
 # compression); a state of several dtypes, or another one, leaves it to

@@ -1,0 +1,178 @@
+"""ResNet-50's blocks on the CPU: peak memory and time of one training step
+(forward + backward) with plain autograd, torch.utils.checkpoint's
+checkpoint_sequential over s segments, and ebb.torch.sequential under a
+budget (a fraction of all the blocks' inputs).
+
+    PYTHONPATH=bindings/python EBB_LIBRARY=build/release/libebb.so \\
+        /usr/bin/python3 benchmarks/python/resnet_blocks.py --image 64 --batch 8
+
+The model: ResNet-50's stem, its 16 bottleneck blocks (3, 4, 6, 3 per
+stage) and its head (pooling, a 1000-way linear layer), written here (no
+torchvision), 18 blocks. Each method runs in its own child process, which
+builds the model and the input (seeded), runs one warm-up step (ebb: its
+profile too), then --steps timed steps; printed: peak RSS above the RSS
+before the warm-up (ru_maxrss of the child, os.wait4), the median step time, and a digest of the gradients (equal
+digests: bitwise equal gradients).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def model(torch):
+    nn = torch.nn
+
+    class Bottleneck(nn.Module):
+        def __init__(self, cin, mid, stride):
+            super().__init__()
+            cout = 4 * mid
+            self.body = nn.Sequential(
+                nn.Conv2d(cin, mid, 1, bias=False), nn.BatchNorm2d(mid), nn.ReLU(),
+                nn.Conv2d(mid, mid, 3, stride, 1, bias=False), nn.BatchNorm2d(mid), nn.ReLU(),
+                nn.Conv2d(mid, cout, 1, bias=False), nn.BatchNorm2d(cout))
+            self.skip = None
+            if stride != 1 or cin != cout:
+                self.skip = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                          nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            s = x if self.skip is None else self.skip(x)
+            return torch.relu(self.body(x) + s)
+
+    torch.manual_seed(0)
+    blocks = [nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64),
+                            nn.ReLU(), nn.MaxPool2d(3, 2, 1))]
+    cin = 64
+    for mid, count, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
+        for k in range(count):
+            blocks.append(Bottleneck(cin, mid, stride if k == 0 else 1))
+            cin = 4 * mid
+    blocks.append(nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000)))
+    return blocks
+
+
+def rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def child(args):
+    import torch
+    blocks = model(torch)
+    params = [p for b in blocks for p in b.parameters()]
+    torch.manual_seed(1)
+    x = torch.randn(args.batch, 3, args.image, args.image)
+    target = torch.randint(0, 1000, (args.batch,))
+    method, arg = args.child.split(":") if ":" in args.child else (args.child, None)
+    profile = None
+    report = {}
+
+    def step():
+        nonlocal profile
+        if method == "autograd":
+            y = x
+            for b in blocks:
+                y = b(y)
+        elif method == "checkpoint":
+            from torch.utils.checkpoint import checkpoint_sequential
+            kw = {"use_reentrant": False} if "use_reentrant" in \
+                checkpoint_sequential.__code__.co_varnames else {}
+            y = checkpoint_sequential(torch.nn.Sequential(*blocks), int(arg),
+                                      x.requires_grad_(True), **kw)
+        else:
+            import ebb.torch
+            if profile is None:
+                profile = ebb.torch.profile_blocks(blocks, x)
+            y = ebb.torch.sequential(blocks, x, float(arg), profile=profile, report=report)
+        loss = torch.nn.functional.cross_entropy(y, target)
+        loss.backward()
+        return loss
+
+    setup = rss_kib()
+    step()  # warm-up (and ebb's profile)
+    times = []
+    for _ in range(args.steps):
+        # every timed step starts from the same parameters and statistics
+        for b in blocks:
+            for p in b.parameters():
+                p.grad = None
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    g = hashlib.blake2b(digest_size=8)
+    for p in params:
+        g.update(p.grad.numpy().tobytes())
+    out = dict(method=args.child, setup_rss_kib=setup, step_s=statistics.median(times),
+               grad_digest=g.hexdigest())
+    if report:
+        out.update(plan_cost=report["plan"].cost, slots=report["plan"].slots,
+                   forward_runs=report["forward_runs"],
+                   peak_kept_bytes=report["peak_kept_bytes"])
+    print(json.dumps(out))
+    return 0
+
+
+def parent(args):
+    methods = args.methods.split(",")
+    rows = []
+    for r in range(args.repeat):
+        for m in (methods if r % 2 == 0 else methods[::-1]):
+            cmd = [sys.executable, os.path.abspath(__file__), "--child", m, "--image",
+                   str(args.image), "--batch", str(args.batch), "--steps", str(args.steps)]
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+            out = p.stdout.read()
+            _, status, usage = os.wait4(p.pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                print(f"{m}: failed", file=sys.stderr)
+                continue
+            row = json.loads(out.strip().splitlines()[-1])
+            row["peak_rss_kib"] = usage.ru_maxrss
+            row["above_kib"] = usage.ru_maxrss - row["setup_rss_kib"]
+            rows.append(row)
+            extra = ""
+            if "forward_runs" in row:
+                extra = f"  runs {row['forward_runs']}  kept {row['peak_kept_bytes'] / 2**20:.1f} MiB"
+            print(f"{m:16s} peak {usage.ru_maxrss / 1024:7.0f} MiB  above set-up "
+                  f"{row['above_kib'] / 1024:7.0f} MiB  step {row['step_s']:.3f} s  "
+                  f"grad {row['grad_digest']}{extra}", flush=True)
+    base = [r for r in rows if r["method"] == "autograd"]
+    if base:
+        ba = statistics.median(r["above_kib"] for r in base)
+        bt = statistics.median(r["step_s"] for r in base)
+        for m in methods:
+            mine = [r for r in rows if r["method"] == m]
+            if mine:
+                print(f"{m:16s} memory above set-up "
+                      f"{statistics.median(r['above_kib'] for r in mine) / ba:.3f} x autograd, "
+                      f"time {statistics.median(r['step_s'] for r in mine) / bt:.3f} x autograd "
+                      f"(medians of {len(mine)})")
+    if args.json:
+        print(json.dumps(rows))
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--image", type=int, default=64)
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--methods", default="autograd,checkpoint:2,checkpoint:4,checkpoint:6,"
+                                        "ebb:0.5,ebb:0.25,ebb:0.1")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    return child(args) if args.child else parent(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

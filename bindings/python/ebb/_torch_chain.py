@@ -1,0 +1,327 @@
+"""ebb.torch.sequential: backpropagation through a stack of different blocks
+under a memory budget, with the schedule of least cost for their measured
+costs and output sizes (ebb.chain_plan; docs/heterogeneous.md).
+
+The forward runs the blocks under no_grad, keeping the outputs the schedule
+stores (references: no copy) and dropping the rest. The backward follows the
+schedule: it recomputes from a kept output where told, and reverses block i
+by running it again with grad from x_i and back-propagating the gradient of
+x_{i+1} through it alone. Each block's parameters get their gradient from its
+own reverse step, so the gradients are plain autograd's, bitwise. Every run
+of block i after its first (recomputation, reverse step) starts from the
+random generators' states its first run saw and leaves its module's buffers
+(BatchNorm's running statistics) as its first run left them.
+"""
+
+import contextlib
+import operator
+import time
+
+import torch
+
+from . import chain as _chain
+from .chain import ADVANCE, END, FREE, RESTORE, REVERSE, STORE, TURN
+
+
+def _bytes(t):
+    return t.numel() * t.element_size()
+
+
+def _params_of(block):
+    if isinstance(block, torch.nn.Module):
+        return [p for p in block.parameters() if p.requires_grad]
+    return []
+
+
+class _Buffers:
+    """A module's buffers as its first run left them, put back after each
+    later run (a recomputation must not count a batch twice)."""
+
+    def __init__(self, block):
+        self.buffers = list(block.buffers()) if isinstance(block, torch.nn.Module) else []
+        self.saved = None
+
+    def keep(self):
+        if self.buffers:
+            self.saved = [b.detach().clone() for b in self.buffers]
+
+    @contextlib.contextmanager
+    def kept(self):
+        try:
+            yield
+        finally:
+            if self.saved is not None:
+                with torch.no_grad():
+                    for b, s in zip(self.buffers, self.saved):
+                        b.copy_(s)
+
+
+def profile_blocks(blocks, x, repeat=1):
+    """Runs each block once forward (with grad) and backward from x, in turn,
+    and returns {"forward_s": [...], "reverse_s": [...], "state_bytes": [...]}:
+    each block's forward time, its reverse time (a forward with grad and the
+    backward, as the reverse step runs it), and the size of its input x_i.
+    The random generators and the blocks' buffers are left as they were."""
+    fwd, rev, size = [], [], []
+    devices = [x.device.index or 0] if x.device.type == "cuda" else []
+    sync = torch.cuda.synchronize if devices else (lambda: None)
+    with torch.random.fork_rng(devices=devices):
+        h = x.detach()
+        for block in blocks:
+            buf = _Buffers(block)
+            buf.keep()
+            with buf.kept():
+                size.append(_bytes(h))
+                best_f = best_r = None
+                for _ in range(max(1, repeat)):
+                    sync()
+                    t0 = time.perf_counter()
+                    with torch.no_grad():
+                        out = block(h)
+                    sync()
+                    t1 = time.perf_counter()
+                    with torch.enable_grad():
+                        hi = h.detach().requires_grad_(h.is_floating_point())
+                        y = block(hi)
+                        inputs = [hi] if hi.requires_grad else []
+                        inputs += _params_of(block)
+                        if inputs and y.requires_grad:
+                            torch.autograd.grad(y, inputs, torch.ones_like(y), allow_unused=True)
+                    sync()
+                    t2 = time.perf_counter()
+                    f, r = t1 - t0, t2 - t1
+                    best_f = f if best_f is None else min(best_f, f)
+                    best_r = r if best_r is None else min(best_r, r)
+                fwd.append(best_f)
+                rev.append(best_r)
+                h = out
+    return {"forward_s": fwd, "reverse_s": rev, "state_bytes": size}
+
+
+class _Runner:
+    """One sweep's state: the plan, the kept outputs, the generators' and
+    buffers' states of each block's first run."""
+
+    def __init__(self, blocks, plan, preserve_rng_state, device):
+        self.blocks = blocks
+        self.plan = plan
+        self.pos = 0
+        self.slots = {}
+        self.versions = {}
+        self.rng = [None] * len(blocks)
+        self.buffers = [_Buffers(b) for b in blocks]
+        self.preserve = preserve_rng_state
+        self.devices = [device.index or 0] if device.type == "cuda" else []
+        self.first = [True] * len(blocks)
+        self.forward_runs = 0
+        self.kept_bytes = self.peak_kept_bytes = 0
+        self.report = None
+
+    def _rng_state(self):
+        return (torch.get_rng_state(),
+                torch.cuda.get_rng_state(self.devices[0]) if self.devices else None)
+
+    def _run(self, i, h):
+        """Block i on h under no_grad; its first run records the generators
+        and buffers, later runs replay them."""
+        self.forward_runs += 1
+        block = self.blocks[i]
+        if self.first[i]:
+            self.first[i] = False
+            if self.preserve:
+                self.rng[i] = self._rng_state()
+            with torch.no_grad():
+                out = block(h)
+            self.buffers[i].keep()
+            return out
+        with self._again(i), torch.no_grad():
+            return block(h)
+
+    @contextlib.contextmanager
+    def _again(self, i):
+        with contextlib.ExitStack() as stack:
+            if self.preserve:
+                stack.enter_context(torch.random.fork_rng(devices=self.devices))
+                torch.set_rng_state(self.rng[i][0])
+                if self.rng[i][1] is not None:
+                    torch.cuda.set_rng_state(self.rng[i][1], self.devices[0])
+            stack.enter_context(self.buffers[i].kept())
+            yield
+
+    def _keep(self, slot, h):
+        self.slots[slot] = h
+        self.versions[slot] = h._version
+        self.kept_bytes += _bytes(h)
+        self.peak_kept_bytes = max(self.peak_kept_bytes, self.kept_bytes)
+
+    def _take(self, slot, step):
+        h = self.slots[slot]
+        if h._version != self.versions[slot]:
+            raise RuntimeError(f"x_{step}, kept for the backward, was modified in place after "
+                               f"block {step - 1} returned it: a block must not change its "
+                               f"input in place (use out-of-place operations)")
+        return h
+
+    def forward(self, x):
+        """The forward sweep up to the turn; returns x_n."""
+        live, prev = x, None
+        for kind, step, to, slot in self.plan.actions:
+            self.pos += 1
+            if kind == ADVANCE:
+                for i in range(step, to):
+                    prev, live = live, self._run(i, live)
+            elif kind == STORE:
+                self._keep(slot, live)
+            elif kind == TURN:
+                self.live = prev
+                return live
+        raise AssertionError("the chain's schedule has no turn")
+
+    def backward(self, gy, x_needs_grad):
+        """The rest of the schedule; returns the gradients of x and of each
+        block's parameters (a list per block)."""
+        acts = self.plan.actions
+        live = self.live
+        self.live = None
+        grads = [None] * len(self.blocks)
+        while self.pos < len(acts):
+            kind, step, to, slot = acts[self.pos]
+            self.pos += 1
+            if kind == ADVANCE:
+                for i in range(step, to):
+                    live = self._run(i, live)
+            elif kind == RESTORE:
+                live = self._take(slot, step)
+            elif kind == STORE:
+                self._keep(slot, live)
+            elif kind == FREE:
+                self.kept_bytes -= _bytes(self.slots.pop(slot))
+                del self.versions[slot]
+            elif kind == REVERSE:
+                gy, grads[step] = self._reverse(step, live, gy, step > 0 or x_needs_grad)
+                live = None
+            elif kind == END:
+                if self.report is not None:
+                    self.report["forward_runs"] = self.forward_runs
+                    self.report["peak_kept_bytes"] = self.peak_kept_bytes
+                break
+        return gy, grads
+
+    def _reverse(self, i, h, gy, input_grad):
+        block = self.blocks[i]
+        params = _params_of(block)
+        with self._again(i), torch.enable_grad():
+            hi = h.detach().requires_grad_(input_grad)
+            y = block(hi)
+            inputs = ([hi] if input_grad else []) + params
+            if not inputs or not y.requires_grad:
+                return None, [None] * len(params)
+            g = torch.autograd.grad(y, inputs, gy, allow_unused=True)
+        gx = g[0] if input_grad else None
+        return gx, list(g[1:] if input_grad else g)
+
+
+class _Sequential(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, runner, x, *params):
+        ctx.runner = runner
+        ctx.x_needs_grad = x.requires_grad
+        y = runner.forward(x.detach())
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        runner = ctx.runner
+        ctx.runner = None
+        gx, per_block = runner.backward(gy, ctx.x_needs_grad)
+        # a parameter's gradient, summed over the blocks that use it, last block first
+        total = {}
+        for i in reversed(range(len(runner.blocks))):
+            for p, g in zip(_params_of(runner.blocks[i]), per_block[i] or ()):
+                if g is None:
+                    continue
+                total[id(p)] = g if id(p) not in total else total[id(p)] + g
+        out = [total.get(id(p)) for p in runner.all_params]
+        return (None, gx, *out)
+
+
+def _budget(memory, sizes):
+    if isinstance(memory, bool):
+        raise TypeError(f"memory must be bytes (an int or a size text) or a fraction, got "
+                        f"{memory!r}")
+    if isinstance(memory, float):
+        if not 0 < memory <= 1:
+            raise ValueError(f"memory as a fraction of what keeping every block's input needs "
+                             f"is in (0, 1], got {memory!r}; give bytes as an int")
+        # x_0 is kept whatever the budget: a fraction never asks for less
+        return max(int(memory * sum(sizes)), sizes[0])
+    if isinstance(memory, str):
+        from . import _capi
+        import ctypes
+        out = ctypes.c_uint64()
+        _capi.check(_capi.lib().ebb_parse_size(memory.encode(), ctypes.byref(out)))
+        return out.value
+    try:
+        return operator.index(memory)
+    except TypeError:
+        raise TypeError(f"memory must be bytes (an int or a size text) or a fraction, got "
+                        f"{type(memory).__name__}") from None
+
+
+def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memory_levels=0,
+               report=None):
+    """y = blocks[n-1](... blocks[1](blocks[0](x))), differentiable, keeping at
+    most `memory` of block inputs (x included) for the backward.
+
+    blocks     a list of modules or callables, each tensor -> tensor (1 .. 32
+               of them); a callable that is not a module has no parameters here
+    x          the input tensor
+    memory     bytes (an int or a size text such as "64 MiB"), or a float in
+               (0, 1]: that fraction of all the blocks' inputs together (at
+               least x's size: x is kept whatever the budget)
+    profile    ebb.torch.profile_blocks(blocks, x)'s result, or a dict of the
+               same lists (forward_s, reverse_s, state_bytes) from elsewhere;
+               None: measured now (each block once forward and backward)
+    preserve_rng_state  every later run of block i starts from the generators'
+               states its first run saw (torch.utils.checkpoint's semantics)
+    memory_levels  the most units the budget is counted in (0: 256)
+    report     a dict to fill: "plan" (ebb.ChainPlan), "profile", and after
+               the backward "forward_runs" (block runs without grad, the
+               first sweep included) and "peak_kept_bytes" (the most bytes
+               of block inputs kept at once)
+    """
+    blocks = list(blocks)
+    if not blocks:
+        raise ValueError("blocks must hold at least one block")
+    if len(blocks) > _chain.MAX_STEPS:
+        raise ValueError(f"ebb.torch.sequential takes 1 .. {_chain.MAX_STEPS} blocks, got "
+                         f"{len(blocks)}: group consecutive blocks into nn.Sequential "
+                         f"stages")
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a tensor, got {type(x).__name__}")
+    if profile is None:
+        profile = profile_blocks(blocks, x)
+    fwd, rev, sizes = profile["forward_s"], profile["reverse_s"], profile["state_bytes"]
+    if not len(fwd) == len(rev) == len(sizes) == len(blocks):
+        raise ValueError(f"the profile has {len(fwd)} forward, {len(rev)} reverse and "
+                         f"{len(sizes)} size entries for {len(blocks)} blocks")
+    plan = _chain.chain_plan(fwd, rev, sizes, _budget(memory, sizes),
+                             memory_levels=memory_levels)
+    runner = _Runner(blocks, plan, preserve_rng_state, x.device)
+    seen, params = set(), []
+    for b in blocks:
+        for p in _params_of(b):
+            if id(p) not in seen:
+                seen.add(id(p))
+                params.append(p)
+    runner.all_params = params
+    if report is not None:
+        report["plan"] = plan
+        report["profile"] = profile
+        runner.report = report
+    if not torch.is_grad_enabled() or not (x.requires_grad or params):
+        with torch.no_grad():
+            for b in blocks:
+                x = b(x)
+        return x
+    return _Sequential.apply(runner, x, *params)

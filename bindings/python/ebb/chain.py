@@ -1,0 +1,72 @@
+"""Heterogeneous chains (include/ebb/chain.h): the schedule of least total
+cost for steps with their own forward and reverse costs and states with their
+own sizes, within a budget in bytes (docs/heterogeneous.md)."""
+
+import ctypes
+from dataclasses import dataclass, field
+
+from . import _capi
+
+#: action kinds (ebb_action_kind, include/ebb/schedule.h)
+ADVANCE, STORE, RESTORE, PREFETCH, EVICT, FREE, TURN, REVERSE, END = range(9)
+#: the most steps a chain may have (EBB_CHAIN_MAX_STEPS)
+MAX_STEPS = 32
+
+
+@dataclass
+class ChainPlan:
+    """A chain's schedule: its cost (forward costs of every step run + reverse
+    costs), the memory unit it counted the budget in, the most states it holds
+    at once, and its actions as (kind, step, to, slot) tuples."""
+
+    cost: float
+    unit_bytes: int
+    units: int
+    slots: int
+    actions: list = field(default_factory=list)
+
+
+def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_levels=0,
+               tier="host"):
+    """The schedule of least cost for n = len(forward_cost) steps (1 .. 32):
+    step i costs forward_cost[i] and reverse_cost[i], x_i takes state_bytes[i]
+    bytes, and the stored states (x_0 included) never take more than
+    memory_bytes. Raises EbbError: INVALID_ARG (which input, why), NO_MEMORY
+    (x_0 does not fit)."""
+    n = len(forward_cost)
+    if len(reverse_cost) != n or len(state_bytes) != n:
+        raise ValueError(f"forward_cost, reverse_cost and state_bytes must have one entry per "
+                         f"step; got {n}, {len(reverse_cost)} and {len(state_bytes)}")
+    L = _capi.lib()
+    f = (ctypes.c_double * max(n, 1))(*[float(v) for v in forward_cost])
+    r = (ctypes.c_double * max(n, 1))(*[float(v) for v in reverse_cost])
+    b = (ctypes.c_uint64 * max(n, 1))(*[int(v) for v in state_bytes])
+    chain = _capi.Chain(steps=n, forward_cost=f, reverse_cost=r, state_bytes=b)
+    o = _capi.ChainOptions()
+    L.ebb_chain_options_init(ctypes.byref(o))
+    o.memory_bytes = int(memory_bytes)
+    o.memory_levels = int(memory_levels)
+    o.tier = _capi.tier_index(tier)
+    s = ctypes.c_void_p()
+    _capi.check(L.ebb_chain_schedule_create(ctypes.byref(chain), ctypes.byref(o),
+                                            ctypes.byref(s)))
+    try:
+        info = _capi.out(_capi.ChainInfo)
+        _capi.check(L.ebb_chain_schedule_info(s, ctypes.byref(info)))
+        _capi.filled(info)
+        slots = (ctypes.c_int32 * _capi.TIER_COUNT)()
+        _capi.check(L.ebb_schedule_tier_slots(s, slots))
+        acts = []
+        batch = (_capi.Action * 256)()
+        got = ctypes.c_size_t()
+        while True:
+            _capi.check(L.ebb_schedule_next_batch(s, batch, 256, ctypes.byref(got)))
+            for i in range(got.value):
+                a = batch[i]
+                acts.append((a.kind, a.step, a.to, a.slot))
+            if got.value == 0 or acts[-1][0] == END:
+                break
+    finally:
+        L.ebb_schedule_destroy(s)
+    return ChainPlan(cost=info.cost, unit_bytes=info.unit_bytes, units=info.units,
+                     slots=slots[o.tier], actions=acts)

@@ -1,0 +1,120 @@
+"""ebb.torch.sequential: a stack of different blocks under a memory budget;
+gradients, BatchNorm's running statistics and the random generators bitwise
+plain autograd's, the budget kept, bad input refused."""
+
+import random
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import ebb  # noqa: E402
+import ebb.torch  # noqa: E402
+
+
+def stack(seed, depth):
+    """Blocks of random widths, with BatchNorm and dropout in some."""
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    widths = [rng.choice([4, 8, 32, 96, 160]) for _ in range(depth + 1)]
+    blocks = []
+    for a, b in zip(widths, widths[1:]):
+        layers = [torch.nn.Linear(a, b)]
+        if rng.random() < 0.5:
+            layers.append(torch.nn.BatchNorm1d(b))
+        layers.append(torch.nn.Tanh())
+        if rng.random() < 0.4:
+            layers.append(torch.nn.Dropout(0.3))
+        blocks.append(torch.nn.Sequential(*layers))
+    return blocks, widths[0]
+
+
+def run(seed, depth, memory, x_grad=True):
+    """Gradients (parameters, then x), buffers and a draw of the generator
+    after the backward; `memory` None: plain autograd."""
+    blocks, width = stack(seed, depth)
+    torch.manual_seed(1000 + seed)
+    x = torch.randn(6, width, requires_grad=x_grad)
+    report = {}
+    if memory is None:
+        y = x
+        for b in blocks:
+            y = b(y)
+    else:
+        y = ebb.torch.sequential(blocks, x, memory, report=report)
+    y.pow(2).sum().backward()
+    grads = [p.grad for b in blocks for p in b.parameters()] + ([x.grad] if x_grad else [])
+    bufs = [t.clone() for b in blocks for t in b.buffers()]
+    return grads, bufs, torch.rand(3), report
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_gradients_buffers_and_generators_are_autograds(seed):
+    rng = random.Random(seed)
+    depth = rng.randint(1, 12)
+    memory = rng.choice([0.01, 0.1, 0.3, 0.6, 1.0])
+    x_grad = seed % 3 != 0
+    g0, b0, r0, _ = run(seed, depth, None, x_grad)
+    g1, b1, r1, report = run(seed, depth, memory, x_grad)
+    assert len(g0) == len(g1) and all(torch.equal(a, b) for a, b in zip(g0, g1))
+    assert all(torch.equal(a, b) for a, b in zip(b0, b1)), "running statistics differ"
+    assert torch.equal(r0, r1), "the generator is not where autograd leaves it"
+    sizes = report["profile"]["state_bytes"]
+    budget = max(int(memory * sum(sizes)), sizes[0])
+    assert report["peak_kept_bytes"] <= budget
+
+
+def test_a_small_budget_recomputes_and_a_full_one_does_not():
+    _, _, _, full = run(3, 10, 1.0)
+    assert full["forward_runs"] == 10
+    _, _, _, small = run(3, 10, 0.15)
+    assert small["forward_runs"] > 10
+    assert small["peak_kept_bytes"] < full["peak_kept_bytes"]
+
+
+def test_the_schedule_is_the_chains_optimum():
+    blocks, width = stack(5, 8)
+    x = torch.randn(6, width, requires_grad=True)
+    prof = {"forward_s": [1, 4, 2, 5, 4, 9, 3, 2], "reverse_s": [9, 3, 6, 4, 9, 5, 1, 1],
+            "state_bytes": [2, 1, 4, 5, 3, 3, 2, 2]}
+    report = {}
+    y = ebb.torch.sequential(blocks, x, 7, profile=prof, report=report)
+    y.sum().backward()
+    assert report["plan"].cost == ebb.chain_plan(prof["forward_s"], prof["reverse_s"],
+                                                 prof["state_bytes"], 7).cost
+
+
+def test_a_kept_input_changed_in_place_is_named():
+    class Bad(torch.nn.Module):
+        def forward(self, h):
+            h.mul_(2)  # changes its input, which the schedule kept
+            return h * 1
+
+    blocks = [torch.nn.Linear(4, 4), Bad(), torch.nn.Linear(4, 4), torch.nn.Linear(4, 4)]
+    x = torch.randn(2, 4, requires_grad=True)
+    prof = {"forward_s": [1] * 4, "reverse_s": [1] * 4, "state_bytes": [32] * 4}
+    y = ebb.torch.sequential(blocks, x, 128, profile=prof)
+    with pytest.raises(RuntimeError, match="x_1, kept for the backward, was modified in place"):
+        y.sum().backward()
+
+
+def test_bad_input_is_refused():
+    lin = [torch.nn.Linear(4, 4) for _ in range(3)]
+    x = torch.randn(2, 4, requires_grad=True)
+    with pytest.raises(ValueError, match="takes 1 .. 32 blocks, got 33"):
+        ebb.torch.sequential([torch.nn.Identity()] * 33, x, 1.0)
+    with pytest.raises(ValueError, match=r"fraction .* is in \(0, 1\], got 1.5"):
+        ebb.torch.sequential(lin, x, 1.5)
+    with pytest.raises(ebb.EbbError, match="does not hold x_0"):
+        ebb.torch.sequential(lin, x, 8)
+    with pytest.raises(ValueError, match="profile has 2 forward"):
+        ebb.torch.sequential(lin, x, 1.0, profile={"forward_s": [1, 1], "reverse_s": [1, 1],
+                                                   "state_bytes": [1, 1]})
+
+
+def test_without_grad_it_is_the_plain_composition():
+    lin = [torch.nn.Linear(4, 4) for _ in range(3)]
+    x = torch.randn(2, 4)
+    with torch.no_grad():
+        y = ebb.torch.sequential(lin, x, 1.0)
+        assert torch.equal(y, lin[2](lin[1](lin[0](x))))
