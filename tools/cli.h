@@ -6,6 +6,8 @@
 
 /* Each returns the process exit status: 0 ok, 1 failure, 2 bad usage. */
 int ebb_cmd_plan(int argc, char **argv);
+/* ebb plan --chain FILE --memory SIZE (plan_chain.c) */
+int ebb_cmd_plan_chain(int argc, char **argv);
 int ebb_cmd_demo(int argc, char **argv);
 int ebb_cmd_bench(int argc, char **argv);
 int ebb_cmd_run(int argc, char **argv);

@@ -32,6 +32,9 @@ ebb, src = os.path.abspath(sys.argv[1]), sys.argv[2]
 SETUP = {
     "six.txt": "ebb plan --steps 6 --slots 2 --actions > six.txt",
     "six_bad.txt": "sed '18s/restore 1 host\\[1\\]/restore 2 host[1]/' six.txt > six_bad.txt",
+    # docs/heterogeneous.md's chain, as the page lists it
+    "blocks.txt": "printf '# stem, six blocks in two sizes, head\\n1 2 48KiB\\n3 x 2 5 16KiB\\n"
+                  "3 x 5 9 64KiB\\n1 1 4KiB\\n' > blocks.txt",
 }
 # Small sizes for the commands that take long as shown.
 SHRINK = {

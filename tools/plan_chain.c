@@ -1,0 +1,301 @@
+/*
+ * `ebb plan --chain FILE --memory SIZE`: the schedule of least cost for a
+ * heterogeneous chain (ebb/chain.h) read from a file of per-step figures,
+ * replayed through a validator that checks the budget in bytes, and what it
+ * costs beside Revolve with the slots the budget holds of the largest state.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ebb/ebb.h"
+#include "tools/cli.h"
+#include "tools/json.h"
+#include "tools/options.h"
+
+static const char chain_help[] =
+    "usage: ebb plan --chain FILE --memory SIZE [options]\n"
+    "\n"
+    "The schedule of least total cost for a chain of steps with their own costs\n"
+    "and state sizes (up to 32 steps), within a memory budget in bytes; replayed\n"
+    "through the validator, which checks the budget at every store.\n"
+    "\n"
+    "  --chain FILE        one step a line: FORWARD REVERSE SIZE (the costs on\n"
+    "                      one scale, the size of the step's input state, e.g.\n"
+    "                      '1.5 3 64KiB'); 'COUNT x FORWARD REVERSE SIZE' stands\n"
+    "                      for COUNT such steps; '#' starts a comment; '-' reads\n"
+    "                      standard input\n"
+    "  --memory SIZE       the budget for stored states, x_0 included\n"
+    "  --memory-levels K   the most units the budget is counted in (default 256)\n"
+    "  --json              print one JSON object\n"
+    "  --actions           print the action stream, one action a line\n";
+
+typedef struct chain_args {
+    const char *chain;
+    uint64_t memory;
+    int32_t levels;
+    int json, actions;
+} chain_args;
+
+#define OPT(n, k, f) CLI_OPT(chain_args, n, k, f)
+static const cli_option chain_options[] = {
+    {OPT("chain", CLI_STRING, chain)},
+    {OPT("memory", CLI_SIZE, memory)},
+    {OPT("memory-levels", CLI_INT32, levels), .min = 0, .max = 65536},
+    {OPT("json", CLI_FLAG, json)},
+    {OPT("actions", CLI_FLAG, actions)},
+};
+#undef OPT
+static const cli_command chain_command = {"plan", chain_help, chain_options,
+                                          sizeof chain_options / sizeof *chain_options, 0,
+                                          NULL};
+
+typedef struct chain_data {
+    int64_t n;
+    double f[EBB_CHAIN_MAX_STEPS], r[EBB_CHAIN_MAX_STEPS];
+    uint64_t b[EBB_CHAIN_MAX_STEPS];
+} chain_data;
+
+/* Reads one line's fields into d; 0, or -1 after saying why. */
+static int read_line(const char *path, int line_no, char *line, chain_data *d)
+{
+    char *tok[5];
+    int count = 0;
+    for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t;
+         t = strtok_r(NULL, " \t\r\n", &save)) {
+        if (count == 5) {
+            count++;
+            break;
+        }
+        tok[count++] = t;
+    }
+    if (count == 0)
+        return 0;
+    long long repeat = 1;
+    int at = 0;
+    if (count == 5 && strcmp(tok[1], "x") == 0) {
+        char *end;
+        errno = 0;
+        repeat = strtoll(tok[0], &end, 10);
+        if (*end || errno || repeat < 1) {
+            fprintf(stderr, "ebb plan: %s line %d: the count '%s' must be an integer >= 1\n",
+                    path, line_no, tok[0]);
+            return -1;
+        }
+        at = 2;
+    } else if (count != 3) {
+        fprintf(stderr, "ebb plan: %s line %d: expected FORWARD REVERSE SIZE (or COUNT x "
+                "FORWARD REVERSE SIZE), got %d fields\n", path, line_no, count);
+        return -1;
+    }
+    double cost[2];
+    for (int k = 0; k < 2; k++) {
+        char *end;
+        errno = 0;
+        cost[k] = strtod(tok[at + k], &end);
+        if (*end || errno || !isfinite(cost[k]) || cost[k] < 0) {
+            fprintf(stderr, "ebb plan: %s line %d: the %s cost '%s' must be a number >= 0\n",
+                    path, line_no, k ? "reverse" : "forward", tok[at + k]);
+            return -1;
+        }
+    }
+    uint64_t bytes;
+    if (ebb_parse_size(tok[at + 2], &bytes) != EBB_OK || bytes == 0) {
+        fprintf(stderr, "ebb plan: %s line %d: the size '%s' must be a size >= 1 byte "
+                "(e.g. 4096 or 64KiB)\n", path, line_no, tok[at + 2]);
+        return -1;
+    }
+    if (repeat > EBB_CHAIN_MAX_STEPS - d->n) {
+        fprintf(stderr, "ebb plan: %s line %d: the chain has more than %d steps, the most "
+                "ebb plan --chain takes\n", path, line_no, EBB_CHAIN_MAX_STEPS);
+        return -1;
+    }
+    for (long long i = 0; i < repeat; i++, d->n++) {
+        d->f[d->n] = cost[0];
+        d->r[d->n] = cost[1];
+        d->b[d->n] = bytes;
+    }
+    return 0;
+}
+
+static int read_chain(const char *path, chain_data *d)
+{
+    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "ebb plan: cannot open the chain file %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char line[512];
+    int line_no = 0, rc = 0;
+    d->n = 0;
+    while (rc == 0 && fgets(line, sizeof line, in)) {
+        line_no++;
+        if (!strchr(line, '\n') && !feof(in)) {
+            fprintf(stderr, "ebb plan: %s line %d is longer than %zu characters\n", path,
+                    line_no, sizeof line - 2);
+            rc = -1;
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        rc = read_line(path, line_no, line, d);
+    }
+    if (rc == 0 && ferror(in)) {
+        fprintf(stderr, "ebb plan: cannot read the chain file %s: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    if (in != stdin)
+        fclose(in);
+    if (rc == 0 && d->n == 0) {
+        fprintf(stderr, "ebb plan: the chain file %s holds no step\n", path);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* Revolve with the slots `memory` holds of the largest state, costed with
+ * the chain's costs; -1 when it holds none (n >= 2). */
+static double revolve_cost(const chain_data *d, uint64_t memory)
+{
+    uint64_t largest = 0;
+    for (int64_t i = 0; i < d->n; i++)
+        largest = d->b[i] > largest ? d->b[i] : largest;
+    uint64_t slots = memory / largest;
+    if (slots < 1 && d->n > 1)
+        return -1;
+    ebb_schedule_options o;
+    ebb_schedule_options_init(&o);
+    o.steps = d->n;
+    o.slots = (int32_t)(slots < 1 ? 1 : slots > INT32_MAX ? INT32_MAX : slots);
+    ebb_schedule *s = NULL;
+    if (ebb_schedule_create(&o, &s) != EBB_OK)
+        return -1;
+    double cost = 0;
+    ebb_action a;
+    do {
+        if (ebb_schedule_next(s, &a) != EBB_OK)
+            break;
+        if (a.kind == EBB_ACT_ADVANCE)
+            for (int64_t k = a.step; k < a.to; k++)
+                cost += d->f[k];
+        else if (a.kind == EBB_ACT_REVERSE)
+            cost += d->r[a.step];
+    } while (a.kind != EBB_ACT_END);
+    ebb_schedule_destroy(s);
+    return cost;
+}
+
+/* Replays s through a validator sized in bytes, printing the actions if
+ * asked; fills st and the peak bytes. */
+static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, int print,
+                         ebb_schedule_stats *st, uint64_t *peak)
+{
+    int32_t slots[EBB_TIER_COUNT];
+    ebb_schedule_tier_slots(s, slots);
+    ebb_validator *v = NULL;
+    ebb_status status = ebb_validator_create(d->n, slots, &v);
+    if (status == EBB_OK)
+        status = ebb_validator_set_state_bytes(v, EBB_TIER_HOST, d->b, d->n, memory);
+    ebb_action batch[64];
+    size_t got = 0;
+    char line[128];
+    while (status == EBB_OK) {
+        status = ebb_schedule_next_batch(s, batch, sizeof batch / sizeof *batch, &got);
+        if (status == EBB_OK)
+            status = ebb_validator_check(v, batch, got);
+        for (size_t i = 0; print && status == EBB_OK && i < got; i++) {
+            ebb_action_format(&batch[i], line, sizeof line);
+            puts(line);
+        }
+        if (got == 0 || batch[got - 1].kind == EBB_ACT_END)
+            break;
+    }
+    if (status == EBB_OK)
+        status = ebb_validator_finish(v);
+    if (status == EBB_OK)
+        status = ebb_validator_stats(v, st);
+    if (status == EBB_OK)
+        status = ebb_validator_peak_bytes(v, EBB_TIER_HOST, peak);
+    ebb_validator_destroy(v);
+    return status;
+}
+
+int ebb_cmd_plan_chain(int argc, char **argv)
+{
+    chain_args a = {0};
+    cli_parsed parsed;
+    int rc = cli_parse(&chain_command, argc, argv, &a, &parsed);
+    if (rc != CLI_OK)
+        return rc == CLI_HELP ? 0 : rc;
+    if (!cli_given(&chain_command, &parsed, "chain") ||
+        !cli_given(&chain_command, &parsed, "memory")) {
+        fprintf(stderr, "ebb plan: --chain FILE and --memory SIZE are required together "
+                "(see 'ebb plan --chain - --help')\n");
+        return 2;
+    }
+    chain_data d;
+    if (read_chain(a.chain, &d) != 0)
+        return 2;
+    ebb_chain chain = {.steps = d.n, .forward_cost = d.f, .reverse_cost = d.r,
+                       .state_bytes = d.b};
+    ebb_chain_options o;
+    ebb_chain_options_init(&o);
+    o.memory_bytes = a.memory;
+    o.memory_levels = a.levels;
+    double t0 = cli_now();
+    ebb_schedule *s = NULL;
+    if (ebb_chain_schedule_create(&chain, &o, &s) != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        return 2;
+    }
+    double seconds = cli_now() - t0;
+    ebb_chain_info info;
+    ebb_chain_schedule_info(s, &info);
+    ebb_schedule_stats st;
+    memset(&st, 0, sizeof st);
+    uint64_t peak = 0;
+    ebb_status status = replay(s, &d, a.memory, a.actions && !a.json, &st, &peak);
+    ebb_schedule_destroy(s);
+    if (status != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        return 1;
+    }
+    double rc_revolve = revolve_cost(&d, a.memory);
+    if (a.json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_int(&w, "steps", d.n);
+        json_int(&w, "memory_bytes", (int64_t)a.memory);
+        json_int(&w, "unit_bytes", (int64_t)info.unit_bytes);
+        json_int(&w, "units", info.units);
+        json_double(&w, "cost", info.cost);
+        json_int(&w, "forward_steps", st.forward_steps);
+        json_int(&w, "peak_slots", st.peak_slots[EBB_TIER_HOST]);
+        json_int(&w, "peak_bytes", (int64_t)peak);
+        if (rc_revolve >= 0)
+            json_double(&w, "revolve_cost", rc_revolve);
+        json_double(&w, "create_s", seconds);
+        json_end(&w);
+    } else if (!a.actions) {
+        printf("steps           %lld\n", (long long)d.n);
+        printf("memory          %llu bytes, counted in %d units of %llu bytes\n",
+               (unsigned long long)a.memory, info.units, (unsigned long long)info.unit_bytes);
+        printf("cost            %g (forward costs of every step run + reverse costs)\n",
+               info.cost);
+        printf("forward steps   %lld (%lld recomputed)\n", (long long)st.forward_steps,
+               (long long)(st.forward_steps - d.n));
+        printf("peak            %d states, %llu bytes\n", st.peak_slots[EBB_TIER_HOST],
+               (unsigned long long)peak);
+        if (rc_revolve >= 0)
+            printf("revolve         %g with the slots the budget holds of the largest state "
+                   "(%.3f x)\n", rc_revolve, rc_revolve > 0 ? info.cost / rc_revolve : 1.0);
+        else
+            printf("revolve         cannot run: the budget holds no largest state\n");
+        printf("valid           yes (%.3f s to plan)\n", seconds);
+    }
+    return 0;
+}
