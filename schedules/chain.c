@@ -233,13 +233,11 @@ static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, i
         uint64_t u = ch->state_bytes[i] / unit + (ch->state_bytes[i] % unit != 0);
         size[i] = u > (uint64_t)info->units ? info->units + 1 : (int32_t)u;
     }
-    if (n >= 2 && size[0] > info->units)
-        return ebb_fail(EBB_ERR_NO_MEMORY,
-                        "x_0 (%llu bytes) fits %llu bytes but not in %d units of %llu bytes: "
-                        "raise memory_levels or memory_bytes",
-                        (unsigned long long)ch->state_bytes[0],
-                        (unsigned long long)o->memory_bytes, info->units,
-                        (unsigned long long)unit);
+    /* x_0 fits in bytes (check_chain) but its rounding may pass the units:
+     * it then counts as all of them, which is safe, since nothing else is
+     * stored beside it and a state that replaces it takes whole units. */
+    if (size[0] > info->units)
+        size[0] = info->units;
     return EBB_OK;
 }
 
