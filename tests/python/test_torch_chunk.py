@@ -1,0 +1,176 @@
+"""ebb.torch.scan with chunk=k: ebb's schedule over chunks of k user steps,
+each chunk's reverse one autograd call over its k steps. Bitwise against
+the unrolled loop for random k, lengths, shapes, strategies and budgets,
+with the models that exercise the order of additions (a weight used twice
+per step, a loss only every third step, tuple states, an integer
+component, global-generator dropout), per-step outputs and until=."""
+
+import math
+import random
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import ebb  # noqa: E402
+import ebb.torch  # noqa: E402
+import test_torch_outputs as outs  # noqa: E402
+from models import LSTM, MODELS, RNN, GlobalDropout, unrolled  # noqa: E402
+from test_torch_gradients import assert_bitwise, gradients  # noqa: E402
+from test_torch_until import stop_rule, unrolled_until  # noqa: E402
+
+# strategies that take n, with their slots (None: the budget's)
+KNOWN = ["store-all", "revolve", "online", "multistage", "async"]
+
+
+def _scan(strategy, *args, **kw):
+    try:
+        return ebb.torch.scan(*args, strategy=strategy, **kw)
+    except ebb.EbbError as e:
+        if strategy == "async" and e.status == ebb.status.UNSUPPORTED:
+            pytest.skip(f"async is not in this library yet: {e.message}")
+        raise
+
+
+def _slots(rng, strategy):
+    if strategy == "store-all":
+        return None, None
+    slots = rng.randint(2 if strategy == "online" else 1, 6)
+    return slots, (rng.randint(1, 12) if strategy == "multistage" else None)
+
+
+def _model(rng, name, steps):
+    """The model `name` with random shapes where it has them."""
+    if name == "lstm":
+        return LSTM(batch=rng.randint(1, 3), inputs=rng.randint(1, 5),
+                    hidden=rng.choice([1, 3, 8]), steps=steps, seed=rng.randrange(100))
+    if name == "rnn":
+        return RNN(batch=rng.randint(1, 3), hidden=rng.choice([2, 5, 9]), steps=steps,
+                   seed=rng.randrange(100))
+    return MODELS[name]()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_chunks_bitwise_equal_unrolled(seed, disk_config):
+    """Random model, k, n (k need not divide n; k > n is one chunk),
+    strategy and budget: the unrolled loop's gradients, bit for bit."""
+    rng = random.Random(seed)
+    name = sorted(MODELS)[seed % len(MODELS)]
+    steps = rng.randint(1, 70)
+    k = rng.choice([2, 3, 4, 5, 7, 8, 16, rng.randint(2, 80)])
+    strategy = rng.choice(KNOWN)
+    slots, disk_slots = _slots(rng, strategy)
+    model = _model(rng, name, steps)
+    h0_grad = rng.random() < 0.8
+    want = gradients(model, lambda step, h0: unrolled(step, h0, steps), h0_grad)
+    report = {}
+    got = gradients(model, lambda step, h0: _scan(
+        strategy, step, h0, steps, params=model.params, slots=slots, disk_slots=disk_slots,
+        config=disk_config, report=report, chunk=k), h0_grad)
+    what = f"{name} n={steps} k={k} {strategy} C={slots} D={disk_slots}"
+    assert_bitwise(want, got, what)
+    chunks = math.ceil(steps / min(k, steps))
+    assert report["chunk"] == min(k, steps)
+    assert report["info"].steps == chunks and report["stats"].reverse_steps == chunks, what
+
+
+@pytest.mark.parametrize("name", sorted(outs.MODELS))
+@pytest.mark.parametrize("k", [2, 3, 7])
+def test_outputs_chunked_bitwise(name, k):
+    """Per-step outputs, including a y_t that is the step's h or h_next
+    (its slice enters that state's gradient first, inside a chunk too)."""
+    model = outs.MODELS[name]()
+    T = outs.T
+    want = outs.gradients(model, lambda step, h0: outs.unrolled(step, h0, T))
+    got = outs.gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, T, params=model.params, strategy="revolve", slots=3, chunk=k))
+    assert_bitwise(want, got, f"{name} k={k}")
+
+
+@pytest.mark.parametrize("name", sorted(outs.MODELS))
+@pytest.mark.parametrize("k", [3, 8])
+def test_outputs_chunked_with_until_bitwise(name, k):
+    model = outs.MODELS[name]()
+    until = model.until
+    want = outs.gradients(model, lambda step, h0: outs.unrolled(step, h0, until=until))
+    report = {}
+    got = outs.gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, None, until=until, params=model.params, strategy="online", slots=3,
+        report=report, chunk=k))
+    n = want["ys"][0].shape[0]
+    assert got["ys"][0].shape[0] == n and report["info"].steps == math.ceil(n / k)
+    assert_bitwise(want, got, f"{name} k={k} until")
+
+
+@pytest.mark.parametrize("k", [2, 5, 9])
+@pytest.mark.parametrize("model_cls,threshold", [(LSTM, 0.008), (RNN, 0.3),
+                                                 (GlobalDropout, 0.3)])
+@pytest.mark.parametrize("limit", [None, 13])
+def test_until_chunked_stops_inside_a_chunk(model_cls, threshold, k, limit):
+    """n unknown: the sequence may end in the middle of a chunk (the last
+    chunk is then shorter); the steps= limit too."""
+    model = model_cls()
+    until = stop_rule(threshold)
+    ran = {}
+
+    def ref(step, h0):
+        h, loss, ran["n"] = unrolled_until(step, h0, until, limit)
+        return h, loss
+
+    want = gradients(model, ref)
+    report = {}
+    got = gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, limit, until=until, params=model.params, strategy="online", slots=2,
+        report=report, chunk=k))
+    assert_bitwise(want, got, f"{model_cls.__name__} k={k} until limit={limit}")
+    assert report["info"].steps == math.ceil(ran["n"] / k)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_hash_audit_names_the_step_inside_a_chunk(k):
+    """audit="hash" checks each user step of a chunk: global randomness with
+    preserve_rng_state=False is named at the first step the reverse sweep
+    runs again: 13 one by one, 12 in the last chunk (12, 13)."""
+    model = RNN()
+
+    def step(h, t):
+        h_next, loss_t = model.step(h, t)
+        return h_next + 1e-3 * torch.rand(h.shape, dtype=h.dtype), loss_t
+
+    h_n, loss = ebb.torch.scan(step, model.h0.clone().requires_grad_(), 14,
+                               params=model.params, strategy="revolve", slots=2,
+                               audit="hash", preserve_rng_state=False, chunk=k)
+    with pytest.raises(RuntimeError, match=f"step {13 if k == 1 else 12} is not deterministic"):
+        (loss + h_n.sum()).backward()
+
+
+def test_chunked_audit_hash_passes_a_deterministic_step():
+    model = GlobalDropout()
+    want = gradients(model, lambda step, h0: unrolled(step, h0, 30))
+    got = gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, 30, params=model.params, strategy="revolve", slots=2, audit="hash",
+        chunk=4))
+    assert_bitwise(want, got)
+
+
+def test_missing_parameter_named_with_chunks():
+    model = RNN()
+    with pytest.raises(ValueError, match="not in params"):
+        ebb.torch.scan(model.step, model.h0, 10, params=[model.W], chunk=3)
+
+
+def test_chunk_argument_checked():
+    model = RNN()
+    for bad, err, msg in [(0, ValueError, "chunk must be an integer >= 1.*got 0"),
+                          (-2, ValueError, "got -2"),
+                          (1.5, TypeError, "chunk must be an integer >= 1.*got float 1.5"),
+                          (True, TypeError, "got bool True"),
+                          ("4", TypeError, "got str '4'")]:
+        with pytest.raises(err, match=msg):
+            ebb.torch.scan(model.step, model.h0, 10, params=model.params, chunk=bad)
+    report = {}
+    ebb.torch.scan(model.step, model.h0, 10, params=model.params, chunk=torch.tensor(4),
+                   report=report)
+    assert report["chunk"] == 4 and report["info"].steps == 3
+    ebb.torch.scan(model.step, model.h0, 10, params=model.params, report=report)
+    assert report["chunk"] == 1 and report["info"].steps == 10
