@@ -15,7 +15,9 @@ after set-up (the interpreter, torch, the model), time per step (forward +
 backward over T), and a digest of the parameter gradients: equal digests are
 bitwise equal gradients, and the child's CPU time (user + system, set-up
 included). --chunk K runs the ebb methods with ebb.torch.scan's chunk=K (K
-user steps per ebb step, one autograd call per chunk in the reverse).
+user steps per ebb step, one autograd call per chunk in the reverse); an ebb
+method named with "@K" (ebb-revolve@16) takes chunk=K itself, so that
+several chunk sizes alternate in one run.
 """
 
 import argparse
@@ -46,6 +48,9 @@ def child(args):
     import torch
 
     T = args.steps
+    if "@" in args.child:  # ebb-revolve@16: chunk=16
+        args.child, chunk = args.child.split("@")
+        args.chunk = int(chunk)
     m = Lstm(torch, args.hidden, args.batch, cell=args.cell)
     params = m.params
     m.warm_up()
@@ -131,8 +136,11 @@ def step_time(args):
 def parent(args):
     methods = args.methods.split(",")
     for m in methods:
-        if m not in METHODS + EXTRA:
-            sys.exit(f"unknown method {m!r}; known: {', '.join(METHODS + EXTRA)}")
+        base, _, chunk = m.partition("@")
+        if base not in METHODS + EXTRA or (chunk and not (base.startswith("ebb")
+                                                          and chunk.isdigit())):
+            sys.exit(f"unknown method {m!r}; known: {', '.join(METHODS + EXTRA)} (an ebb "
+                     "method with @K: chunk=K)")
         if "disk" in m and not args.disk:
             sys.exit(f"{m} needs --disk DIR (a directory for the disk tier)")
     rows = []
@@ -156,6 +164,7 @@ def parent(args):
             rows.append(dict(method=m, failed=p.returncode, peak_rss_kib=usage.ru_maxrss))
             continue
         row = json.loads(out.strip().splitlines()[-1])
+        row["method"] = m
         row["peak_rss_kib"] = usage.ru_maxrss
         # CPU time of the whole child (set-up included): less sensitive than
         # wall time to other processes on a shared machine
