@@ -18,6 +18,7 @@ import test_torch_outputs as outs  # noqa: E402
 from models import LSTM, MODELS, RNN, GlobalDropout, unrolled  # noqa: E402
 from test_torch_gradients import assert_bitwise, gradients  # noqa: E402
 from test_torch_until import stop_rule, unrolled_until  # noqa: E402
+import test_torch_semantics as sem  # noqa: E402
 
 # strategies that take n, with their slots (None: the budget's)
 KNOWN = ["store-all", "revolve", "online", "multistage", "async"]
@@ -174,3 +175,78 @@ def test_chunk_argument_checked():
     assert report["chunk"] == 4 and report["info"].steps == 3
     ebb.torch.scan(model.step, model.h0, 10, params=model.params, report=report)
     assert report["chunk"] == 1 and report["info"].steps == 10
+
+
+# -- what a step sees, with chunks ---------------------------------------------
+
+@pytest.mark.parametrize("k", [3, 8])
+def test_a_step_keeping_h_keeps_its_values_with_chunks(k):
+    """Inside a chunk a step is handed the previous step's h_next itself: a
+    kept h still holds its own step's state after the forward and after the
+    backward, and the gradients are the unrolled loop's."""
+    ref = sem.Keeper()
+    h0 = tuple(x.clone().requires_grad_() for x in ref.model.h0)
+    ref.model.total(*unrolled(ref.step, h0, sem.T)).backward()
+    states = {t: tuple(x.detach().clone() for x in hc) for t, hc in ref.kept}
+    want = sem._grads(ref.model, h0)
+    kp = sem.Keeper()
+    h0 = tuple(x.clone().requires_grad_() for x in kp.model.h0)
+    h_n, loss = ebb.torch.scan(kp.step, h0, sem.T, params=kp.model.params, strategy="revolve",
+                               slots=2, chunk=k)
+    kp.model.total(h_n, loss).backward()
+    assert_bitwise(want, sem._grads(kp.model, h0))
+    assert len(kp.kept) >= 2 * sem.T
+    for t, hc in kp.kept:
+        for x, y in zip(hc, states[t]):
+            assert torch.equal(x.detach(), y), f"a kept h of step {t} changed"
+
+
+@pytest.mark.parametrize("k", [2, 7])
+def test_autocast_with_chunks_equals_checkpoint(k):
+    """Under autocast (no weight cache) the chunks' gradients are
+    torch.utils.checkpoint's bit for bit, as one step's are."""
+    model = sem.Mixed()
+    want = sem._autocast_grads(model, sem._checkpointed(model), False)
+    got = sem._autocast_grads(model, lambda h0: ebb.torch.scan(
+        model.step, h0, sem.T, params=model.params, strategy="revolve", slots=3, chunk=k),
+        False)
+    assert_bitwise(want, got)
+
+
+def test_in_place_edit_inside_a_chunk_is_refused():
+    """Step 5 is the second step of chunk 1 (k = 4): it is handed step 4's
+    h_next, and editing it is refused as an edit of x_5."""
+    model = RNN()
+
+    def step(h, t):
+        if t == 5:
+            with torch.no_grad():
+                h.clamp_(-0.5, 0.5)
+        return model.step(h, t)
+
+    with pytest.raises(RuntimeError, match=r"step\(h, 5\) modified its input h in place"):
+        ebb.torch.scan(step, model.h0.clone().requires_grad_(), 12, params=model.params,
+                       chunk=4)
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_generators_kept_by_step_with_chunks(k, monkeypatch):
+    """The generators' states kept by step (a CUDA state's, or with a lossy
+    tier), driven on a CPU state by a configuration that says a tier is
+    lossy while none compresses: global-generator dropout stays bitwise,
+    the states being set at each chunk's first step."""
+    monkeypatch.setattr(ebb.Config, "lossy_tier", lambda self: "host")
+    for name in ("global_dropout", "loss_dropout"):
+        model = MODELS[name]()
+        want = gradients(model, lambda step, h0: unrolled(step, h0, 30))
+        seen = {}
+
+        def run(step, h0):
+            res = ebb.torch.scan(step, h0, 30, params=model.params, strategy="revolve",
+                                 slots=2, chunk=k)
+            seen["ctx"] = res[1].grad_fn.sweep.s.context
+            return res
+
+        got = gradients(model, run)
+        assert_bitwise(want, got, f"{name} k={k}")
+        assert seen["ctx"].rng and not seen["ctx"].in_state
