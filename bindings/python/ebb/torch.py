@@ -19,6 +19,11 @@ autograd would (t = n-1 first). Every call of step t (first forward,
 recomputation, reverse step) runs under the autocast state of the forward
 and, with preserve_rng_state, from the generators' states the first forward
 of step t saw (torch.utils.checkpoint's semantics).
+
+With chunk=k, ebb's step c is the user steps ck .. min(ck + k, n) - 1: its
+forward runs them in turn without a graph, and its reverse runs them again
+with grad enabled and back-propagates through all of them in one
+autograd.grad call (_reverse_chunk).
 """
 
 import bisect
