@@ -77,14 +77,15 @@ def child(args):
         report = {}
         hc, loss = ebb.torch.scan(m.step, m.h0(), T, params=params, strategy=strategy,
                                   config=config, slots=args.slots, disk_slots=dslots,
-                                  report=report, chunk=args.chunk)
+                                  report=report,
+                                  **({"chunk": args.chunk} if args.chunk else {}))
     t1 = time.perf_counter()
     loss.backward()
     t2 = time.perf_counter()
     if args.child.startswith("ebb"):
         st, info = report["stats"], report["info"]
         extra.update(strategy=info.strategy, slots=info.slots, bytes=info.bytes,
-                     chunk=report["chunk"],
+                     chunk=report.get("chunk", 1),
                      forward_steps=st.forward_steps, recomputed_steps=st.recomputed_steps,
                      disk_written=st.bytes_written["disk"], disk_read=st.bytes_read["disk"],
                      stall_s=st.stall_total_s, forward_callback_s=st.forward_callback_s,
