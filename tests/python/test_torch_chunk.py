@@ -5,6 +5,7 @@ with the models that exercise the order of additions (a weight used twice
 per step, a loss only every third step, tuple states, an integer
 component, global-generator dropout), per-step outputs and until=."""
 
+import functools
 import math
 import random
 
@@ -19,6 +20,8 @@ from models import LSTM, MODELS, RNN, GlobalDropout, unrolled  # noqa: E402
 from test_torch_gradients import assert_bitwise, gradients  # noqa: E402
 from test_torch_until import stop_rule, unrolled_until  # noqa: E402
 import test_torch_semantics as sem  # noqa: E402
+import test_torch_streams as streams  # noqa: E402
+from test_torch_streams import device  # noqa: E402,F401 - the stand-in device fixture
 
 # strategies that take n, with their slots (None: the budget's)
 KNOWN = ["store-all", "revolve", "online", "multistage", "async"]
@@ -250,3 +253,51 @@ def test_generators_kept_by_step_with_chunks(k, monkeypatch):
         got = gradients(model, run)
         assert_bitwise(want, got, f"{name} k={k}")
         assert seen["ctx"].rng and not seen["ctx"].in_state
+
+
+# -- CUDA streams, with chunks ------------------------------------------------
+
+def test_a_chunk_is_one_callback_on_the_backward_stream(device, monkeypatch):
+    """With the stand-in streams of test_torch_streams.py and the backward on
+    a thread whose current stream is another one: each chunk's callback
+    waits for ebb's stream before its first step and has ebb's wait for it
+    after its last, its steps all queued on the backward's stream; the
+    gradients are the unrolled loop's."""
+    model = LSTM(steps=streams.T)
+    want = streams.reference(model)
+    monkeypatch.setattr(ebb.torch, "scan", functools.partial(ebb.torch.scan, chunk=4))
+    other = streams.StubStream("autograd", 0x2000, device.log)
+    forward, backward, got = streams.run(device, model, other)
+    assert_bitwise(want, got)
+    assert all(e[0] == "step" and e[2] == "ebb" for e in forward), forward
+    groups, i = [], 0
+    while i < len(backward):
+        assert backward[i] == ("wait", "autograd", "ebb"), (i, backward[i:i + 3])
+        j = i + 1
+        while backward[j][0] == "step":
+            assert backward[j][2] == "autograd", backward[j]
+            j += 1
+        assert backward[j] == ("wait", "ebb", "autograd"), (j, backward[j - 1:j + 2])
+        groups.append([e[1] for e in backward[i + 1:j]])
+        i = j + 1
+    assert all(g == list(range(g[0], g[0] + 4)) and g[0] % 4 == 0 for g in groups), groups
+    assert sum(1 for g in groups if g[0] == 0) >= 1 and len(groups) >= streams.T // 4
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("k", [3, 8])
+def test_cuda_chunks(k):
+    """A CUDA state in chunks (cuBLAS may pick other kernels with and without
+    grad: compared closely, as test_torch_gradients.py's CUDA test)."""
+    model = LSTM()
+    model.cell.cuda()
+    model.head.cuda()
+    model.xs = model.xs.cuda()
+    model.h0 = tuple(x.cuda() for x in model.h0)
+    model.params = list(model.cell.parameters())
+    want = gradients(model, lambda step, h0: unrolled(step, h0, 40))
+    got = gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, 40, params=model.params, strategy="revolve", slots=3, chunk=k))
+    for key in ("params", "h0", "h_n"):
+        for x, y in zip(want[key], got[key]):
+            torch.testing.assert_close(x, y, rtol=1e-6, atol=1e-7)
