@@ -301,3 +301,82 @@ def test_cuda_chunks(k):
     for key in ("params", "h0", "h_n"):
         for x, y in zip(want[key], got[key]):
             torch.testing.assert_close(x, y, rtol=1e-6, atol=1e-7)
+
+
+# -- chunk="auto" ---------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(8))
+def test_auto_chunk_keeps_memory_and_recomputation(seed):
+    """chunk="auto": the slots ebb is given plus the graph of k steps take no
+    more than chunk=1's slots plus one step's graph, the schedule recomputes
+    no more user steps than chunk=1's (revolve's counts), doubling k would
+    break one of the two, and the gradients are the unrolled loop's. Seeds
+    6 and 7: more slots than store-all needs (chunk=1 uses n - 1 of them)."""
+    rng = random.Random(seed)
+    steps = rng.randint(20, 400) if seed < 6 else rng.randint(10, 30)
+    slots = rng.randint(2, 40) if seed < 6 else 64
+    # seeds 6 and 7: a step's graph of several slots, where capping the
+    # budget at store-all's matters
+    model = LSTM(batch=rng.randint(1, 3) if seed < 6 else 4, inputs=3,
+                 hidden=rng.choice([2, 8, 32]) if seed < 6 else 256, steps=steps, seed=seed)
+    want = gradients(model, lambda step, h0: unrolled(step, h0, steps))
+    report = {}
+    got = gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, steps, params=model.params, strategy="revolve", slots=slots,
+        report=report, chunk="auto"))
+    assert_bitwise(want, got, f"n={steps} slots={slots}")
+    k, g = report["chunk"], report["chunk_step_bytes"]
+    c = report["info"].slots["host"]
+    size = sum(x.numel() * x.element_size() for x in model.h0) + torch.get_rng_state().numel()
+    stride = ebb.runtime.slot_stride("host", sum((n + 63) // 64 * 64 for n in (
+        *[x.numel() * x.element_size() for x in model.h0], torch.get_rng_state().numel())))
+    assert g is not None and g > size
+    budget = min(slots, steps - 1) * stride
+    limit = ebb.plan(steps, min(slots, steps - 1)).recomputed_steps
+
+    def fits(k, c):
+        m = math.ceil(steps / k)
+        return c >= 1 and c * stride + (k - 1) * g <= budget and \
+            ebb.plan(m, min(c, m)).recomputed_steps * k <= limit
+
+    if k == 1:
+        assert c == min(slots, steps)  # ebb's slots as asked
+    else:
+        assert fits(k, c), (k, c, g)
+    k2 = 2 * k
+    assert k2 > steps or not fits(k2, (budget - (k2 - 1) * g) // stride), (k, c, g)
+    assert report["info"].steps == math.ceil(steps / k)
+
+
+def test_auto_chunk_picks_chunks_where_the_budget_allows():
+    """The tiny LSTM with 64 slots of a 2,000-step sequence: a step's graph is
+    a fraction of a slot, and chunks are taken."""
+    model = LSTM(batch=1, inputs=4, hidden=16, steps=2000)
+    report = {}
+    ebb.torch.scan(model.step, model.h0, 2000, params=model.params, strategy="revolve",
+                   slots=64, report=report, chunk="auto")
+    assert report["chunk"] >= 16
+
+
+@pytest.mark.parametrize("case", ["until", "no_grad", "multistage"])
+def test_auto_chunk_is_one_where_it_cannot_judge(case, disk_config):
+    model = RNN()
+    report = {}
+    kw = dict(params=model.params, report=report, chunk="auto")
+    if case == "until":
+        ebb.torch.scan(model.step, model.h0, None, until=lambda h, t: t == 30,
+                       strategy="online", slots=4, **kw)
+    elif case == "no_grad":
+        with torch.no_grad():
+            ebb.torch.scan(model.step, model.h0, 40, strategy="revolve", slots=4, **kw)
+    else:
+        ebb.torch.scan(model.step, model.h0, 40, strategy="multistage", slots=2, disk_slots=8,
+                       config=disk_config, **kw)
+    assert report["chunk"] == 1 and report["chunk_step_bytes"] is None
+
+
+def test_auto_chunk_still_names_a_missing_parameter():
+    model = RNN()
+    with pytest.raises(ValueError, match="not in params"):
+        ebb.torch.scan(model.step, model.h0, 40, params=[model.W], strategy="revolve", slots=8,
+                       chunk="auto")

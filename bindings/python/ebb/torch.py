@@ -187,6 +187,7 @@ class _Steps:
                  chunk=1):
         self.step = step
         self.chunk = chunk       # k: user steps per ebb step (ebb step c is steps c*k ..)
+        self.step_bytes = None   # chunk="auto": the measured graph of one step
         self.n = None if until is not None else steps  # n, once known (until: at the stop)
         self.until = until       # until(h, t): stop after step t (n unknown: steps = 0)
         self.limit = steps       # with until: at most this many steps (None: no limit)
@@ -311,15 +312,33 @@ class _Steps:
         that requires grad and is not in params is named before the forward
         sweep runs, not after it. The random generators are left as they
         were (torch.random.fork_rng)."""
+        self._try(self.layout.copies(inp))
+
+    def _try(self, copies, measure=False):
+        """_trial's step 0 on `copies` of x_0; with `measure`, the bytes of
+        the tensors its graph saves (each once; the parameters' own storage
+        not counted) plus one state's, which a chunk's graph holds per step."""
         lay, ctx = self.layout, self.context
         devices = [ctx.device.index if ctx.device.index is not None else
                    torch.cuda.current_device()] if ctx.cuda else []
-        with torch.random.fork_rng(devices=devices), torch.enable_grad(), ctx.autocast():
-            h = tuple(v.requires_grad_(f) for v, f in zip(lay.copies(inp), lay.differentiable))
+        saved = {}
+        own = {p.data_ptr() for p in self.params}
+
+        def pack(x):
+            if x.data_ptr() not in own:
+                saved[(x.data_ptr(), x.numel(), x.dtype)] = x.numel() * x.element_size()
+            return x
+
+        hooks = (torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x) if measure
+                 else contextlib.nullcontext())
+        with torch.random.fork_rng(devices=devices), torch.enable_grad(), ctx.autocast(), \
+                hooks:
+            h = tuple(v.requires_grad_(f) for v, f in zip(copies, lay.differentiable))
             h_next, loss_t, ys = self._call(h, 0)
             outputs = [x for x in (*h_next, loss_t, *ys)
                        if x is not None and x.grad_fn is not None]
             self._check_leaves(outputs, h, 0)
+        return sum(saved.values()) + lay.size
 
     def forward(self, t, inp, out):
         fwd = self._forward if self.chunk == 1 else self._forward_chunk
@@ -710,7 +729,10 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     chunk      k >= 1 user steps per ebb step (None: 1): ebb's schedule runs
                over ceil(n / k) chunks, the last one shorter when k does not
                divide n, and each chunk's reverse is one autograd call over
-               its k steps, whose graph is in memory at once
+               its k steps, whose graph is in memory at once. "auto": k
+               from the graph of step 0 and the budget (_auto_chunk), ebb's
+               slots then given so that slots and graph take no more memory
+               than with 1
 
     Returns (h_n, loss): the final state (same structure as h0) and the sum
     of the loss_t, both differentiable; with per-step outputs (h_n, loss,
@@ -731,7 +753,8 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                          "to end the sequence after step t")
     else:
         steps = _steps(steps)
-    chunk = _chunk(chunk, steps)
+    auto = chunk == "auto"
+    chunk = 1 if auto else _chunk(chunk, steps)
     tuple_state = isinstance(h0, (tuple, list))
     h0s = _as_tuple(h0)
     if not h0s or not all(isinstance(x, torch.Tensor) for x in h0s):
@@ -758,6 +781,12 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                    audit=audit, element=element)
     s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until,
                chunk)
+    if auto:
+        s.chunk, picked = _auto_chunk(s, h0s, config, strategy, slots, steps)
+        if picked is not None:
+            options["slots"] = picked
+        if report is not None:
+            report["chunk_step_bytes"] = s.step_bytes
     sweep = _Sweep(s, options, report)
     nh = len(h0s)
     out = _Scan.apply(sweep, nh, *h0s, *params)
@@ -782,6 +811,50 @@ def _steps(steps):
     return n
 
 
+def _auto_chunk(s, h0s, config, strategy, slots, steps):
+    """chunk="auto": (k, the slots to give ebb, or None to leave them).
+
+    The graph of one step is measured on step 0 (its saved tensors and one
+    state: G bytes, s.step_bytes; this is the trial of step 0). With k, the
+    graph of k steps is held in the reverse sweep where chunk=1 holds one, so
+    the extra (k - 1) G is taken from the slots' budget B (the bytes of the
+    slots ebb would use with chunk=1: the tier's budget, or `slots`, no more
+    than store-all's n - 1 states): the slots and the graph then take no
+    more than with chunk=1. Of the k that leave at least one slot, the
+    largest whose schedule recomputes no more user steps than chunk=1's
+    (both counted with revolve's, ebb.plan) is taken: fewer callbacks and
+    no more recomputation. k = 1 where that cannot be judged: n unknown
+    (until=), grad mode off (no backward), a strategy other than revolve or
+    auto (None)."""
+    from . import schedule
+
+    s.step_bytes = None
+    if s.until is not None or not s.trial or strategy not in (None, "auto", "revolve"):
+        return 1, None
+    lay = s.layout
+    g = s._try(tuple(x.detach().clone() for x in h0s), measure=True)
+    s.step_bytes = g
+    s.trial = False  # step 0 was tried here
+    tier = "gpu" if lay.device.type == "cuda" else "host"
+    stride = runtime.slot_stride(tier, lay.size)
+    budget = slots * stride if slots is not None else \
+        (config if config is not None else Config()).budget(tier)
+    budget = min(budget, max(steps - 1, 1) * stride)
+    base = max(budget // stride, 1)
+    want = schedule.plan(steps, base).recomputed_steps
+    best = (1, None)
+    k = 2
+    while k <= steps:
+        c = (budget - (k - 1) * g) // stride
+        if c < 1:
+            break
+        m = -(-steps // k)
+        if schedule.plan(m, min(c, m)).recomputed_steps * k <= want:
+            best = (k, min(c, m))
+        k *= 2
+    return best
+
+
 def _chunk(chunk, steps):
     """k, the user steps per ebb step, as an int >= 1 (None: 1), no more
     than n when n is known."""
@@ -792,8 +865,8 @@ def _chunk(chunk, steps):
             raise TypeError
         k = operator.index(chunk)
     except TypeError:
-        raise TypeError(f"chunk must be an integer >= 1 (user steps per ebb step), got "
-                        f"{type(chunk).__name__} {chunk!r}") from None
+        raise TypeError(f"chunk must be an integer >= 1 (user steps per ebb step) or "
+                        f"\"auto\", got {type(chunk).__name__} {chunk!r}") from None
     if k < 1:
         raise ValueError(f"chunk must be an integer >= 1 (user steps per ebb step), got {k}")
     return k if steps is None else min(k, steps)
