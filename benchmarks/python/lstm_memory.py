@@ -17,7 +17,7 @@ bitwise equal gradients, and the child's CPU time (user + system, set-up
 included). --chunk K runs the ebb methods with ebb.torch.scan's chunk=K (K
 user steps per ebb step, one autograd call per chunk in the reverse); an ebb
 method named with "@K" (ebb-revolve@16) takes chunk=K itself, so that
-several chunk sizes alternate in one run.
+several chunk sizes alternate in one run (@auto: chunk="auto").
 """
 
 import argparse
@@ -49,8 +49,9 @@ def child(args):
 
     T = args.steps
     if "@" in args.child:  # ebb-revolve@16: chunk=16
-        args.child, chunk = args.child.split("@")
-        args.chunk = int(chunk)
+        args.child, args.chunk = args.child.split("@")
+    if args.chunk is not None and args.chunk != "auto":
+        args.chunk = int(args.chunk)
     m = Lstm(torch, args.hidden, args.batch, cell=args.cell)
     params = m.params
     m.warm_up()
@@ -139,7 +140,8 @@ def parent(args):
     for m in methods:
         base, _, chunk = m.partition("@")
         if base not in METHODS + EXTRA or (chunk and not (base.startswith("ebb")
-                                                          and chunk.isdigit())):
+                                                          and (chunk.isdigit()
+                                                               or chunk == "auto"))):
             sys.exit(f"unknown method {m!r}; known: {', '.join(METHODS + EXTRA)} (an ebb "
                      "method with @K: chunk=K)")
         if "disk" in m and not args.disk:
@@ -207,8 +209,8 @@ def main():
     p.add_argument("--disk", help="directory of the disk tier (the disk methods)")
     p.add_argument("--cell", choices=("lstm", "gru"), default="lstm",
                    help="the recurrent cell: LSTMCell (state (h, c)) or GRUCell (state h)")
-    p.add_argument("--chunk", type=int, default=None,
-                   help="ebb.torch.scan's chunk= (user steps per ebb step; default 1)")
+    p.add_argument("--chunk", default=None,
+                   help="ebb.torch.scan's chunk= (user steps per ebb step, or auto; default 1)")
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--repeat", type=int, default=1,
                    help="run the methods this many times, alternating their order")
