@@ -1,6 +1,7 @@
 """What lstm_memory.py (CPU: resident memory) and lstm_cuda.py (GPU: device
-memory) share: the LSTM over T steps, its warm-up, and the plain autograd and
-torch.utils.checkpoint sweeps they measure ebb.torch.scan against."""
+memory) share: the LSTM (or GRU) over T steps, its warm-up, and the plain
+autograd and torch.utils.checkpoint sweeps they measure ebb.torch.scan
+against."""
 
 import inspect
 import math
@@ -9,23 +10,29 @@ import math
 class Lstm:
     """An LSTMCell(hidden) on `device` (seeded 0) with inputs from a bank of
     64 tensors (x_t = bank[t % 64], so that data do not grow with T); a
-    step's loss is the mean square of h."""
+    step's loss is the mean square of h. cell="gru": a GRUCell, whose state
+    is h alone (a tuple of one tensor)."""
 
-    def __init__(self, torch, hidden, batch, device=None):
+    def __init__(self, torch, hidden, batch, device=None, cell="lstm"):
         torch.manual_seed(0)
         self.torch, self.H, self.B, self.device = torch, hidden, batch, device
-        self.cell = torch.nn.LSTMCell(hidden, hidden).to(device) if device is not None \
-            else torch.nn.LSTMCell(hidden, hidden)
+        self.gru = cell == "gru"
+        make = torch.nn.GRUCell if self.gru else torch.nn.LSTMCell
+        self.cell = make(hidden, hidden).to(device) if device is not None \
+            else make(hidden, hidden)
         self.params = list(self.cell.parameters())
         self.bank = torch.randn(64, batch, hidden, device=device)
 
     def step(self, hc, t):
+        if self.gru:
+            h = self.cell(self.bank[t % 64], hc[0])
+            return (h,), h.pow(2).mean()
         h, c = self.cell(self.bank[t % 64], hc)
         return (h, c), h.pow(2).mean()
 
     def h0(self):
         z = self.torch.zeros
-        return (z(self.B, self.H, device=self.device), z(self.B, self.H, device=self.device))
+        return tuple(z(self.B, self.H, device=self.device) for _ in range(1 if self.gru else 2))
 
     def warm_up(self, steps=20):
         """BLAS threads, the allocator: outside the timing."""
@@ -64,17 +71,17 @@ class Lstm:
             kw = {"use_reentrant": reentrant}
 
         def segment(a, b):
-            def run(h, c):
+            def run(*hc):
                 total = None
                 for t in range(a, b):
-                    (h, c), l = self.step((h, c), t)
+                    hc, l = self.step(hc, t)
                     total = l if total is None else total + l
-                return h, c, total
+                return (*hc, total)
             return run
 
         hc, loss = tuple(x.requires_grad_(reentrant) for x in self.h0()), None
         for a in range(0, T, seg):
-            h, c, l = checkpoint(segment(a, min(a + seg, T)), *hc, **kw)
-            hc = (h, c)
+            *hc, l = checkpoint(segment(a, min(a + seg, T)), *hc, **kw)
+            hc = tuple(hc)
             loss = l if loss is None else loss + l
         return loss, extra

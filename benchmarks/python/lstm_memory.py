@@ -8,13 +8,16 @@ async with the disk tier).
 
 Each method runs in its own child process, so its peak resident memory is its
 own: ru_maxrss of that child (os.wait4). A child builds an LSTMCell(hidden)
-with inputs of the same size, runs 20 warm-up steps, then one forward and one
+(a GRUCell with --cell gru) with inputs of the same size, runs 20 warm-up steps, then one forward and one
 backward over T steps; the inputs are a bank of 64 tensors (x_t = bank[t %
 64]) so that data do not grow with T. Printed per method: peak RSS, the RSS
 after set-up (the interpreter, torch, the model), time per step (forward +
 backward over T), and a digest of the parameter gradients: equal digests are
 bitwise equal gradients, and the child's CPU time (user + system, set-up
-included).
+included). --chunk K runs the ebb methods with ebb.torch.scan's chunk=K (K
+user steps per ebb step, one autograd call per chunk in the reverse); an ebb
+method named with "@K" (ebb-revolve@16) takes chunk=K itself, so that
+several chunk sizes alternate in one run (@auto: chunk="auto").
 """
 
 import argparse
@@ -45,7 +48,11 @@ def child(args):
     import torch
 
     T = args.steps
-    m = Lstm(torch, args.hidden, args.batch)
+    if "@" in args.child:  # ebb-revolve@16: chunk=16
+        args.child, args.chunk = args.child.split("@")
+    if args.chunk is not None and args.chunk != "auto":
+        args.chunk = int(args.chunk)
+    m = Lstm(torch, args.hidden, args.batch, cell=args.cell)
     params = m.params
     m.warm_up()
     setup = rss_kib()
@@ -71,13 +78,15 @@ def child(args):
         report = {}
         hc, loss = ebb.torch.scan(m.step, m.h0(), T, params=params, strategy=strategy,
                                   config=config, slots=args.slots, disk_slots=dslots,
-                                  report=report)
+                                  report=report,
+                                  **({"chunk": args.chunk} if args.chunk else {}))
     t1 = time.perf_counter()
     loss.backward()
     t2 = time.perf_counter()
     if args.child.startswith("ebb"):
         st, info = report["stats"], report["info"]
         extra.update(strategy=info.strategy, slots=info.slots, bytes=info.bytes,
+                     chunk=report.get("chunk", 1),
                      forward_steps=st.forward_steps, recomputed_steps=st.recomputed_steps,
                      disk_written=st.bytes_written["disk"], disk_read=st.bytes_read["disk"],
                      stall_s=st.stall_total_s, forward_callback_s=st.forward_callback_s,
@@ -129,8 +138,12 @@ def step_time(args):
 def parent(args):
     methods = args.methods.split(",")
     for m in methods:
-        if m not in METHODS + EXTRA:
-            sys.exit(f"unknown method {m!r}; known: {', '.join(METHODS + EXTRA)}")
+        base, _, chunk = m.partition("@")
+        if base not in METHODS + EXTRA or (chunk and not (base.startswith("ebb")
+                                                          and (chunk.isdigit()
+                                                               or chunk == "auto"))):
+            sys.exit(f"unknown method {m!r}; known: {', '.join(METHODS + EXTRA)} (an ebb "
+                     "method with @K: chunk=K)")
         if "disk" in m and not args.disk:
             sys.exit(f"{m} needs --disk DIR (a directory for the disk tier)")
     rows = []
@@ -142,7 +155,9 @@ def parent(args):
     for m in order:
         cmd = [sys.executable, os.path.abspath(__file__), "--child", m, "--steps", str(args.steps),
                "--hidden", str(args.hidden), "--batch", str(args.batch),
-               "--slots", str(args.slots)] + (["--disk", args.disk] if args.disk else [])
+               "--slots", str(args.slots), "--cell", args.cell] + \
+            (["--disk", args.disk] if args.disk else []) + \
+            (["--chunk", str(args.chunk)] if args.chunk else [])
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         out = p.stdout.read()
         _, status, usage = os.wait4(p.pid, 0)
@@ -152,6 +167,7 @@ def parent(args):
             rows.append(dict(method=m, failed=p.returncode, peak_rss_kib=usage.ru_maxrss))
             continue
         row = json.loads(out.strip().splitlines()[-1])
+        row["method"] = m
         row["peak_rss_kib"] = usage.ru_maxrss
         # CPU time of the whole child (set-up included): less sensitive than
         # wall time to other processes on a shared machine
@@ -191,6 +207,10 @@ def main():
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--slots", type=int, default=64, help="ebb's host budget, in states")
     p.add_argument("--disk", help="directory of the disk tier (the disk methods)")
+    p.add_argument("--cell", choices=("lstm", "gru"), default="lstm",
+                   help="the recurrent cell: LSTMCell (state (h, c)) or GRUCell (state h)")
+    p.add_argument("--chunk", default=None,
+                   help="ebb.torch.scan's chunk= (user steps per ebb step, or auto; default 1)")
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--repeat", type=int, default=1,
                    help="run the methods this many times, alternating their order")

@@ -19,6 +19,11 @@ autograd would (t = n-1 first). Every call of step t (first forward,
 recomputation, reverse step) runs under the autocast state of the forward
 and, with preserve_rng_state, from the generators' states the first forward
 of step t saw (torch.utils.checkpoint's semantics).
+
+With chunk=k, ebb's step c is the user steps ck .. min(ck + k, n) - 1: its
+forward runs them in turn without a graph, and its reverse runs them again
+with grad enabled and back-propagates through all of them in one
+autograd.grad call (_reverse_chunk).
 """
 
 import bisect
@@ -179,8 +184,12 @@ class _Steps:
     """What the callbacks need. Holds no reference to the ebb run, so that
     dropping the graph frees the run at once (no reference cycle)."""
 
-    def __init__(self, step, layout, tuple_state, params, steps, context, trial, until=None):
+    def __init__(self, step, layout, tuple_state, params, steps, context, trial, until=None,
+                 chunk=1):
         self.step = step
+        self.chunk = chunk       # k: user steps per ebb step (ebb step c is steps c*k ..)
+        self.step_bytes = None   # chunk="auto": the measured graph of one step
+        self.n = None if until is not None else steps  # n, once known (until: at the stop)
         self.until = until       # until(h, t): stop after step t (n unknown: steps = 0)
         self.limit = steps       # with until: at most this many steps (None: no limit)
         self.trial = trial       # try step 0 with grad first (_trial)
@@ -304,21 +313,40 @@ class _Steps:
         that requires grad and is not in params is named before the forward
         sweep runs, not after it. The random generators are left as they
         were (torch.random.fork_rng)."""
+        self._try(self.layout.copies(inp))
+
+    def _try(self, copies, measure=False):
+        """_trial's step 0 on `copies` of x_0; with `measure`, the bytes of
+        the tensors its graph saves (each once; the parameters' own storage
+        not counted) plus one state's, which a chunk's graph holds per step."""
         lay, ctx = self.layout, self.context
         devices = [ctx.device.index if ctx.device.index is not None else
                    torch.cuda.current_device()] if ctx.cuda else []
-        with torch.random.fork_rng(devices=devices), torch.enable_grad(), ctx.autocast():
-            h = tuple(v.requires_grad_(f) for v, f in zip(lay.copies(inp), lay.differentiable))
+        saved = {}
+        own = {p.data_ptr() for p in self.params}
+
+        def pack(x):
+            if x.data_ptr() not in own:
+                saved[(x.data_ptr(), x.numel(), x.dtype)] = x.numel() * x.element_size()
+            return x
+
+        hooks = (torch.autograd.graph.saved_tensors_hooks(pack, lambda x: x) if measure
+                 else contextlib.nullcontext())
+        with torch.random.fork_rng(devices=devices), torch.enable_grad(), ctx.autocast(), \
+                hooks:
+            h = tuple(v.requires_grad_(f) for v, f in zip(copies, lay.differentiable))
             h_next, loss_t, ys = self._call(h, 0)
             outputs = [x for x in (*h_next, loss_t, *ys)
                        if x is not None and x.grad_fn is not None]
             self._check_leaves(outputs, h, 0)
+        return sum(saved.values()) + lay.size
 
     def forward(self, t, inp, out):
+        fwd = self._forward if self.chunk == 1 else self._forward_chunk
         if self.streams is None:
-            return self._forward(t, inp, out)
+            return fwd(t, inp, out)
         with self.streams.callback():
-            return self._forward(t, inp, out)
+            return fwd(t, inp, out)
 
     def _forward(self, t, inp, out):
         lay, ctx = self.layout, self.context
@@ -333,6 +361,8 @@ class _Steps:
                 dst.copy_(src)
             ctx.after(lay.extra(out))
             last = first and self.until is not None and self._stop(h_next, t)
+            if last:
+                self.n = t + 1
             if first:
                 if self.hashes is not None:
                     self.hashes.append(digest((*h, *h_next, loss_t, *ys)))
@@ -341,6 +371,47 @@ class _Steps:
                 if loss_t is not None:
                     loss_t = loss_t.reshape(())
                     self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
+        return runtime.LAST if last else None
+
+    def _span(self, c):
+        """The user steps of ebb step c: c*k .. min(c*k + k, n) - 1."""
+        a = c * self.chunk
+        b = a + self.chunk
+        return a, (b if self.n is None else min(b, self.n))
+
+    def _forward_chunk(self, c, inp, out):
+        """ebb step c over k user steps without a graph: each step hands its
+        h_next to the next one itself, as the unrolled loop does; only the
+        chunk's ends pass through ebb's buffers. The random generators are
+        set once, at the chunk's first step, and run on through the others
+        as they did in the first forward."""
+        lay, ctx = self.layout, self.context
+        first = self.phase == "forward"
+        a, b = self._span(c)
+        if first and a == 0 and self.trial:
+            self._trial(inp)
+        last = False
+        with torch.no_grad(), ctx.autocast():
+            ctx.before(a, lay.extra(inp), first)
+            h = lay.copies(inp)
+            for t in range(a, b):
+                h_next, loss_t, ys = self._call(h, t)
+                if first:
+                    if self.hashes is not None:
+                        self.hashes.append(digest((*h, *h_next, loss_t, *ys)))
+                    if ys:
+                        self._keep(t, ys)
+                    if loss_t is not None:
+                        loss_t = loss_t.reshape(())
+                        self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
+                    if self.until is not None and self._stop(h_next, t):
+                        self.n, last = t + 1, True
+                        h = h_next
+                        break
+                h = h_next
+            for dst, src in zip(lay.views(out), h):
+                dst.copy_(src)
+            ctx.after(lay.extra(out))
         return runtime.LAST if last else None
 
     def _stop(self, h_next, t):
@@ -356,10 +427,11 @@ class _Steps:
         return bool(res)
 
     def reverse(self, t, state):
+        rev = self._reverse if self.chunk == 1 else self._reverse_chunk
         if self.streams is None:
-            return self._reverse(t, state)
+            return rev(t, state)
         with self.streams.callback():
-            return self._reverse(t, state)
+            return rev(t, state)
 
     def _reverse(self, t, state):
         lay = self.layout
@@ -385,6 +457,12 @@ class _Steps:
         if loss_t is not None and self.grad_loss is not None and loss_t.requires_grad:
             outputs.append(loss_t)
             grads.append(self.grad_loss.reshape(loss_t.shape))
+        self._backprop(h, outputs, grads, t)
+
+    def _backprop(self, h, outputs, grads, t):
+        """One autograd.grad from `outputs` (with `grads`) to the leaves `h`
+        (x_t's copies) and the parameters: x_t's adjoint into self.adjoint,
+        the parameters' running sums into self.param_grads."""
         leaves = [x for x in h if x.requires_grad]
         params = [p for p in self.params if p.requires_grad]
         if not self.leaves_checked:
@@ -412,6 +490,47 @@ class _Steps:
         for k, g in enumerate(got[len(leaves):]):
             if g is not None:
                 self.param_grads[k] = g
+
+    def _reverse_chunk(self, c, state):
+        """ebb step c's reverse: its k user steps run again with grad enabled,
+        each on the previous one's h_next, and ONE autograd.grad back-propagates
+        the adjoint of the chunk's last state, the losses' gradient and the
+        outputs' slices through all of them. The engine runs a graph's nodes
+        newest first, so the chunk's steps are differentiated last first, each
+        step's contributions added in the order the unrolled graph adds them;
+        the running sum of each parameter's gradient enters first (as for one
+        step), so the sum is the unrolled one, bit for bit."""
+        lay = self.layout
+        a, b = self._span(c)
+        self.context.before(a, lay.extra(state), False)
+        h = []
+        for j, v in enumerate(lay.copies(state)):
+            need = lay.differentiable[j] and (a > 0 or self.need_h0[j])
+            h.append(v.requires_grad_(need))
+        h = leaves_h = tuple(h)
+        outputs, grads = [], []
+        with torch.enable_grad(), self.context.autocast():
+            for t in range(a, b):
+                h_next, loss_t, ys = self._call(h, t)
+                if self.hashes is not None and \
+                        digest((*h, *h_next, loss_t, *ys)) != self.hashes[t]:
+                    raise RuntimeError(
+                        f"step {t} is not deterministic: recomputed with grad enabled it gives "
+                        f"an x_{t + 1}, a loss_{t} or a y_{t} that differs from its first "
+                        "computation, so the gradient would be wrong. Make the step depend "
+                        "only on (h, t) and the random generators' states (docs/python.md)")
+                o, g = self._output_grads(t, h, ys)
+                outputs += o
+                grads += g
+                if loss_t is not None and self.grad_loss is not None and loss_t.requires_grad:
+                    outputs.append(loss_t)
+                    grads.append(self.grad_loss.reshape(loss_t.shape))
+                h = h_next
+        for x, g in zip(h, self.adjoint):
+            if g is not None and x.requires_grad:
+                outputs.append(x)
+                grads.append(g)
+        self._backprop(leaves_h, outputs, grads, a)
 
     def _output_grads(self, t, h, ys):
         """The stacked outputs' gradients for reverse step t, as (outputs,
@@ -477,7 +596,9 @@ class _Sweep:
         if lay.device.type == "cuda":
             extra = dict(state_tier="gpu", device=lay.device.index,
                          stream=s.streams.stream.cuda_stream)
-        n = 0 if s.until is not None else s.steps  # 0: n unknown, the forward says when
+        # ebb's steps are the chunks of k user steps, the last one possibly
+        # shorter; 0: n unknown, the forward says when
+        n = 0 if s.until is not None else -(-s.steps // s.chunk)
         self.run = runtime.Run(lay.size, n, s.forward, s.reverse, buffers="address",
                                **self.options, **extra)
         if self.run.info().audit == "hash":
@@ -490,6 +611,7 @@ class _Sweep:
         if self.report is not None:
             self.report["info"] = self.run.info()
             self.report["stats"] = self.run.stats()
+            self.report["chunk"] = s.chunk
         loss = s.loss
         s.loss = None
         if loss is None:
@@ -572,7 +694,7 @@ class _Scan(torch.autograd.Function):
 
 def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
          disk_slots=None, audit=None, report=None, preserve_rng_state=True, memory=None,
-         until=None):
+         until=None, chunk=None):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
     step       step(h, t) -> (h_next, loss_t), or (h_next, loss_t, y_t) with
@@ -605,6 +727,13 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     preserve_rng_state  each recomputation and reverse step of step t starts
                from the random generators' states its first forward saw (as
                torch.utils.checkpoint); False: they are not touched
+    chunk      k >= 1 user steps per ebb step (None: 1): ebb's schedule runs
+               over ceil(n / k) chunks, the last one shorter when k does not
+               divide n, and each chunk's reverse is one autograd call over
+               its k steps, whose graph is in memory at once. "auto": k
+               from the graph of step 0 and the budget (_auto_chunk), ebb's
+               slots then given so that slots and graph take no more memory
+               than with 1
 
     Returns (h_n, loss): the final state (same structure as h0) and the sum
     of the loss_t, both differentiable; with per-step outputs (h_n, loss,
@@ -625,6 +754,8 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                          "to end the sequence after step t")
     else:
         steps = _steps(steps)
+    auto = chunk == "auto"
+    chunk = 1 if auto else _chunk(chunk, steps)
     tuple_state = isinstance(h0, (tuple, list))
     h0s = _as_tuple(h0)
     if not h0s or not all(isinstance(x, torch.Tensor) for x in h0s):
@@ -649,7 +780,14 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     element = _ELEMENTS.get(dtypes.pop()) if len(dtypes) == 1 else None
     options = dict(config=config, strategy=strategy, slots=slots, disk_slots=disk_slots,
                    audit=audit, element=element)
-    s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until)
+    s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until,
+               chunk)
+    if auto:
+        s.chunk, picked = _auto_chunk(s, h0s, config, strategy, slots, steps)
+        if picked is not None:
+            options["slots"] = picked
+        if report is not None:
+            report["chunk_step_bytes"] = s.step_bytes
     sweep = _Sweep(s, options, report)
     nh = len(h0s)
     out = _Scan.apply(sweep, nh, *h0s, *params)
@@ -672,6 +810,67 @@ def _steps(steps):
     if n < 1:
         raise ValueError(f"steps must be an integer >= 1, got {n}")
     return n
+
+
+def _auto_chunk(s, h0s, config, strategy, slots, steps):
+    """chunk="auto": (k, the slots to give ebb, or None to leave them).
+
+    The graph of one step is measured on step 0 (its saved tensors and one
+    state: G bytes, s.step_bytes; this is the trial of step 0). With k, the
+    graph of k steps is held in the reverse sweep where chunk=1 holds one, so
+    the extra (k - 1) G is taken from the slots' budget B (the bytes of the
+    slots ebb would use with chunk=1: the tier's budget, or `slots`, no more
+    than store-all's n - 1 states): the slots and the graph then take no
+    more than with chunk=1. Of the k that leave at least one slot, the
+    largest whose schedule recomputes no more user steps than chunk=1's
+    (both counted with revolve's, ebb.plan) is taken: fewer callbacks and
+    no more recomputation. k = 1 where that cannot be judged: n unknown
+    (until=), grad mode off (no backward), a strategy other than revolve or
+    auto (None)."""
+    from . import schedule
+
+    s.step_bytes = None
+    if s.until is not None or not s.trial or strategy not in (None, "auto", "revolve"):
+        return 1, None
+    lay = s.layout
+    g = s._try(tuple(x.detach().clone() for x in h0s), measure=True)
+    s.step_bytes = g
+    s.trial = False  # step 0 was tried here
+    tier = "gpu" if lay.device.type == "cuda" else "host"
+    stride = runtime.slot_stride(tier, lay.size)
+    budget = slots * stride if slots is not None else \
+        (config if config is not None else Config()).budget(tier)
+    budget = min(budget, max(steps - 1, 1) * stride)
+    base = max(budget // stride, 1)
+    want = schedule.plan(steps, base).recomputed_steps
+    best = (1, None)
+    k = 2
+    while k <= steps:
+        c = (budget - (k - 1) * g) // stride
+        if c < 1:
+            break
+        m = -(-steps // k)
+        if schedule.plan(m, min(c, m)).recomputed_steps * k <= want:
+            best = (k, min(c, m))
+        k *= 2
+    return best
+
+
+def _chunk(chunk, steps):
+    """k, the user steps per ebb step, as an int >= 1 (None: 1), no more
+    than n when n is known."""
+    if chunk is None:
+        return 1
+    try:
+        if isinstance(chunk, bool):
+            raise TypeError
+        k = operator.index(chunk)
+    except TypeError:
+        raise TypeError(f"chunk must be an integer >= 1 (user steps per ebb step) or "
+                        f"\"auto\", got {type(chunk).__name__} {chunk!r}") from None
+    if k < 1:
+        raise ValueError(f"chunk must be an integer >= 1 (user steps per ebb step), got {k}")
+    return k if steps is None else min(k, steps)
 
 
 def _with_budget(config, memory, layout, steps):
