@@ -12,6 +12,20 @@
 
 #define BOUND ((size_t)16 << 20)
 
+/* What reading up to the bound may add to the peak: the buffer and, where
+ * realloc moves it, the one before; under AddressSanitizer every buffer
+ * the read doubled through (its quarantine keeps freed ones) and shadow. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MOST_GROWTH ((size_t)80 << 20)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MOST_GROWTH ((size_t)80 << 20)
+#endif
+#endif
+#ifndef MOST_GROWTH
+#define MOST_GROWTH ((size_t)48 << 20)
+#endif
+
 /* The most resident memory this process has had, in bytes. */
 static size_t peak_rss(void)
 {
@@ -21,8 +35,7 @@ static size_t peak_rss(void)
 }
 
 /* Loads `path`: it must be refused by the read bound, with no more than
- * 48 MiB more memory at the peak (the bound plus the buffers it doubled
- * through, with room for a sanitizer's quarantine). */
+ * MOST_GROWTH more memory at the peak. */
 static void expect_read_bound(const char *path)
 {
     size_t before = peak_rss();
@@ -38,7 +51,8 @@ static void expect_read_bound(const char *path)
     cr_expect(strstr(msg, "bytes") == NULL,
               "the read's bound refuses it, not the size check after it: %s", msg);
     size_t grew = peak_rss() - before;
-    cr_expect_leq(grew, (size_t)48 << 20, "the peak grew by %zu MiB", grew >> 20);
+    cr_log_info("%s: the peak grew by %zu MiB", path, grew >> 20);
+    cr_expect_leq(grew, MOST_GROWTH, "the peak grew by %zu MiB", grew >> 20);
     ebb_config_dispose(&cfg);
 }
 
