@@ -478,6 +478,10 @@ ebb_status ebb_config_load_file(const char *path, ebb_config *cfg)
         close(fd);
         return ebb_fail_errno(EBB_ERR_IO, err, "cannot read configuration file '%s'", path);
     }
+    /* Read at most one byte past the bound (a FIFO, a device or a growing
+     * file never ends): that byte tells a text over the bound from one at it,
+     * and the buffer never passes the bound plus that byte and the NUL. */
+    const size_t most = (size_t)EBB_CONFIG_MAX_TEXT_BYTES + 2;
     size_t cap = 4096, len = 0;
     char *text = malloc(cap);
     ebb_status s = EBB_OK;
@@ -486,21 +490,22 @@ ebb_status ebb_config_load_file(const char *path, ebb_config *cfg)
             s = ebb_fail(EBB_ERR_NO_MEMORY, "out of memory reading '%s'", path);
             break;
         }
+        if (len > (size_t)EBB_CONFIG_MAX_TEXT_BYTES) {
+            s = ebb_fail(EBB_ERR_CONFIG, "%s: larger than %d MiB; a configuration file "
+                         "may be at most %d MiB (docs/configuration.md, Limits)",
+                         path, EBB_CONFIG_MAX_TEXT_BYTES >> 20, EBB_CONFIG_MAX_TEXT_BYTES >> 20);
+            break;
+        }
         if (len + 1 >= cap) {
-            if (cap >= EBB_CONFIG_MAX_TEXT_BYTES) {
-                s = ebb_fail(EBB_ERR_CONFIG, "%s: larger than %d MiB; a configuration file "
-                             "may be at most %d MiB (docs/configuration.md, Limits)",
-                             path, EBB_CONFIG_MAX_TEXT_BYTES >> 20, EBB_CONFIG_MAX_TEXT_BYTES >> 20);
-                break;
-            }
-            char *bigger = realloc(text, cap * 2);
+            size_t next = cap * 2 < most ? cap * 2 : most;
+            char *bigger = realloc(text, next);
             if (!bigger) {
                 free(text);
                 text = NULL;
                 continue;
             }
             text = bigger;
-            cap *= 2;
+            cap = next;
         }
         ssize_t got = read(fd, text + len, cap - 1 - len);
         if (got < 0 && errno == EINTR)

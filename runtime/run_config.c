@@ -116,6 +116,19 @@ ebb_status rt_args_from_config(const ebb_run_options *o, const ebb_config *cfg, 
     a->options = *o;
     if (o->strategy == EBB_STRATEGY_FROM_CONFIG)
         a->options.strategy = cfg->strategy;
+    ebb_strategy s = a->options.strategy;
+    if (o->steps == 0 && s != EBB_STRATEGY_AUTO && s != EBB_STRATEGY_ONLINE &&
+        s != EBB_STRATEGY_ASYNC) {
+        char where[300] = "";
+        if (cfg->line[EBB_KEY_RUN_STRATEGY] > 0 && cfg->source)
+            snprintf(where, sizeof where, ", %s:%d", cfg->source,
+                     (int)cfg->line[EBB_KEY_RUN_STRATEGY]);
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "n unknown (steps = 0) needs strategy \"online\", \"async\" or \"auto\", "
+                        "not \"%s\" (run.strategy of the configuration%s); give the number of "
+                        "steps (ebb_run_options.steps) or one of those strategies",
+                        ebb_strategy_name(s), where);
+    }
     if ((st = resolve_audit(o, cfg, &a->options.audit)) != EBB_OK)
         return st;
     const char *trace = getenv("EBB_TRACE");

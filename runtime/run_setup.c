@@ -288,6 +288,37 @@ static ebb_status make_schedule(ebb_run *run, const rt_create_args *a, ebb_strat
                     msg, ebb_tier_name((ebb_tier)fast), c, o->state_size);
 }
 
+static void add_warning(ebb_run *run, int tier, const char *warnings);
+
+/* Slots the program asked for (o.slots, o.slow_slots: `key`) override the
+ * budget's count (docs/runtime.md); where the schedule uses more of them
+ * than the budget holds, the run's warnings say so, with what fits. `used`:
+ * the schedule's slots on `tier` (never more than n). */
+static void warn_asked(ebb_run *run, const rt_create_args *a, int tier, const char *key,
+                       int32_t asked, int32_t used)
+{
+    const ebb_config *cfg = a->config;
+    int32_t holds = 0;
+    uint64_t bytes = 0;
+    if (a->planning || !cfg || tier < 0 || asked <= 0 || budget_slots(run, tier, &holds) != EBB_OK ||
+        used <= holds || ebb_config_budget(cfg, (ebb_tier)tier, &bytes) != EBB_OK)
+        return;
+    uint64_t set = tier == EBB_TIER_GPU    ? cfg->gpu.budget
+                   : tier == EBB_TIER_HOST ? cfg->host.budget
+                                           : cfg->disk.budget;
+    const char *t = ebb_tier_name((ebb_tier)tier);
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "ebb_run_options.%s = %d: %d slots, beyond tier.%s.budget (%llu bytes%s), which "
+             "holds %d states of %zu bytes; the %d asked for are taken (they override the "
+             "budget): ask for at most %d (0: as many as the budget holds) or raise "
+             "tier.%s.budget to stay within it",
+             key, (int)asked, (int)used, t, (unsigned long long)bytes,
+             set == EBB_BUDGET_AUTO ? ", auto" : "", (int)holds, run->opt.state_size, (int)used,
+             (int)holds, t);
+    add_warning(run, tier, msg);
+}
+
 ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
 {
     const ebb_run_options *o = &run->opt;
@@ -311,8 +342,14 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
     if (run->agree && (st = run->agree->strategy(run->agree, (int)strategy,
                                                  ebb_strategy_name(strategy))) != EBB_OK)
         return st;
-    if (strategy == EBB_STRATEGY_ASYNC)
-        return setup_async(run, fast, c);
+    if (strategy == EBB_STRATEGY_ASYNC) {
+        if ((st = setup_async(run, fast, c)) != EBB_OK)
+            return st;
+        int first = run->async_tier[1];
+        warn_asked(run, a, fast, "slots", o->slots, run->info.slots[fast]);
+        warn_asked(run, a, first, "slow_slots", o->slow_slots, run->info.slots[first]);
+        return EBB_OK;
+    }
     int two_tiers = strategy == EBB_STRATEGY_MULTISTAGE ||
                     strategy == EBB_STRATEGY_DISK_REVOLVE || strategy == EBB_STRATEGY_H_REVOLVE;
     if (two_tiers && slow < 0)
@@ -332,6 +369,9 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
                         "%s needs %d %s slots, but tier.%s's budget holds %d states of %zu bytes",
                         ebb_strategy_name(strategy), used[slow], ebb_tier_name((ebb_tier)slow),
                         ebb_tier_name((ebb_tier)slow), d, o->state_size);
+    warn_asked(run, a, fast, "slots", o->slots, used[fast]);
+    if (two_tiers)
+        warn_asked(run, a, slow, "slow_slots", o->slow_slots, used[slow]);
     run->info.strategy = strategy;
     run->info.strategy_name = ebb_strategy_name(strategy);
     run->info.slow_tier = (ebb_tier)so.slow_tier;

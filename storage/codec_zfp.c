@@ -99,9 +99,10 @@ static ebb_status zfp_compress_state(const ebb_codec *c, const void *state, void
     if (n == 0 || n > c->bound || (c->fixed && n != c->fixed))
         return ebb_fail(EBB_ERR_IO,
                         "zfp failed to compress a state of %zu %s values (%zu bytes written, "
-                        "%zu expected at most)",
+                        "%zu expected%s)",
                         c->count, ebb_element_name(c->o.element), n,
-                        c->fixed ? c->fixed : c->bound);
+                        c->fixed ? c->fixed : c->bound, c->fixed ? ": the fixed rate's size"
+                                                                 : " at most");
     *len = n;
     return EBB_OK;
 }

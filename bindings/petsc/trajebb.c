@@ -46,7 +46,9 @@ static PetscErrorCode EndRun(TSTrajectory tj, TSTrajectory_Ebb *e)
             PetscCall(PetscStrncpy(sum->reason, info.reason ? info.reason : "", sizeof sum->reason));
             sum->info.strategy_name = sum->strategy;
             sum->info.reason = sum->reason;
-            sum->info.warnings = "";
+            PetscCall(PetscStrncpy(sum->warnings, info.warnings ? info.warnings : "",
+                                   sizeof sum->warnings));
+            sum->info.warnings = sum->warnings;
             sum->valid = 1;
             Count(tj, e, &sum->stats);
         }
@@ -88,6 +90,30 @@ static PetscErrorCode Assemble(TSTrajectory_Ebb *e, Vec X, const ebbpetsc_header
     PetscFunctionReturn(0);
 }
 
+/* A strategy that needs n, with n unknown: the option to set, and the
+ * strategies that take n unknown. */
+static PetscErrorCode NeedsSteps(TSTrajectory_Ebb *e, MPI_Comm comm)
+{
+    ebb_strategy s = e->opt.strategy >= 0 ? (ebb_strategy)e->opt.strategy : e->config.strategy;
+    char from[PETSC_MAX_PATH_LEN + 64] = "-ts_trajectory_ebb_strategy";
+
+    PetscFunctionBegin;
+    if (e->opt.steps > 0 || s == EBB_STRATEGY_AUTO || s == EBB_STRATEGY_ONLINE ||
+        s == EBB_STRATEGY_ASYNC)
+        PetscFunctionReturn(0);
+    if (e->opt.strategy < 0 && e->config.source && e->config.line[EBB_KEY_RUN_STRATEGY] > 0)
+        PetscCall(PetscSNPrintf(from, sizeof from, "run.strategy in %s:%d", e->config.source,
+                                (int)e->config.line[EBB_KEY_RUN_STRATEGY]));
+    else if (e->opt.strategy < 0)
+        PetscCall(PetscStrncpy(from, "run.strategy of the configuration", sizeof from));
+    SETERRQ(comm, PETSC_ERR_USER,
+            "ebb trajectory: strategy %s (%s) needs the number of steps, but n is unknown "
+            "(-ts_trajectory_ebb_steps 0, the default): set -ts_trajectory_ebb_steps to the "
+            "number of steps TSSolve takes, or choose a strategy that takes n unknown "
+            "(-ts_trajectory_ebb_strategy online, async or auto)",
+            ebb_strategy_name(s), from);
+}
+
 static PetscErrorCode StartSweep(TSTrajectory tj, TSTrajectory_Ebb *e, TS ts, PetscReal time, Vec X)
 {
     MPI_Comm comm = PetscObjectComm((PetscObject)ts);
@@ -99,6 +125,7 @@ static PetscErrorCode StartSweep(TSTrajectory tj, TSTrajectory_Ebb *e, TS ts, Pe
     e->stage_steps = 0;
     if (!e->config_ready)
         PetscCall(EbbPetscBuildConfig(tj, e));
+    PetscCall(NeedsSteps(e, comm));
     PetscCall(VecGetLocalSize(X, &nlocal));
     e->local_bytes = (size_t)nlocal * sizeof(PetscScalar);
     e->state_size = sizeof(ebbpetsc_header) + e->local_bytes;
@@ -128,6 +155,7 @@ static PetscErrorCode StartSweep(TSTrajectory tj, TSTrajectory_Ebb *e, TS ts, Pe
     PetscCall(Assemble(e, X, &h));
     PetscCall(RecordTime(e, 0, time));
     e->pushed = 0;
+    e->taken = 0;
     e->next_get = -1;
     if (ebb_run_begin(e->run, e->buffer) != EBB_OK)
         PetscCall(Fail(tj, "x_0"));
@@ -138,6 +166,13 @@ static PetscErrorCode StartSweep(TSTrajectory tj, TSTrajectory_Ebb *e, TS ts, Pe
 static PetscErrorCode FinishForward(TSTrajectory tj, TSTrajectory_Ebb *e)
 {
     PetscFunctionBegin;
+    PetscCheck(e->opt.steps == 0 || e->taken == e->opt.steps, PetscObjectComm((PetscObject)tj),
+               PETSC_ERR_USER,
+               "ebb trajectory: -ts_trajectory_ebb_steps is %" PetscInt_FMT
+               ", but TSSolve took %" PetscInt_FMT " steps: set -ts_trajectory_ebb_steps %"
+               PetscInt_FMT " (the number of steps TSSolve takes), or 0 when it is not known "
+               "before (strategies online, async and auto)",
+               e->opt.steps, e->taken, e->taken);
     if (ebb_run_finish_forward(e->run, NULL) != EBB_OK)
         PetscCall(Fail(tj, "the end of the forward sweep"));
     e->phase = EBBPETSC_PUSHED;
@@ -179,19 +214,24 @@ static PetscErrorCode TSTrajectorySet_Ebb(TSTrajectory tj, TS ts, PetscInt stepn
                    " outside a forward sweep: the ebb trajectory starts one at step 0 (TSSolve "
                    "from step 0) and takes its steps in order",
                    stepnum);
-        PetscCheck(stepnum == e->pushed + 1, comm, PETSC_ERR_ORDER,
+        PetscCheck(stepnum == e->taken + 1, comm, PETSC_ERR_ORDER,
                    "TSTrajectorySet of step %" PetscInt_FMT " after step %" PetscInt_FMT
                    ": the ebb trajectory takes the steps of one TSSolve in order",
-                   stepnum, e->pushed);
-        ebbpetsc_header h = {stepnum, time, ts->ptime_prev, ts->time_step};
-        PetscCall(Assemble(e, X, &h));
-        PetscCall(RecordTime(e, stepnum, time));
-        if (ebb_run_push(e->run, e->buffer) != EBB_OK)
-            PetscCall(Fail(tj, "storing a state of the forward sweep"));
-        e->pushed = stepnum;
+                   stepnum, e->taken);
+        e->taken = stepnum;
+        /* past -ts_trajectory_ebb_steps: counted to the end of TSSolve, for
+           FinishForward's message */
+        if (e->opt.steps == 0 || stepnum <= e->opt.steps) {
+            ebbpetsc_header h = {stepnum, time, ts->ptime_prev, ts->time_step};
+            PetscCall(Assemble(e, X, &h));
+            PetscCall(RecordTime(e, stepnum, time));
+            if (ebb_run_push(e->run, e->buffer) != EBB_OK)
+                PetscCall(Fail(tj, "storing a state of the forward sweep"));
+            e->pushed = stepnum;
+        }
     }
     PetscCall(RestartFSAL(ts));
-    if (ts->reason && e->pushed > 0)
+    if (ts->reason && e->taken > 0)
         PetscCall(FinishForward(tj, e));
     PetscFunctionReturn(0);
 }
@@ -213,7 +253,7 @@ static PetscErrorCode TSTrajectoryGet_Ebb(TSTrajectory tj, TS ts, PetscInt stepn
                "TSTrajectoryGet with another TS than the one that ran the forward sweep");
     /* TSSolve may stop without a converged reason at its last Set (a
        TSPostStep that sets one) */
-    if (e->phase == EBBPETSC_FORWARD && e->pushed > 0)
+    if (e->phase == EBBPETSC_FORWARD && e->taken > 0)
         PetscCall(FinishForward(tj, e));
     PetscCheck(e->phase == EBBPETSC_PUSHED || e->phase == EBBPETSC_REVERSE, comm, PETSC_ERR_ORDER,
                "TSTrajectoryGet of step %" PetscInt_FMT
@@ -313,6 +353,8 @@ static PetscErrorCode TSTrajectoryView_Ebb(TSTrajectory tj, PetscViewer viewer)
                                      (long long)s.restores[EBB_TIER_DISK], (long long)s.prefetches));
     PetscCall(PetscViewerASCIIPrintf(viewer, "ebb stall %.6f s (disk %.6f s), wall %.6f s\n",
                                      s.stall_total_s, s.stall_s[EBB_TIER_DISK], s.wall_s));
+    if (info.warnings && info.warnings[0])
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ebb warnings: %s\n", info.warnings));
     PetscFunctionReturn(0);
 }
 

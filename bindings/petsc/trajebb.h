@@ -49,6 +49,7 @@ typedef struct ebbpetsc_summary {
     int valid;
     char strategy[32];
     char reason[256];
+    char warnings[1024];
     ebb_run_info info;
     ebb_run_stats stats;
 } ebbpetsc_summary;
@@ -66,6 +67,8 @@ typedef struct TSTrajectory_Ebb {
     PetscReal *times;            /* t_k of the forward sweep, k = 0 .. pushed */
     PetscInt times_cap;
     PetscInt pushed;             /* states pushed: x_1 .. x_pushed */
+    PetscInt taken;              /* the last step TSSolve set (past -ts_trajectory_ebb_steps:
+                                    counted, not pushed) */
     PetscInt next_get;           /* the step TSAdjointSolve must ask for next */
     const unsigned char *held;   /* the state pulled last (ebb's buffer) */
     int64_t held_step;

@@ -135,9 +135,10 @@ typedef struct ebb_run_options {
     int slow_tier;           /* tier of the D slots (multistage, disk-revolve, h-revolve;
                                 async: its first slower tier); -1 (default): the next
                                 enabled tier after fast_tier */
-    int32_t slots;           /* C; 0 (default): as many as the fast tier's budget holds */
+    int32_t slots;           /* C; 0 (default): as many as the fast tier's budget holds;
+                                more than it holds are taken, and the run's warnings say so */
     int32_t slow_slots;      /* D; 0 (default): as many as the slow tier's budget holds
-                                (async: the first slower tier's slots) */
+                                (async: the first slower tier's slots); as slots beyond it */
     int64_t period;          /* periodic: k; disk-revolve: m; 0 = derived */
     double io_ratio;         /* disk-revolve: (write + read) / step time; 0 = 1 */
     int audit;               /* an ebb_audit, or -1 (default): EBB_AUDIT, else run.audit */

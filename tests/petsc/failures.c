@@ -1,6 +1,10 @@
 /*
  * The ebb trajectory's failure paths end in PETSc's error mechanism with
- * ebb's message: each bad option names itself; a right-hand side that fails
+ * ebb's message: each bad option names itself; a strategy that needs n
+ * with n unknown (from the option or the configuration file) names
+ * -ts_trajectory_ebb_steps and the strategies that take n unknown; a
+ * -ts_trajectory_ebb_steps other than the steps TSSolve took names the
+ * option and the count; a right-hand side that fails
  * while ebb recomputes a step in TSAdjointSolve makes TSAdjointSolve fail
  * saying so; a full disk (a disk tier larger than the file system's free
  * space, and the disk path's file system refusing a file with ENOSPC,
@@ -173,10 +177,45 @@ int main(int argc, char **argv)
     const char *const config[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_config",
                                   "/nonexistent/ebb.toml", NULL};
     PetscCall(ExpectError(&pb, &setup, config, "-ts_trajectory_ebb_config /nonexistent/ebb.toml"));
-    /* an offline strategy without the number of steps */
+    /* an offline strategy without the number of steps: the option to set and
+       the strategies that take n unknown, whether the strategy comes from
+       an option or from the configuration file */
     const char *const nsteps[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_strategy",
                                   "revolve", NULL};
-    PetscCall(ExpectError(&pb, &setup, nsteps, "n unknown"));
+    const char *unknown = "needs the number of steps, but n is unknown (-ts_trajectory_ebb_steps "
+                          "0, the default): set -ts_trajectory_ebb_steps to the number of steps "
+                          "TSSolve takes, or choose a strategy that takes n unknown "
+                          "(-ts_trajectory_ebb_strategy online, async or auto)";
+    PetscCall(ExpectError(&pb, &setup, nsteps, unknown));
+    PetscCall(ExpectError(&pb, &setup, nsteps,
+                          "strategy revolve (-ts_trajectory_ebb_strategy) needs"));
+    char toml[PETSC_MAX_PATH_LEN], from[PETSC_MAX_PATH_LEN + 64];
+    PetscCall(PetscSNPrintf(toml, sizeof toml, "%s/revolve.toml", scratch));
+    FILE *f = fopen(toml, "w");
+    PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot write %s", toml);
+    fprintf(f, "[run]\nstrategy = \"revolve\"\n");
+    fclose(f);
+    const char *const in_file[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_config",
+                                   toml, NULL};
+    PetscCall(ExpectError(&pb, &setup, in_file, unknown));
+    PetscCall(PetscSNPrintf(from, sizeof from, "strategy revolve (run.strategy in %s:2) needs",
+                            toml));
+    PetscCall(ExpectError(&pb, &setup, in_file, from));
+    remove(toml);
+
+    /* -ts_trajectory_ebb_steps other than the steps TSSolve takes (40): the
+       option and the count */
+    const char *const fewer[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_strategy",
+                                 "revolve", "-ts_trajectory_ebb_steps", "30", NULL};
+    PetscCall(ExpectError(&pb, &setup, fewer,
+                          "-ts_trajectory_ebb_steps is 30, but TSSolve took 40 steps: set "
+                          "-ts_trajectory_ebb_steps 40 (the number of steps TSSolve takes), or 0 "
+                          "when it is not known before (strategies online, async and auto)"));
+    const char *const more[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_strategy",
+                                "async", "-ts_trajectory_ebb_steps", "50", NULL};
+    PetscCall(ExpectError(&pb, &setup, more,
+                          "-ts_trajectory_ebb_steps is 50, but TSSolve took 40 steps: set "
+                          "-ts_trajectory_ebb_steps 40"));
 
     /* the right-hand side fails while ebb recomputes in TSAdjointSolve */
     pb.fail_at_call = 5;

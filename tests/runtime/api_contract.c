@@ -32,6 +32,18 @@ Test(api_contract, bad_options_name_the_field)
     o.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
     refused(&o, EBB_ERR_INVALID_ARG,
             "needs strategy \"online\", \"async\" or \"auto\", not \"revolve\"");
+    /* the strategy from the configuration: the same refusal, naming run.strategy and
+       where it was set (not the budget) */
+    ebb_config file;
+    cr_assert_eq(ebb_config_init_default(&file), EBB_OK);
+    cr_assert_eq(ebb_config_load_string("[run]\nstrategy = \"revolve\"\n", "t.toml", &file),
+                 EBB_OK, "%s", ebb_last_error());
+    o = wl_options(&w, &file, 0);
+    refused(&o, EBB_ERR_INVALID_ARG,
+            "n unknown (steps = 0) needs strategy \"online\", \"async\" or \"auto\", not "
+            "\"revolve\" (run.strategy of the configuration, t.toml:2); give the number of "
+            "steps (ebb_run_options.steps) or one of those strategies");
+    ebb_config_dispose(&file);
     o = wl_options(&w, &env.cfg, 10);
     o.state_tier = EBB_TIER_DISK;
     refused(&o, EBB_ERR_INVALID_ARG, "state_tier must be EBB_TIER_HOST or EBB_TIER_GPU");
