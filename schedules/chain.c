@@ -222,6 +222,11 @@ static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, i
 {
     int32_t n = (int32_t)ch->steps;
     uint64_t levels = o->memory_levels ? (uint64_t)o->memory_levels : 256;
+    /* The table has C(n+3, 3) rows of levels + 1 cells: at most
+     * CHAIN_DP_MAX_CELLS of them, whatever memory_levels asks. */
+    uint64_t rows = (uint64_t)(n + 1) * (uint64_t)(n + 2) * (uint64_t)(n + 3) / 6;
+    if (levels > CHAIN_DP_MAX_CELLS / rows - 1)
+        levels = CHAIN_DP_MAX_CELLS / rows - 1;
     uint64_t unit = 0;
     for (int32_t i = 0; i < n; i++)
         unit = gcd(unit, ch->state_bytes[i]);

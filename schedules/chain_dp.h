@@ -51,6 +51,10 @@ typedef struct chain_dp {
  * levels + 1 cells and each cell tries O(n^2) splits. */
 enum { CHAIN_DP_MAX_STEPS = 32 };
 
+/* The most cells the table may have (12 bytes each): the units are capped
+ * so that a chain of 32 steps (6,545 rows) still gets 2,562 of them. */
+#define CHAIN_DP_MAX_CELLS ((uint64_t)1 << 24)
+
 /* Fills the table for n steps (1 <= n <= CHAIN_DP_MAX_STEPS) of the given
  * costs and sizes in units under `levels` units. */
 ebb_status chain_dp_build(chain_dp *dp, int32_t n, const double *fwd, const double *rev,

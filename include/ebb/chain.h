@@ -38,7 +38,9 @@ typedef struct ebb_chain {
 typedef struct ebb_chain_options {
     uint64_t memory_bytes; /* the budget of the tier the states go to, x_0 included */
     ebb_tier tier;         /* default EBB_TIER_HOST */
-    int32_t memory_levels; /* most units the budget is counted in; 0: 256 */
+    int32_t memory_levels; /* most units the budget is counted in; 0: 256; at most
+                              65536, and fewer where the table would pass 2^24
+                              cells (n = 32: 2,562) */
 } ebb_chain_options;
 
 /* The most steps a chain may have for ebb_chain_schedule_create. */

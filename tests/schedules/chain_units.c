@@ -48,7 +48,7 @@ Test(chain_units, coarse_units_fit_in_bytes_and_cost_no_less)
         for (int k = 0; k < c.n; k++) {
             c.fwd[k] = (double)rng_range(&seed, 1, 9);
             c.rev[k] = (double)rng_range(&seed, 1, 9);
-            c.bytes[k] = (uint64_t)rng_range(&seed, 900, 5000); /* odd sizes: gcd 1 */
+            c.bytes[k] = (uint64_t)rng_range(&seed, 300, 1500); /* sizes with no common divisor */
             total += c.bytes[k];
         }
         c.budget = (uint64_t)rng_range(&seed, (int64_t)c.bytes[0], (int64_t)total);
@@ -89,5 +89,27 @@ Test(chain_units, x0_that_fits_in_bytes_but_not_in_whole_units_is_kept)
     ebb_schedule *s = create(&c, 3, &info);
     cr_assert_eq(info.units, 2);
     cr_assert_leq(peak_bytes(s, &c), 1000);
+    ebb_schedule_destroy(s);
+}
+
+/* memory_levels as high as allowed on the longest chain: the table stays
+ * within 2^24 cells (the units are capped), and the schedule fits. */
+Test(chain_units, the_table_is_capped_for_long_chains, .timeout = 120)
+{
+    test_chain c = {.n = TEST_CHAIN_MAX};
+    uint64_t total = 0;
+    for (int k = 0; k < c.n; k++) {
+        c.fwd[k] = 1 + k % 5;
+        c.rev[k] = 2 + k % 3;
+        c.bytes[k] = 1000 + 7 * (uint64_t)k; /* no common divisor: units from the levels */
+        total += c.bytes[k];
+    }
+    c.budget = total / 3;
+    ebb_chain_info info;
+    ebb_schedule *s = create(&c, 65536, &info);
+    uint64_t rows = (uint64_t)(c.n + 1) * (c.n + 2) * (c.n + 3) / 6;
+    cr_assert_leq(rows * (uint64_t)(info.units + 1), (uint64_t)1 << 24, "%d units", info.units);
+    cr_assert_gt(info.units, 2000);
+    cr_assert_leq(peak_bytes(s, &c), c.budget);
     ebb_schedule_destroy(s);
 }
