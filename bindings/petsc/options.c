@@ -4,6 +4,7 @@
  * that names the option and says what was expected.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -34,7 +35,9 @@ static const text_option text_options[] = {
      FIELD(host_budget)},
     {"-ts_trajectory_ebb_disk_path", "directory of the disk tier's files (enables the disk tier)",
      FIELD(disk_path)},
-    {"-ts_trajectory_ebb_trace", "write ebb's timeline to this file (Chrome trace-event JSON)",
+    {"-ts_trajectory_ebb_trace",
+     "write ebb's timeline to this file (Chrome trace-event JSON; on several ranks one file per "
+     "rank, the rank before the extension: trace.json -> trace.0.json, trace.1.json, ...)",
      FIELD(trace)},
 };
 
@@ -162,5 +165,36 @@ PetscErrorCode EbbPetscBuildConfig(TSTrajectory tj, TSTrajectory_Ebb *e)
                    opt->disk_path, ebb_last_error());
         e->config.disk.enabled = 1;
     }
+    PetscFunctionReturn(0);
+}
+
+/* On one rank the path as given; on several, one file per rank, the rank
+ * inserted before the file name's extension (trace.json -> trace.1.json;
+ * trace -> trace.1): every rank's timeline is kept, none renamed over
+ * another's. */
+PetscErrorCode EbbPetscTracePath(MPI_Comm comm, const char *trace, char *path, size_t size)
+{
+    PetscMPIInt rank, ranks;
+
+    PetscFunctionBegin;
+    path[0] = '\0';
+    if (!trace[0])
+        PetscFunctionReturn(0);
+    PetscCallMPI(MPI_Comm_size(comm, &ranks));
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    if (ranks == 1) {
+        PetscCall(PetscStrncpy(path, trace, size));
+        PetscFunctionReturn(0);
+    }
+    const char *slash = strrchr(trace, '/');
+    const char *base = slash ? slash + 1 : trace;
+    const char *dot = strrchr(base, '.');
+    /* a leading dot (".trace") names the file, it is no extension */
+    size_t stem = dot && dot != base ? (size_t)(dot - trace) : strlen(trace);
+    int n = snprintf(path, size, "%.*s.%d%s", (int)stem, trace, (int)rank, trace + stem);
+    PetscCheck(n >= 0 && (size_t)n < size, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+               "-ts_trajectory_ebb_trace %s: with the rank inserted (one file per rank) the path "
+               "is longer than %zu bytes: give a shorter path",
+               trace, size - 1);
     PetscFunctionReturn(0);
 }
