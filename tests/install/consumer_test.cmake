@@ -44,10 +44,11 @@ separate_arguments(flags UNIX_COMMAND "${flags}")
 # the environment's LDFLAGS too (scripts/offline-deps.sh puts the rpath of an
 # unpacked prefix there, where libebb's own dependencies are found)
 separate_arguments(ldflags UNIX_COMMAND "$ENV{LDFLAGS}")
-file(GLOB libdir ${prefix}/lib*/libebb.so ${prefix}/lib/*/libebb.so)
-get_filename_component(libdir "${libdir}" DIRECTORY)
+# No -Wl,-rpath of our own, no LD_LIBRARY_PATH: the .pc file's Libs carry
+# the run path of the prefix's libdir, so the program finds libebb there.
+unset(ENV{LD_LIBRARY_PATH})
 run(cc -std=c17 -Wall -Werror ${san_flags} ${EBB_CONSUMER_DIR}/main.c ${flags} ${ldflags}
-    -Wl,-rpath,${libdir} -o ${EBB_WORK_DIR}/consumer_pc)
+    -o ${EBB_WORK_DIR}/consumer_pc)
 run(${EBB_WORK_DIR}/consumer_pc)
 
 # With PETSc: <ebb/petsc.h>, then a PETSc program built with find_package(ebb
@@ -75,7 +76,9 @@ if(EBB_HAVE_PETSC)
   endif()
   separate_arguments(flags UNIX_COMMAND "${flags}")
   # -O2: PETSc's cflags define _FORTIFY_SOURCE, which warns without optimisation
+  # the line docs/petsc.md gives, and nothing more: libebb_petsc is found
+  # through ebb-petsc.pc's run path
   run(cc -std=c17 -O2 -Wall -Werror ${san_flags} ${EBB_CONSUMER_DIR}_petsc/main.c ${flags}
-      ${ldflags} -Wl,-rpath,${libdir} -o ${EBB_WORK_DIR}/consumer_petsc_pc)
+      ${ldflags} -o ${EBB_WORK_DIR}/consumer_petsc_pc)
   run(${EBB_WORK_DIR}/consumer_petsc_pc)
 endif()
