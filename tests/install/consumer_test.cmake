@@ -10,6 +10,9 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${EBB_BUILD_DIR} --prefix ${prefix})
+# Every consumer runs without LD_LIBRARY_PATH: what finds the prefix's
+# libraries is the run path their build gave them.
+unset(ENV{LD_LIBRARY_PATH})
 foreach(f include/ebb/ebb.h include/ebb/version.h include/ebb/ebb.hpp include/ebb/error.hpp
           include/ebb/schedule.hpp include/ebb/storage.hpp)
   if(NOT EXISTS ${prefix}/${f})
@@ -44,9 +47,8 @@ separate_arguments(flags UNIX_COMMAND "${flags}")
 # the environment's LDFLAGS too (scripts/offline-deps.sh puts the rpath of an
 # unpacked prefix there, where libebb's own dependencies are found)
 separate_arguments(ldflags UNIX_COMMAND "$ENV{LDFLAGS}")
-# No -Wl,-rpath of our own, no LD_LIBRARY_PATH: the .pc file's Libs carry
-# the run path of the prefix's libdir, so the program finds libebb there.
-unset(ENV{LD_LIBRARY_PATH})
+# No -Wl,-rpath of our own: the .pc file's Libs carry the run path of the
+# prefix's libdir, so the program finds libebb there.
 run(cc -std=c17 -Wall -Werror ${san_flags} ${EBB_CONSUMER_DIR}/main.c ${flags} ${ldflags}
     -o ${EBB_WORK_DIR}/consumer_pc)
 run(${EBB_WORK_DIR}/consumer_pc)
