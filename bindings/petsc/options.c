@@ -35,6 +35,10 @@ static const text_option text_options[] = {
      FIELD(host_budget)},
     {"-ts_trajectory_ebb_disk_path", "directory of the disk tier's files (enables the disk tier)",
      FIELD(disk_path)},
+    {"-ts_trajectory_ebb_disk_budget",
+     "disk space for states, e.g. 64MiB (enables the disk tier; default: the configuration's "
+     "tier.disk.budget)",
+     FIELD(disk_budget)},
     {"-ts_trajectory_ebb_trace",
      "write ebb's timeline to this file (Chrome trace-event JSON; on several ranks one file per "
      "rank, the rank before the extension: trace.json -> trace.0.json, trace.1.json, ...)",
@@ -157,6 +161,14 @@ PetscErrorCode EbbPetscBuildConfig(TSTrajectory tj, TSTrajectory_Ebb *e)
                    opt->host_budget, ebb_last_error());
         e->config.host.enabled = 1;
         e->config.host.budget = bytes;
+    }
+    if (opt->disk_budget[0]) {
+        uint64_t bytes;
+        PetscCheck(ebb_parse_size(opt->disk_budget, &bytes) == EBB_OK, comm,
+                   PETSC_ERR_ARG_OUTOFRANGE, "-ts_trajectory_ebb_disk_budget %s: %s",
+                   opt->disk_budget, ebb_last_error());
+        e->config.disk.enabled = 1;
+        e->config.disk.budget = bytes;
     }
     if (opt->disk_path[0]) {
         const char *paths[1] = {opt->disk_path};

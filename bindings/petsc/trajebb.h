@@ -28,6 +28,7 @@ typedef struct ebbpetsc_options {
     char disk_path[PETSC_MAX_PATH_LEN];
     char trace[PETSC_MAX_PATH_LEN];
     char host_budget[64];             /* "" = the configuration's */
+    char disk_budget[64];             /* "" = the configuration's */
     int strategy;                     /* an ebb_strategy; EBB_STRATEGY_FROM_CONFIG (-1) = the
                                          configuration's */
     int audit;                        /* -1 = the configuration's */

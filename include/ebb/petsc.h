@@ -13,7 +13,8 @@
  * and the stages of the step recomputed with one TSStep, as PETSc's
  * "memory" type does in its solution-only mode. The options
  * (-ts_trajectory_ebb_config, _strategy, _steps, _slots, _slow_slots,
- * _host_budget, _disk_path, _audit, _trace) are in docs/petsc.md and -help.
+ * _host_budget, _disk_path, _disk_budget, _audit, _trace) are in docs/petsc.md
+ * and -help.
  */
 #ifndef EBB_PETSC_H
 #define EBB_PETSC_H

@@ -164,6 +164,10 @@ int main(int argc, char **argv)
     const char *const budget[] = {"-ts_trajectory_ebb_host_budget", "64M", "-ts_trajectory_type",
                                   "ebb", NULL};
     PetscCall(ExpectError(&pb, &setup, budget, "-ts_trajectory_ebb_host_budget 64M"));
+    const char *const disk_budget[] = {"-ts_trajectory_ebb_disk_budget", "64M",
+                                       "-ts_trajectory_type", "ebb", NULL};
+    PetscCall(ExpectError(&pb, &setup, disk_budget,
+                          "-ts_trajectory_ebb_disk_budget 64M: '64M' is not a size"));
     const char *const audit[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_audit", "all",
                                  NULL};
     PetscCall(ExpectError(&pb, &setup, audit, "-ts_trajectory_ebb_audit all"));
