@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "adjoint.h"
+#include "compare.h"
 #include "ebb/ebb.h"
 #include "model.h"
 #include "report.h"
@@ -38,7 +39,7 @@ static const double check_bound = 1e-6, lossy_bound = 1e-4;
 static const char usage[] =
     "usage: example_reaction_diffusion [--points N] [--steps n] [--strategy S]\n"
     "                                  [--config FILE] [--no-check] [--exact-check]\n"
-    "                                  [--all]\n"
+    "                                  [--all] [--compare]\n"
     "\n"
     "The gradient of a reaction-diffusion objective by the discrete adjoint, with\n"
     "ebb keeping the forward states (host budget of 4 states, disk tier behind it).\n"
@@ -52,12 +53,14 @@ static const char usage[] =
     "  --no-check     skip the finite-difference check (4 more forward loops)\n"
     "  --exact-check  also run without compression (revolve in the host budget) and\n"
     "                 print the gradient's relative error against that exact one\n"
-    "  --all          also run every other strategy that fits and compare\n";
+    "  --all          also run every other strategy that fits and compare\n"
+    "  --compare      also run async and store-all with every state in memory, and\n"
+    "                 print each one's time and the bytes it held beside this run's\n";
 
 typedef struct cli {
     int64_t points, steps;
     const char *strategy, *config;
-    int check, all, exact;
+    int check, all, exact, compare;
 } cli;
 
 static double now(void)
@@ -88,6 +91,7 @@ static int parse_cli(int argc, char **argv, cli *c)
         {"strategy", required_argument, 0, 's'}, {"config", required_argument, 0, 'c'},
         {"check", no_argument, 0, 'k'}, {"no-check", no_argument, 0, 'K'},
         {"all", no_argument, 0, 'a'}, {"exact-check", no_argument, 0, 'e'},
+        {"compare", no_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     *c = (cli){.points = 1048576, .steps = 200, .check = 1};
     int ch;
@@ -108,6 +112,7 @@ static int parse_cli(int argc, char **argv, cli *c)
         case 'K': c->check = 0; break;
         case 'a': c->all = 1; break;
         case 'e': c->exact = 1; break;
+        case 'C': c->compare = 1; break;
         case 'h': fputs(usage, stdout); return 1;
         default:
             fprintf(stderr, "ebb: unknown or incomplete option '%s'\n\n%s", argv[optind - 1], usage);
@@ -313,6 +318,8 @@ int main(int argc, char **argv)
 
     report_stats(&res);
     ok &= report_strategies(&p, &cfg, &res, c.all ? &adj : NULL, u0) == 0;
+    if (c.compare)
+        ok &= compare_runs(&p, &cfg, &res, &adj, u0) == 0;
     rc = ok ? 0 : 1;
 out:
     rd_adjoint_free(&adj);

@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* "11.3 MiB": a size rounded for people. */
-static const char *human(uint64_t bytes, char *buf, size_t len)
+const char *report_size(uint64_t bytes, char *buf, size_t len)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     double v = (double)bytes;
@@ -23,7 +22,7 @@ static int tier_valid(int t) { return t >= 0 && t < EBB_TIER_COUNT; }
 void report_problem(const rd_params *p, const ebb_config *cfg, const char *config_path)
 {
     char size[32];
-    human((uint64_t)p->points * sizeof(double), size, sizeof size);
+    report_size((uint64_t)p->points * sizeof(double), size, sizeof size);
     printf("Reaction-diffusion adjoint, driven by ebb %s\n", ebb_version());
     printf("  solves    u_t = k u_xx - r u^3 on a periodic grid of %lld points\n"
            "            (one state: %s), %lld explicit Euler steps; k = %g, r = %g, h = %g, dt = %g\n",
@@ -51,7 +50,7 @@ void report_run(const rd_result *res, const ebb_config *cfg)
         if (in->buffers[t] == 0 && in->slots[t] == 0)
             continue;
         printf("  %-5s  schedule slots %4d, buffers %4d (%s)", ebb_tier_name((ebb_tier)t),
-               in->slots[t], in->buffers[t], human(in->bytes[t], size, sizeof size));
+               in->slots[t], in->buffers[t], report_size(in->bytes[t], size, sizeof size));
         if (t == EBB_TIER_DISK && cfg->disk.path_count)
             printf(" in %s%s", cfg->disk.paths[0], cfg->disk.path_count > 1 ? ", ..." : "");
         printf("\n");
@@ -76,7 +75,7 @@ void report_stats(const rd_result *res)
         printf("  %-5s  stores %5lld, restores %5lld; wrote %10s, read %10s; peak %d slots; "
                "stalled %.3f s\n",
                ebb_tier_name((ebb_tier)t), (long long)s->stores[t], (long long)s->restores[t],
-               human(s->bytes_written[t], w, sizeof w), human(s->bytes_read[t], r, sizeof r),
+               report_size(s->bytes_written[t], w, sizeof w), report_size(s->bytes_read[t], r, sizeof r),
                s->peak_slots[t], s->stall_s[t]);
     }
     printf("  time   wall %.3f s = forward sweep %.3f s + reverse sweep %.3f s\n"
@@ -91,7 +90,7 @@ void report_stats(const rd_result *res)
             continue;
         printf("  %-5s  compressed %s to %s (ratio %.3f), %lld states stored raw, codec "
                "threads %.3f s\n",
-               ebb_tier_name((ebb_tier)t), human(before, w, sizeof w), human(after, r, sizeof r),
+               ebb_tier_name((ebb_tier)t), report_size(before, w, sizeof w), report_size(after, r, sizeof r),
                (double)before / (double)after,
                (long long)(t == EBB_TIER_DISK ? s->stored_raw : 0), s->codec_s_tier[t]);
     }

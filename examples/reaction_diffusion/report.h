@@ -7,6 +7,9 @@
 #include "ebb/ebb.h"
 #include "model.h"
 
+/* "11.3 MiB": a size rounded for people, into buf; returns buf. */
+const char *report_size(uint64_t bytes, char *buf, size_t len);
+
 /* The equation, the grid, the objective and where the configuration came from. */
 void report_problem(const rd_params *p, const ebb_config *cfg, const char *config_path);
 
