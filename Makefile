@@ -1,5 +1,6 @@
 # Thin wrapper over CMake presets. The two commands a new machine needs:
-#   make demo   set up, build, and run the main job on the default configuration
+#   make demo   set up, build, and run the example adjoint under the strategy
+#               `auto` picks, beside async and store-all in memory (time, memory)
 #   make test   set up, build, and run the whole test suite (release + sanitizers,
 #               and each fuzz target for a few seconds when clang is installed)
 #   make fuzz   build the fuzz targets (clang) and run each for FUZZ_SECONDS (60)
@@ -19,8 +20,12 @@ build/release/CMakeCache.txt: | deps
 build: deps build/release/CMakeCache.txt
 	cmake --build --preset release -j $(JOBS)
 
+# The example adjoint (examples/README.md) under what `auto` picks for a
+# host budget of 4 states and the disk tier, then --compare: async and
+# store-all with every state in memory, run too, each with its time and the
+# bytes it held.
 demo: build
-	./build/release/examples/example_reaction_diffusion
+	./build/release/examples/example_reaction_diffusion --strategy auto --compare
 
 test-release: build
 	cd build/release && ctest $(CTEST_FLAGS)

@@ -1,6 +1,7 @@
-/* The example program as a newcomer runs it (make demo runs it with no
- * argument): a small grid, every strategy with --all, the gradient check and
- * the statistics printed, exit 0; a bad option exits 2 with a usage line. */
+/* The example program as a newcomer runs it (make demo adds --strategy
+ * auto --compare: reaction_diffusion_compare.c): a small grid, every
+ * strategy with --all, the gradient check and the statistics printed,
+ * exit 0; a bad option exits 2 with a usage line. */
 #include <criterion/criterion.h>
 #include <stdarg.h>
 
