@@ -807,18 +807,24 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     return h_n, loss, (tuple(ys) if s.out_kind[0] else ys[0])
 
 
-def _steps(steps):
-    """n as an int >= 1, from any integer type (operator.index)."""
+def _positive_int(value, what, also=""):
+    """value as an int >= 1, from any integer type (operator.index; bool
+    refused); `what` names it in the errors, `also` adds what else it may be."""
     try:
-        if isinstance(steps, bool):
+        if isinstance(value, bool):
             raise TypeError
-        n = operator.index(steps)
+        n = operator.index(value)
     except TypeError:
-        raise TypeError(f"steps must be an integer >= 1, got {type(steps).__name__} "
-                        f"{steps!r}") from None
+        raise TypeError(f"{what} must be an integer >= 1{also}, got {type(value).__name__} "
+                        f"{value!r}") from None
     if n < 1:
-        raise ValueError(f"steps must be an integer >= 1, got {n}")
+        raise ValueError(f"{what} must be an integer >= 1, got {n}")
     return n
+
+
+def _steps(steps):
+    """n as an int >= 1."""
+    return _positive_int(steps, "steps")
 
 
 def _auto_chunk(s, h0s, config, strategy, slots, steps):
@@ -870,13 +876,5 @@ def _chunk(chunk, steps):
     than n when n is known."""
     if chunk is None:
         return 1
-    try:
-        if isinstance(chunk, bool):
-            raise TypeError
-        k = operator.index(chunk)
-    except TypeError:
-        raise TypeError(f"chunk must be an integer >= 1 (user steps per ebb step) or "
-                        f"\"auto\", got {type(chunk).__name__} {chunk!r}") from None
-    if k < 1:
-        raise ValueError(f"chunk must be an integer >= 1 (user steps per ebb step), got {k}")
+    k = _positive_int(chunk, "chunk", " (user steps per ebb step) or \"auto\"")
     return k if steps is None else min(k, steps)
