@@ -2,8 +2,13 @@
  * Periodic: keep x_0, x_k, x_2k, ...; reverse each interval by recomputing it
  * once from its start and keeping its k-1 inner states. Slots: ceil(n/k)
  * checkpoints + k-1 inner states. Forward steps: n + (k-1) per earlier interval.
+ *
+ * The same generator runs intervals of any lengths (ebb_intervals_create):
+ * checkpoint j at position pos[j], 0 = pos[0] < pos[1] < ... < n.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/error_internal.h"
 #include "schedules/schedule_internal.h"
@@ -12,20 +17,23 @@ typedef enum { FORWARD, LAST_FORWARD, REVERSE_INNER, INTERVAL_START, DONE } phas
 
 typedef struct {
     struct ebb_schedule base;
-    int64_t k;        /* period */
-    int64_t last;     /* start of the last interval */
-    int64_t start;    /* start of the interval being worked on */
+    int64_t k;        /* period; 0: the checkpoints are pos[] */
+    int64_t *pos;     /* checkpoint j's position (k == 0) */
+    int64_t last;     /* index of the last interval */
+    int64_t seg;      /* index of the interval being worked on */
+    int64_t start;    /* its start */
     int64_t end;      /* its end (exclusive) */
     int64_t i;        /* cursor within the interval */
     phase ph;
 } periodic;
 
-static int32_t ckpt_slot(const periodic *p, int64_t start) { return (int32_t)(start / p->k); }
+static int64_t at(const periodic *p, int64_t j) { return p->k ? j * p->k : p->pos[j]; }
+static int32_t ckpt_slot(const periodic *p) { return (int32_t)p->seg; }
 /* Inner states follow the checkpoint slots; while an earlier interval is
  * recomputed, the last checkpoint's slot is already free and is reused. */
 static int32_t inner_slot(const periodic *p, int64_t i)
 {
-    int64_t base = p->last / p->k + (p->start == p->last);
+    int64_t base = p->last + (p->seg == p->last);
     return (int32_t)(base + (i - p->start - 1));
 }
 
@@ -38,10 +46,10 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
     (void)capacity; /* one group per call */
     switch (p->ph) {
     case FORWARD: /* keep x_start, run to the next checkpoint */
-        a = ebb_emit(a, EBB_ACT_STORE, tier, ckpt_slot(p, p->start), p->start, 0);
-        a = ebb_emit(a, EBB_ACT_ADVANCE, 0, 0, p->start, p->start + p->k);
-        p->start += p->k;
-        if (p->start == p->last) {
+        a = ebb_emit(a, EBB_ACT_STORE, tier, ckpt_slot(p), p->start, 0);
+        a = ebb_emit(a, EBB_ACT_ADVANCE, 0, 0, p->start, at(p, p->seg + 1));
+        p->start = at(p, ++p->seg);
+        if (p->seg == p->last) {
             p->ph = LAST_FORWARD;
             p->i = p->start;
             p->end = n;
@@ -49,7 +57,7 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
         break;
     case LAST_FORWARD: /* keep every state of the interval, then turn */
         if (p->i == p->start && p->i < n - 1)
-            a = ebb_emit(a, EBB_ACT_STORE, tier, ckpt_slot(p, p->start), p->i, 0);
+            a = ebb_emit(a, EBB_ACT_STORE, tier, ckpt_slot(p), p->i, 0);
         else if (p->i < n - 1)
             a = ebb_emit(a, EBB_ACT_STORE, tier, inner_slot(p, p->i), p->i, 0);
         if (p->i < n - 2) {
@@ -65,7 +73,7 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
         break;
     case INTERVAL_START: /* recompute [start, end) keeping its inner states */
         if (p->i == p->start)
-            a = ebb_emit(a, EBB_ACT_RESTORE, tier, ckpt_slot(p, p->start), p->start, 0);
+            a = ebb_emit(a, EBB_ACT_RESTORE, tier, ckpt_slot(p), p->start, 0);
         else
             a = ebb_emit(a, EBB_ACT_STORE, tier, inner_slot(p, p->i), p->i, 0);
         a = ebb_emit(a, EBB_ACT_ADVANCE, 0, 0, p->i, p->i + 1);
@@ -79,12 +87,14 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
         if (p->i < p->start) {
             /* interval complete; move to the previous one */
             p->end = p->start;
-            p->start -= p->k;
             if (p->end == 0) {
                 a = ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0);
                 p->ph = DONE;
-            } else if (p->end - p->start == 1) {
-                int32_t slot = ckpt_slot(p, p->start);
+                break;
+            }
+            p->start = at(p, --p->seg);
+            if (p->end - p->start == 1) {
+                int32_t slot = ckpt_slot(p);
                 a = ebb_emit(a, EBB_ACT_RESTORE, tier, slot, p->start, 0);
                 a = ebb_emit(a, EBB_ACT_REVERSE, 0, 0, p->start, 0);
                 a = ebb_emit(a, EBB_ACT_FREE, tier, slot, p->start, 0);
@@ -97,7 +107,7 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
             break;
         }
         {
-            int32_t slot = p->i == p->start ? ckpt_slot(p, p->start) : inner_slot(p, p->i);
+            int32_t slot = p->i == p->start ? ckpt_slot(p) : inner_slot(p, p->i);
             a = ebb_emit(a, EBB_ACT_RESTORE, tier, slot, p->i, 0);
             a = ebb_emit(a, EBB_ACT_REVERSE, 0, 0, p->i, 0);
             a = ebb_emit(a, EBB_ACT_FREE, tier, slot, p->i, 0);
@@ -110,7 +120,9 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
     return (size_t)(a - out);
 }
 
-static const ebb_schedule_ops ops = {.fill = fill};
+static void destroy(ebb_schedule *s) { free(((periodic *)s)->pos); }
+
+static const ebb_schedule_ops ops = {.fill = fill, .destroy = destroy};
 
 /* Most slots periodic holds at once for n steps and period k: at the end of
  * the first sweep, or while an earlier interval is recomputed. */
@@ -194,12 +206,51 @@ ebb_status ebb_periodic_create(const ebb_schedule_options *o, ebb_schedule **out
         return st;
     periodic *p = (periodic *)*out;
     p->k = k;
-    p->last = (n - 1) / k * k;
-    p->start = 0;
+    p->last = (n - 1) / k;
     p->ph = p->last == 0 ? LAST_FORWARD : FORWARD;
-    p->i = 0;
     p->end = n;
     (*out)->tier_slots[o->fast_tier] = (int32_t)need;
     (*out)->options.period = k;
+    return EBB_OK;
+}
+
+ebb_status ebb_intervals_create(const ebb_schedule_options *o, const int64_t *pos, int64_t count,
+                                ebb_schedule **out)
+{
+    int64_t n = o->steps;
+    if (count < 1 || pos[0] != 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "intervals: the first checkpoint must be x_0");
+    for (int64_t j = 1; j < count; j++)
+        if (pos[j] <= pos[j - 1] || pos[j] >= n)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "intervals: checkpoint %lld at x_%lld is not after x_%lld and before "
+                            "x_%lld",
+                            (long long)j, (long long)pos[j], (long long)pos[j - 1], (long long)n);
+    int64_t *copy = malloc((size_t)count * sizeof *copy);
+    if (!copy)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "intervals: out of memory for %lld checkpoints",
+                        (long long)count);
+    memcpy(copy, pos, (size_t)count * sizeof *copy);
+    ebb_status st = ebb_schedule_alloc(sizeof(periodic), &ops, o, out);
+    if (st != EBB_OK) {
+        free(copy);
+        return st;
+    }
+    periodic *p = (periodic *)*out;
+    p->pos = copy;
+    p->last = count - 1;
+    p->ph = p->last == 0 ? LAST_FORWARD : FORWARD;
+    p->end = n;
+    /* slot numbers: the checkpoints' and the last interval's inner states
+     * after them, or an earlier interval's inner states after the last
+     * checkpoint's number (its slot is free by then) */
+    int64_t last = count - 1, inner_last = n - pos[last] - 2;
+    int64_t need = last + (inner_last >= 0) + (inner_last > 0 ? inner_last : 0);
+    for (int64_t j = 0; j < last; j++) {
+        int64_t inner = pos[j + 1] - pos[j] - 2;
+        if (inner > 0 && last + inner > need)
+            need = last + inner;
+    }
+    (*out)->tier_slots[o->fast_tier] = (int32_t)(need > 0 ? need : 1);
     return EBB_OK;
 }

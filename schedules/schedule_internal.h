@@ -11,6 +11,11 @@
 /* Strategy constructors: check options, allocate, fill s->tier_slots. */
 ebb_status ebb_store_all_create(const ebb_schedule_options *o, ebb_schedule **out);
 ebb_status ebb_periodic_create(const ebb_schedule_options *o, ebb_schedule **out);
+/* Periodic's generator over intervals of any lengths: checkpoints at
+ * pos[0] = 0 < pos[1] < ... < pos[count-1] < o->steps, each interval
+ * recomputed once in the reverse sweep keeping its inner states. */
+ebb_status ebb_intervals_create(const ebb_schedule_options *o, const int64_t *pos, int64_t count,
+                                ebb_schedule **out);
 ebb_status ebb_revolve_create(const ebb_schedule_options *o, ebb_schedule **out);
 ebb_status ebb_online_create(const ebb_schedule_options *o, ebb_schedule **out);
 ebb_status ebb_multistage_create(const ebb_schedule_options *o, ebb_schedule **out);

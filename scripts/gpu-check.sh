@@ -26,9 +26,11 @@
 # 8. ebb.torch on the GPU: an LSTMCell(512), batch 32, at
 #    T = 10,000 with a CUDA state (benchmarks/python/lstm_cuda.py): device
 #    memory (torch's allocator peak and ebb's slots) and time per step
-#    against plain autograd and torch.utils.checkpoint, and how far the
-#    gradients are from autograd's; printed, no target (needs python3 with
-#    torch built for CUDA).
+#    against plain autograd and torch.utils.checkpoint (sqrt(T) segments and
+#    one per step), ebb revolve with chunks of 1 and 16 steps, and ebb's
+#    offload to pinned host memory (every state, async over 2 GPU slots),
+#    and how far the gradients are from autograd's; printed, no target
+#    (needs python3 with torch built for CUDA).
 #
 # Every log and JSON goes to OUT (default build-gpu/out). Exit status 0 only
 # when the build, the tests and the 90 % target all pass.
@@ -216,9 +218,11 @@ fi
 # 8. ebb.torch with a CUDA state: the LSTM at T = 10,000 against
 #    autograd and checkpoint, each in its own process.
 if [ -n "$py" ] && "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  say "torch_lstm_cuda: LSTMCell(512) batch 32, T = 10000, autograd / checkpoint / ebb revolve (100 GPU slots)"
+  say "torch_lstm_cuda: LSTMCell(512) batch 32, T = 10000, autograd / checkpoint / ebb revolve (100 GPU slots, chunks 1 and 16) / ebb offload"
   if PYTHONPATH="$root/bindings/python" EBB_LIBRARY="$build/libebb.so" \
-       "$py" benchmarks/python/lstm_cuda.py --steps 10000 --json > "$out/torch_lstm_cuda.txt" 2>> "$out/bench.err"; then
+       "$py" benchmarks/python/lstm_cuda.py --steps 10000 --json \
+       --methods autograd,checkpoint,checkpoint-each,ebb-revolve,ebb-revolve@16,ebb-offload \
+       > "$out/torch_lstm_cuda.txt" 2>> "$out/bench.err"; then
     grep -v '^{' "$out/torch_lstm_cuda.txt" | tee -a "$out/summary.txt" >&2
   else
     say "torch_lstm_cuda FAIL: $(grep -v '^{' "$out/torch_lstm_cuda.txt" | tail -4) $(tail -1 "$out/bench.err")"

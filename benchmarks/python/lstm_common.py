@@ -51,14 +51,15 @@ class Lstm:
             loss = l if loss is None else loss + l
         return loss, {}
 
-    def checkpoint(self, T, reentrant=None):
-        """The same through torch.utils.checkpoint over sqrt(T) segments.
+    def checkpoint(self, T, reentrant=None, seg=None):
+        """The same through torch.utils.checkpoint over sqrt(T) segments
+        (seg: segments of seg steps).
         reentrant: the classic (reentrant) checkpoint, which needs an input
         that requires grad or the first segment's parameters get no
         gradient; False: the non-reentrant one; None: the non-reentrant one
         where this torch has the choice (extra says which ran)."""
         from torch.utils.checkpoint import checkpoint
-        seg = math.ceil(math.sqrt(T))
+        seg = seg or math.ceil(math.sqrt(T))
         extra = {"segments": math.ceil(T / seg)}
         if reentrant is None:
             try:

@@ -72,6 +72,21 @@ typedef struct ebb_chain_info {
  * EBB_ERR_INVALID_ARG for NULL or another kind of schedule. */
 EBB_API ebb_status ebb_chain_schedule_info(const ebb_schedule *schedule, ebb_chain_info *info);
 
+/* The checkpoints that keep the fewest bytes at once when no step is
+ * recomputed more than once, and their schedule: x_{c_0} = x_0, x_{c_1},
+ * ... are stored in the first sweep, and each interval c_j .. c_{j+1} - 1
+ * is reversed by recomputing it once from x_{c_j}, keeping its inner states
+ * (the last interval's are kept in the first sweep), as
+ * torch.utils.checkpoint_sequential does with segments of any lengths. The
+ * least peak over every choice of checkpoints, exact in bytes, in O(n log n
+ * log B) time for states of B bytes in all and O(n) memory. *peak_bytes
+ * (may be NULL): the most bytes stored at once, x_0 included (0 for n = 1).
+ * The schedule's STORE actions name slots of `tier`; its options say
+ * strategy periodic, steps n and the slots it numbers. EBB_ERR_INVALID_ARG
+ * for a bad chain (which step, and why) or tier. */
+EBB_API ebb_status ebb_chain_least_peak_create(const ebb_chain *chain, ebb_tier tier,
+                                               uint64_t *peak_bytes, ebb_schedule **out);
+
 #ifdef __cplusplus
 }
 #endif

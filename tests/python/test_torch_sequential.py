@@ -113,8 +113,57 @@ def test_bad_input_is_refused():
 
 
 def test_without_grad_it_is_the_plain_composition():
+    """Nothing to differentiate: each block runs once, nothing is profiled or
+    planned (a bad budget is not even looked at)."""
     lin = [torch.nn.Linear(4, 4) for _ in range(3)]
+    runs = []
+
+    def counted(i):
+        def f(h):
+            runs.append(i)
+            return lin[i](h)
+        return f
+
     x = torch.randn(2, 4)
     with torch.no_grad():
-        y = ebb.torch.sequential(lin, x, 1.0)
-        assert torch.equal(y, lin[2](lin[1](lin[0](x))))
+        want = lin[2](lin[1](lin[0](x)))
+        for memory in (1.0, 1):
+            runs.clear()
+            report = {}
+            y = ebb.torch.sequential([counted(i) for i in range(3)], x, memory, report=report)
+            assert torch.equal(y, want) and runs == [0, 1, 2] and report == {}
+    # no parameters and an input without grad: the same under grad mode
+    runs.clear()
+    fixed = [lambda h: h * 2, lambda h: h + 1]
+    assert torch.equal(ebb.torch.sequential(fixed, x, 1.0), x * 2 + 1)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_block_used_several_times_sums_as_autograd(seed):
+    """A module that appears at several places of the stack: its gradient is
+    the sum over its uses in autograd's order (the last use first), summed as
+    each use is reversed."""
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    shared = torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Tanh())
+    other = [torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Sigmoid())
+             for _ in range(3)]
+    blocks = [rng.choice([shared, shared, *other]) for _ in range(rng.randint(4, 10))]
+    blocks[0] = blocks[-1] = blocks[len(blocks) // 2] = shared
+    x = torch.randn(5, 16, requires_grad=True)
+    params = [p for m in [shared, *other] for p in m.parameters()]
+
+    def grads(y):
+        for p in params:
+            p.grad = None
+        x.grad = None
+        (y * torch.linspace(-1, 1, 16)).pow(2).sum().backward()
+        return [p.grad for p in params] + [x.grad]
+
+    y = x
+    for b in blocks:
+        y = b(y)
+    want = grads(y)
+    got = grads(ebb.torch.sequential(blocks, x, rng.choice([0.2, 0.5, 1.0])))
+    for a, b in zip(want, got):
+        assert (a is None and b is None) or torch.equal(a, b)

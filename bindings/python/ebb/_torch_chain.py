@@ -178,12 +178,14 @@ class _Runner:
         raise AssertionError("the chain's schedule has no turn")
 
     def backward(self, gy, x_needs_grad):
-        """The rest of the schedule; returns the gradients of x and of each
-        block's parameters (a list per block)."""
+        """The rest of the schedule; returns the gradient of x and the
+        parameters' (by id), each summed over the blocks that use it as they
+        are reversed, last block first, so that one tensor per parameter is
+        held."""
         acts = self.plan.actions
         live = self.live
         self.live = None
-        grads = [None] * len(self.blocks)
+        total = {}
         while self.pos < len(acts):
             kind, step, to, slot = acts[self.pos]
             self.pos += 1
@@ -198,14 +200,17 @@ class _Runner:
                 self.kept_bytes -= _bytes(self.slots.pop(slot))
                 del self.versions[slot]
             elif kind == REVERSE:
-                gy, grads[step] = self._reverse(step, live, gy, step > 0 or x_needs_grad)
-                live = None
+                gy, grads = self._reverse(step, live, gy, step > 0 or x_needs_grad)
+                for p, g in zip(_params_of(self.blocks[step]), grads):
+                    if g is not None:
+                        total[id(p)] = g if id(p) not in total else total[id(p)] + g
+                live = grads = None
             elif kind == END:
                 if self.report is not None:
                     self.report["forward_runs"] = self.forward_runs
                     self.report["peak_kept_bytes"] = self.peak_kept_bytes
                 break
-        return gy, grads
+        return gy, total
 
     def _reverse(self, i, h, gy, input_grad):
         block = self.blocks[i]
@@ -233,14 +238,7 @@ class _Sequential(torch.autograd.Function):
     def backward(ctx, gy):
         runner = ctx.runner
         ctx.runner = None
-        gx, per_block = runner.backward(gy, ctx.x_needs_grad)
-        # a parameter's gradient, summed over the blocks that use it, last block first
-        total = {}
-        for i in reversed(range(len(runner.blocks))):
-            for p, g in zip(_params_of(runner.blocks[i]), per_block[i] or ()):
-                if g is None:
-                    continue
-                total[id(p)] = g if id(p) not in total else total[id(p)] + g
+        gx, total = runner.backward(gy, ctx.x_needs_grad)
         out = [total.get(id(p)) for p in runner.all_params]
         return (None, gx, *out)
 
@@ -299,6 +297,18 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
                          f"stages")
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a tensor, got {type(x).__name__}")
+    seen, params = set(), []
+    for b in blocks:
+        for p in _params_of(b):
+            if id(p) not in seen:
+                seen.add(id(p))
+                params.append(p)
+    if not torch.is_grad_enabled() or not (x.requires_grad or params):
+        # nothing to differentiate: no profile, no plan, nothing kept
+        with torch.no_grad():
+            for b in blocks:
+                x = b(x)
+        return x
     if profile is None:
         profile = profile_blocks(blocks, x)
     fwd, rev, sizes = profile["forward_s"], profile["reverse_s"], profile["state_bytes"]
@@ -308,20 +318,9 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
     plan = _chain.chain_plan(fwd, rev, sizes, _budget(memory, sizes),
                              memory_levels=memory_levels)
     runner = _Runner(blocks, plan, preserve_rng_state, x.device)
-    seen, params = set(), []
-    for b in blocks:
-        for p in _params_of(b):
-            if id(p) not in seen:
-                seen.add(id(p))
-                params.append(p)
     runner.all_params = params
     if report is not None:
         report["plan"] = plan
         report["profile"] = profile
         runner.report = report
-    if not torch.is_grad_enabled() or not (x.requires_grad or params):
-        with torch.no_grad():
-            for b in blocks:
-                x = b(x)
-        return x
     return _Sequential.apply(runner, x, *params)

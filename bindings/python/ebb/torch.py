@@ -34,6 +34,7 @@ import torch
 
 from . import runtime
 from ._torch_layout import Layout, _differentiable, digest
+from ._torch_budget import with_memory, with_offload
 from .config import Config, as_config
 from ._torch_chain import profile_blocks, sequential  # noqa: F401 (ebb.torch's API)
 
@@ -694,7 +695,7 @@ class _Scan(torch.autograd.Function):
 
 def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
          disk_slots=None, audit=None, report=None, preserve_rng_state=True, memory=None,
-         until=None, chunk=None):
+         until=None, chunk=None, offload=None):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
     step       step(h, t) -> (h_next, loss_t), or (h_next, loss_t, y_t) with
@@ -720,6 +721,11 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                bytes (an int, or a size such as "256 MiB"), or a float in
                (0, 1]: that fraction of the memory store-all would need
                (the configuration's budget by default: docs/python.md)
+    offload    a CUDA state only: its states also go to pinned host slots
+               while the device computes and come back ahead of the
+               reverse sweep (strategy async unless another with a slower
+               tier is named; no disk tier). True: host slots for every
+               state; or the host budget as memory= takes it
     audit      "off", "replay" or "hash" (None: the configuration's, or EBB_AUDIT)
     report     a dict to fill: "info" (ebb.RunInfo: strategy, slots and bytes
                per tier) and "stats" (ebb.RunStats after the forward, then
@@ -773,13 +779,16 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     by_step = (config if config is not None else Config()).lossy_tier() is not None
     in_state = preserve_rng_state and device.type != "cuda" and not by_step
     layout = Layout(h0s, extra_bytes=torch.get_rng_state().numel() if in_state else 0)
+    known = None if until else -(-steps // chunk)
     if memory is not None:
-        config = _with_budget(config, memory, layout, None if until else steps)
+        config = with_memory(config, memory, layout, None if until else steps)
+    config, strategy, slow_tier = with_offload(config, offload, layout, known, strategy,
+                                               disk_slots)
     context = _Context(device, preserve_rng_state, by_step)
     dtypes = set(layout.dtypes)
     element = _ELEMENTS.get(dtypes.pop()) if len(dtypes) == 1 else None
     options = dict(config=config, strategy=strategy, slots=slots, disk_slots=disk_slots,
-                   audit=audit, element=element)
+                   audit=audit, element=element, slow_tier=slow_tier)
     s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until,
                chunk)
     if auto:
@@ -798,18 +807,24 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     return h_n, loss, (tuple(ys) if s.out_kind[0] else ys[0])
 
 
-def _steps(steps):
-    """n as an int >= 1, from any integer type (operator.index)."""
+def _positive_int(value, what, also=""):
+    """value as an int >= 1, from any integer type (operator.index; bool
+    refused); `what` names it in the errors, `also` adds what else it may be."""
     try:
-        if isinstance(steps, bool):
+        if isinstance(value, bool):
             raise TypeError
-        n = operator.index(steps)
+        n = operator.index(value)
     except TypeError:
-        raise TypeError(f"steps must be an integer >= 1, got {type(steps).__name__} "
-                        f"{steps!r}") from None
+        raise TypeError(f"{what} must be an integer >= 1{also}, got {type(value).__name__} "
+                        f"{value!r}") from None
     if n < 1:
-        raise ValueError(f"steps must be an integer >= 1, got {n}")
+        raise ValueError(f"{what} must be an integer >= 1, got {n}")
     return n
+
+
+def _steps(steps):
+    """n as an int >= 1."""
+    return _positive_int(steps, "steps")
 
 
 def _auto_chunk(s, h0s, config, strategy, slots, steps):
@@ -861,43 +876,5 @@ def _chunk(chunk, steps):
     than n when n is known."""
     if chunk is None:
         return 1
-    try:
-        if isinstance(chunk, bool):
-            raise TypeError
-        k = operator.index(chunk)
-    except TypeError:
-        raise TypeError(f"chunk must be an integer >= 1 (user steps per ebb step) or "
-                        f"\"auto\", got {type(chunk).__name__} {chunk!r}") from None
-    if k < 1:
-        raise ValueError(f"chunk must be an integer >= 1 (user steps per ebb step), got {k}")
+    k = _positive_int(chunk, "chunk", " (user steps per ebb step) or \"auto\"")
     return k if steps is None else min(k, steps)
-
-
-def _with_budget(config, memory, layout, steps):
-    """A copy of `config` (a Config or None) whose budget for the state's
-    tier is `memory`: bytes, a size text, or a fraction of store-all's."""
-    tier = "gpu" if layout.device.type == "cuda" else "host"
-    if isinstance(memory, bool):
-        raise TypeError(f"memory must be bytes (an int or a size text) or a fraction, got "
-                        f"{memory!r}")
-    if isinstance(memory, float):
-        if steps is None:
-            raise ValueError("memory as a fraction of what store-all needs needs n, which is "
-                             "not known with until=: give bytes")
-        if not 0 < memory <= 1:
-            raise ValueError(f"memory as a fraction of what store-all needs is in (0, 1], got "
-                             f"{memory!r}; give bytes as an int")
-        # store-all keeps n - 1 states, each in a slot of the tier's stride
-        stride = runtime.slot_stride(tier, layout.size)
-        budget = int(memory * (steps - 1)) * stride
-    elif isinstance(memory, str):
-        budget = memory
-    else:
-        try:
-            budget = operator.index(memory)
-        except TypeError:
-            raise TypeError(f"memory must be bytes (an int or a size text) or a fraction, "
-                            f"got {type(memory).__name__}") from None
-    out = Config(config)
-    out.update({"tier": {tier: {"budget": budget}}})
-    return out
