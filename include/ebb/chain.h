@@ -44,7 +44,7 @@ typedef struct ebb_chain_options {
 } ebb_chain_options;
 
 /* The most steps a chain may have for ebb_chain_schedule_create. */
-enum { EBB_CHAIN_MAX_STEPS = 32 };
+enum { EBB_CHAIN_MAX_STEPS = 100000 };
 
 /* Sets the defaults (memory_bytes 0: set it). Returns nothing: it cannot fail. */
 EBB_API void ebb_chain_options_init(ebb_chain_options *options);
