@@ -31,6 +31,7 @@ typedef struct chain_schedule {
     int mode;
     int32_t n;
     double *fwd, *rev; /* the chain's costs, n each */
+    double *pre;       /* pre[i] = fwd[0] + .. + fwd[i-1], n + 1 */
     int32_t *size;     /* its states in units, n */
     chain_tree tree;
     ebb_schedule *inner; /* MODE_REVOLVE: the uniform chain's schedule */
@@ -227,6 +228,7 @@ static void destroy(ebb_schedule *s)
     ebb_schedule_destroy(c->inner);
     free(c->fwd);
     free(c->rev);
+    free(c->pre);
     free(c->size);
     free(c->stack);
     free(c->slot_of);
@@ -345,29 +347,54 @@ static int uniform(const ebb_chain *ch)
     return 1;
 }
 
-/* A long uniform chain: Revolve with the slots the budget holds. */
-static ebb_status make_revolve(chain_schedule *c, const ebb_chain *ch,
-                               const ebb_chain_options *o)
+/* Revolve with the slots the budget holds of the largest state, made in
+ * c->inner, and its cost with the chain's costs in *cost (HUGE_VAL, and no
+ * schedule, where the budget holds none). */
+static ebb_status make_revolve(chain_schedule *c, uint64_t largest, uint64_t budget,
+                               double *cost)
 {
-    int64_t n = ch->steps, count = 0;
-    uint64_t slots = o->memory_bytes / ch->state_bytes[0];
+    int32_t n = c->n;
+    uint64_t slots = budget / largest;
+    *cost = HUGE_VAL;
+    if (slots < 1)
+        return EBB_OK;
     ebb_schedule_options so = c->base.options;
-    so.slots = slots < (uint64_t)n ? (int32_t)slots : (int32_t)n;
-    ebb_status st = ebb_revolve_forward_count(n, so.slots, &count);
-    if (st == EBB_OK)
-        st = ebb_revolve_create(&so, &c->inner);
+    so.slots = slots < (uint64_t)n ? (int32_t)slots : n;
+    ebb_status st = ebb_revolve_create(&so, &c->inner);
     if (st != EBB_OK)
         return st;
-    c->mode = MODE_REVOLVE;
-    c->info.cost = (double)count * ch->forward_cost[0] + (double)n * ch->reverse_cost[0];
-    for (int i = 0; i < EBB_TIER_COUNT; i++)
-        c->base.tier_slots[i] = c->inner->tier_slots[i];
-    c->base.options.slots = c->inner->options.slots;
+    double sum = 0;
+    ebb_action buf[256];
+    size_t got;
+    do {
+        got = c->inner->ops->fill(c->inner, buf, sizeof buf / sizeof *buf);
+        for (size_t i = 0; i < got; i++)
+            if (buf[i].kind == EBB_ACT_ADVANCE)
+                sum += c->pre[buf[i].to] - c->pre[buf[i].step];
+            else if (buf[i].kind == EBB_ACT_REVERSE)
+                sum += c->rev[buf[i].step];
+    } while (got > 0 && buf[got - 1].kind != EBB_ACT_END);
+    /* the schedule anew, from its first action */
+    ebb_schedule_destroy(c->inner);
+    c->inner = NULL;
+    if ((st = ebb_revolve_create(&so, &c->inner)) != EBB_OK)
+        return st;
+    *cost = sum;
     return EBB_OK;
 }
 
+/* Gives the schedule to c->inner, Revolve's. */
+static void use_revolve(chain_schedule *c, double cost)
+{
+    c->mode = MODE_REVOLVE;
+    c->info.cost = cost;
+    for (int i = 0; i < EBB_TIER_COUNT; i++)
+        c->base.tier_slots[i] = c->inner->tier_slots[i];
+    c->base.options.slots = c->inner->options.slots;
+}
+
 ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain_options *options,
-                                         int32_t group, ebb_schedule **out)
+                                         int32_t group, int with_revolve, ebb_schedule **out)
 {
     if (!out)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_chain_schedule_create: out is NULL");
@@ -395,23 +422,34 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
     c->size = malloc(sizeof *c->size * (size_t)n);
     c->fwd = malloc(sizeof *c->fwd * (size_t)n);
     c->rev = malloc(sizeof *c->rev * (size_t)n);
-    if (!c->size || !c->fwd || !c->rev)
+    c->pre = malloc(sizeof *c->pre * (size_t)(n + 1));
+    if (!c->size || !c->fwd || !c->rev || !c->pre)
         return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,
                                                   "cannot allocate a chain schedule of %d steps",
                                                   n));
+    uint64_t largest = 0;
+    c->pre[0] = 0;
     for (int32_t i = 0; i < n; i++) {
         c->fwd[i] = chain->forward_cost[i];
         c->rev[i] = chain->reverse_cost[i];
+        c->pre[i + 1] = c->pre[i] + c->fwd[i];
+        if (largest < chain->state_bytes[i])
+            largest = chain->state_bytes[i];
     }
-    int by_revolve = group == 0 && n > CHAIN_DP_MAX_STEPS && uniform(chain);
     if (group == 0)
         group = n <= CHAIN_DP_MAX_STEPS ? n : CHAIN_TREE_GROUP;
     st = count_units(chain, options, group, c->size, &c->info);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
-    if (by_revolve) {
-        st = make_revolve(c, chain, options);
-        return st == EBB_OK ? EBB_OK : ebb_schedule_discard(out, st);
+    /* Longer than one exact program: Revolve with the largest state's
+     * slots is a candidate too, and the schedule on a uniform chain. */
+    double revolve_cost = HUGE_VAL;
+    if (with_revolve && n > group &&
+        (st = make_revolve(c, largest, options->memory_bytes, &revolve_cost)) != EBB_OK)
+        return ebb_schedule_discard(out, st);
+    if (c->inner && uniform(chain)) {
+        use_revolve(c, revolve_cost);
+        return EBB_OK;
     }
     int32_t depths = CHAIN_TREE_MAX_DEPTHS;
     c->stack_cap = depths * (2 * group + 4);
@@ -422,17 +460,25 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
         return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,
                                                   "cannot allocate a chain schedule of %d steps",
                                                   n));
-    st = chain_tree_build(&c->tree, n, c->fwd, c->rev, c->size, c->info.units, group);
+    st = chain_tree_build(&c->tree, n, c->fwd, c->rev, c->pre, c->size, c->info.units, group);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
     c->mode = MODE_TREE;
     c->info.cost = chain_tree_total(&c->tree);
+    if (c->inner && revolve_cost <= c->info.cost) {
+        chain_tree_free(&c->tree);
+        use_revolve(c, revolve_cost);
+        return EBB_OK;
+    }
+    ebb_schedule_destroy(c->inner);
+    c->inner = NULL;
     if (isinf(c->info.cost)) {
-        /* no group's input fits beside x_0: every step from x_0 */
+        /* neither a group's input nor the largest state fits beside x_0:
+         * every step from x_0 */
         c->mode = MODE_FROM_X0;
         c->info.cost = c->fwd[n - 1];
         for (int32_t i = 0; i < n; i++)
-            c->info.cost += c->tree.pre[i] + c->rev[i];
+            c->info.cost += c->pre[i] + c->rev[i];
     }
     reset(c);
     return count_slots(c);
@@ -441,7 +487,7 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
 ebb_status ebb_chain_schedule_create(const ebb_chain *chain, const ebb_chain_options *options,
                                      ebb_schedule **out)
 {
-    return chain_schedule_create_grouped(chain, options, 0, out);
+    return chain_schedule_create_grouped(chain, options, 0, 1, out);
 }
 
 ebb_status ebb_chain_schedule_info(const ebb_schedule *s, ebb_chain_info *info)

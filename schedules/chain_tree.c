@@ -12,7 +12,6 @@ void chain_tree_free(chain_tree *t)
         for (int32_t d = 0; d < CHAIN_TREE_MAX_DEPTHS; d++)
             chain_dp_free(&t->dp[d]);
     free(t->dp);
-    free(t->pre);
     free(t->at);
     free(t->count);
     free(t->cut);
@@ -109,13 +108,13 @@ static ebb_status make(chain_tree *t, int32_t a, int32_t b, int32_t depth, int32
 }
 
 ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const double *rev,
-                            const int32_t *size, int32_t levels, int32_t group)
+                            const double *pre, const int32_t *size, int32_t levels,
+                            int32_t group)
 {
     *t = (chain_tree){.n = n, .levels = levels, .group = group, .fwd = fwd, .rev = rev,
-                      .size = size};
+                      .pre = pre, .size = size};
     /* every node has >= 2 children: at most n - 1 nodes, 2n - 2 children */
     size_t most = (size_t)(n > 1 ? n - 1 : 1), g = (size_t)group;
-    t->pre = malloc(sizeof *t->pre * (size_t)(n + 1));
     t->at = malloc(sizeof *t->at * most);
     t->count = malloc(sizeof *t->count * most);
     t->cut = malloc(sizeof *t->cut * (3 * most + 1));
@@ -127,15 +126,12 @@ ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const d
     t->srev = malloc(sizeof *t->srev * CHAIN_TREE_MAX_DEPTHS * g);
     t->srevm = malloc(sizeof *t->srevm * CHAIN_TREE_MAX_DEPTHS * g);
     t->ssize = malloc(sizeof *t->ssize * CHAIN_TREE_MAX_DEPTHS * g);
-    if (!t->pre || !t->at || !t->count || !t->cut || !t->kid || !t->node_rev || !t->dp ||
+    if (!t->at || !t->count || !t->cut || !t->kid || !t->node_rev || !t->dp ||
         !t->node_of || !t->sfwd || !t->srev || !t->srevm || !t->ssize) {
         chain_tree_free(t);
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the program of a chain of %d steps "
                         "in %d memory units: fewer units (memory_levels) need less", n, levels);
     }
-    t->pre[0] = 0;
-    for (int32_t i = 0; i < n; i++)
-        t->pre[i + 1] = t->pre[i] + fwd[i];
     if (n < 2) {
         /* one step: a node of one single step */
         t->nodes = 1;

@@ -25,8 +25,8 @@ typedef struct chain_tree {
     int32_t n, levels, group;
     int32_t nodes, depths;  /* nodes made; depths below the root, the root's included */
     const double *fwd, *rev;/* the chain's costs, n each (not copied) */
+    const double *pre;      /* pre[i]: fwd[0] + .. + fwd[i-1], n + 1 (not copied) */
     const int32_t *size;    /* its states in units, n (not copied) */
-    double *pre;            /* pre[i]: fwd[0] + .. + fwd[i-1], n + 1 */
     int32_t *at;            /* per node: where its children start in cut[] and kid[] */
     int32_t *count;         /* per node: its children */
     int32_t *cut;           /* per node count + 1: child i runs x_cut[i] .. x_cut[i+1] */
@@ -41,7 +41,7 @@ typedef struct chain_tree {
 
 /* The most children per node for chains longer than CHAIN_DP_MAX_STEPS
  * (docs/heterogeneous.md: the time and the gap to the optimum it gives). */
-enum { CHAIN_TREE_GROUP = 8 };
+enum { CHAIN_TREE_GROUP = 12 };
 
 /* The most depths a tree has (a node's children are at least a third as
  * long as an even cut makes them, so 2^31 steps need far fewer). */
@@ -50,7 +50,8 @@ enum { CHAIN_TREE_MAX_DEPTHS = 64 };
 /* Cuts the chain and solves every node, children first; the root's table
  * is left solved at depth 0. EBB_ERR_NO_MEMORY, saying so. */
 ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const double *rev,
-                            const int32_t *size, int32_t levels, int32_t group);
+                            const double *pre, const int32_t *size, int32_t levels,
+                            int32_t group);
 
 /* Solves node's table into dp[depth]. */
 void chain_tree_solve(chain_tree *t, int32_t depth, int32_t node);

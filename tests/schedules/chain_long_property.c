@@ -28,7 +28,7 @@ Test(chain_long_property, random_long_chains_replay_within_the_budget, .timeout 
         /* from x_0 and a largest state to a quarter of every state */
         c.budget = c.bytes[0] + largest + (uint64_t)rng_range(&seed, 0, (int64_t)(total / 4));
         int32_t levels = i % 4 == 0 ? (int32_t)rng_range(&seed, 8, 64) : 0;
-        chain_replay r = chain_replayed_grouped(&c, levels, 0);
+        chain_replay r = chain_replayed_grouped(&c, levels, 0, 1);
         cr_assert_eq(r.cost, r.predicted, "case %d, n=%d budget %llu: the stream costs %g, "
                      "info says %g", i, n, (unsigned long long)c.budget, r.cost, r.predicted);
         long_chain_free(&c);
@@ -46,7 +46,7 @@ Test(chain_long_property, a_budget_of_x0_alone_recomputes_from_x0)
         c.bytes[k] = 1000 + (uint64_t)k;
     }
     c.budget = 1000;
-    chain_replay r = chain_replayed_grouped(&c, 0, 0);
+    chain_replay r = chain_replayed_grouped(&c, 0, 0, 1);
     cr_assert_eq(r.cost, r.predicted);
     cr_assert_eq(r.peak_bytes, 1000);
     long_chain_free(&c);

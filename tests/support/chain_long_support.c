@@ -23,7 +23,8 @@ void long_chain_free(long_chain *c)
     free(c->bytes);
 }
 
-chain_replay chain_replayed_grouped(const long_chain *c, int32_t levels, int32_t group)
+chain_replay chain_replayed_grouped(const long_chain *c, int32_t levels, int32_t group,
+                                    int with_revolve)
 {
     ebb_chain ch = {.steps = c->n, .forward_cost = c->fwd, .reverse_cost = c->rev,
                     .state_bytes = c->bytes};
@@ -32,7 +33,7 @@ chain_replay chain_replayed_grouped(const long_chain *c, int32_t levels, int32_t
     o.memory_bytes = c->budget;
     o.memory_levels = levels;
     ebb_schedule *s = NULL;
-    cr_assert_eq(chain_schedule_create_grouped(&ch, &o, group, &s), EBB_OK,
+    cr_assert_eq(chain_schedule_create_grouped(&ch, &o, group, with_revolve, &s), EBB_OK,
                  "n=%d budget %llu: %s", c->n, (unsigned long long)c->budget, ebb_last_error());
     ebb_chain_info info;
     cr_assert_eq(ebb_chain_schedule_info(s, &info), EBB_OK);

@@ -20,10 +20,12 @@ typedef struct long_chain {
 long_chain long_chain_alloc(int n);
 void long_chain_free(long_chain *c);
 
-/* As chain_replayed, with memory_levels `levels` and at most `group`
- * children per node of the program (0: as ebb_chain_schedule_create
- * chooses); also fails unless every step is reversed once, n-1 first, and
+/* As chain_replayed, with memory_levels `levels`, at most `group` children
+ * per node of the program (0: as ebb_chain_schedule_create chooses) and
+ * Revolve on the largest state a candidate unless with_revolve is 0
+ * (chain_schedule_create_grouped); also fails unless every step is reversed once, n-1 first, and
  * the peak fits the budget. */
-chain_replay chain_replayed_grouped(const long_chain *c, int32_t levels, int32_t group);
+chain_replay chain_replayed_grouped(const long_chain *c, int32_t levels, int32_t group,
+                                    int with_revolve);
 
 #endif
