@@ -1,8 +1,11 @@
 /*
- * Heterogeneous chains (ebb/chain.h): the schedule that chain_dp.c's table
- * describes, generated one part at a time from a stack of pending parts.
- * Slot numbers are reused last-freed first, so they stay below the most
- * states held at once, which a dry run at creation counts.
+ * Heterogeneous chains (ebb/chain.h): the schedule that the tables of
+ * chain_tree.c describe (one exact program up to CHAIN_DP_MAX_STEPS steps),
+ * generated one part at a time from a stack of pending parts, a group's
+ * reverse expanded into its own program's parts when it is reached; or
+ * Revolve's with the largest state's slots where that costs less. Slot
+ * numbers are reused last-freed first, so they stay below the most states
+ * held at once, which a dry run at creation counts.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * the slots the budget holds of the largest state.
  *
  *     build/release/benchmarks/schedules/chain_bench [levels]
- *     build/release/benchmarks/schedules/chain_bench long [levels]
+ *     build/release/benchmarks/schedules/chain_bench long [levels [n ...]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,14 +131,20 @@ static int long_chain(int n, int levels)
     return 0;
 }
 
-static int long_chains(int levels)
+static int long_chains(int levels, int count, char **given)
 {
     printf("%6s %9s %9s %9s %8s %6s %5s %10s %12s %12s %7s\n", "n", "create_s", "drain_s",
            "total_s", "rss_MiB", "units", "slots", "actions", "chain_cost", "revolve_cost",
            "ratio");
     fflush(stdout);
-    const int sizes[] = {100, 1000, 10000};
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    int sizes[16] = {100, 1000, 10000};
+    size_t many = 3;
+    if (count > 0) {
+        many = count < 16 ? (size_t)count : 16;
+        for (size_t i = 0; i < many; i++)
+            sizes[i] = atoi(given[i]);
+    }
+    for (size_t i = 0; i < many; i++) {
         pid_t pid = fork();
         if (pid == 0)
             _exit(long_chain(sizes[i], levels) | fflush(stdout));
@@ -153,7 +159,7 @@ static int long_chains(int levels)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "long") == 0)
-        return long_chains(argc > 2 ? atoi(argv[2]) : 0);
+        return long_chains(argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? argc - 3 : 0, argv + 3);
     int levels = argc > 1 ? atoi(argv[1]) : 0;
     uint64_t seed = 0x9e3779b97f4a7c15ull;
     printf("%4s %7s %9s %9s %12s %12s %7s\n", "n", "budget", "create_s", "units", "chain_cost",
