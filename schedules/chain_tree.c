@@ -34,7 +34,9 @@ void chain_tree_solve(chain_tree *t, int32_t depth, int32_t node)
     const double **rm = &t->srevm[depth * g];
     int32_t *size = &t->ssize[depth * g];
     for (int32_t i = 0; i < cnt; i++) {
-        f[i] = t->pre[cut[i + 1]] - t->pre[cut[i]];
+        /* a single step's own cost, not a difference of sums: the exact
+         * program's costs stay the chain's to the last bit */
+        f[i] = kid[i] < 0 ? t->fwd[cut[i]] : t->pre[cut[i + 1]] - t->pre[cut[i]];
         r[i] = kid[i] < 0 ? t->rev[cut[i]] : 0;
         rm[i] = kid[i] < 0 ? NULL : &t->node_rev[(int64_t)kid[i] * (t->levels + 1)];
         size[i] = t->size[cut[i]];
