@@ -1,33 +1,51 @@
 /*
- * Heterogeneous chains (ebb/chain.h): the schedule that chain_dp.c's table
- * describes, generated one part at a time from a stack of pending parts.
- * Slot numbers are reused last-freed first, so they stay below the most
- * states held at once, which a dry run at creation counts.
+ * Heterogeneous chains (ebb/chain.h): the schedule that the tables of
+ * chain_tree.c describe (one exact program up to CHAIN_DP_MAX_STEPS steps),
+ * generated one part at a time from a stack of pending parts, a group's
+ * reverse expanded into its own program's parts when it is reached; or
+ * Revolve's with the largest state's slots where that costs less. Slot
+ * numbers are reused last-freed first, so they stay below the most states
+ * held at once, which a dry run at creation counts.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "common/error_internal.h"
 #include "ebb/chain.h"
-#include "schedules/chain_dp.h"
+#include "schedules/chain_tree.h"
+#include "schedules/chain_internal.h"
+#include "schedules/schedule_internal.h"
 #include "schedules/schedule_base.h"
 
 enum { NONE = -1 };
 
+/* How the schedule is made: the tree of programs (chain_tree.h; one node
+ * of single steps, the exact program, up to CHAIN_DP_MAX_STEPS steps),
+ * Revolve for a long uniform chain, or, where no group of the tree fits
+ * its input beside x_0, every step recomputed from x_0. */
+enum chain_mode { MODE_TREE, MODE_REVOLVE, MODE_FROM_X0 };
+
 typedef struct part {
-    int32_t s, k, t, m;
+    int32_t depth, s, k, t, m; /* (s, k, t, m) of the node solved at depth */
 } part;
 
 typedef struct chain_schedule {
     struct ebb_schedule base;
-    chain_dp dp;
+    int mode;
+    int32_t n;
+    double *fwd, *rev; /* the chain's costs, n each */
+    double *pre;       /* pre[i] = fwd[0] + .. + fwd[i-1], n + 1 */
+    int32_t *size;     /* its states in units, n */
+    chain_tree tree;
+    ebb_schedule *inner; /* MODE_REVOLVE: the uniform chain's schedule */
     ebb_chain_info info;
     part *stack;      /* parts still to do, the next on top */
-    int32_t depth;
+    int32_t depth, stack_cap;
     int32_t *slot_of; /* the slot holding x_i, n */
     int32_t *free_slots;
     int32_t nfree, next_slot;
     int32_t live; /* the live state, NONE after a reverse step */
+    int32_t next_step; /* MODE_FROM_X0: the step to reverse next */
     int turned, started;
 } chain_schedule;
 
@@ -37,6 +55,7 @@ static void reset(chain_schedule *c)
     c->nfree = 0;
     c->next_slot = 0;
     c->live = 0;
+    c->next_step = c->n - 1;
     c->turned = 0;
     c->started = 0;
     c->base.done = 0;
@@ -73,7 +92,7 @@ static ebb_action *restore(chain_schedule *c, ebb_action *a, int32_t i)
  * which leaves x_{n-1} live. */
 static ebb_action *advance(chain_schedule *c, ebb_action *a, int32_t s, int32_t to)
 {
-    int32_t n = c->dp.n;
+    int32_t n = c->n;
     if (to == n - 1 && !c->turned) {
         a = ebb_emit(a, EBB_ACT_ADVANCE, 0, 0, s, n);
         a = ebb_emit(a, EBB_ACT_TURN, 0, 0, n, 0);
@@ -91,52 +110,90 @@ static ebb_action *reverse(chain_schedule *c, ebb_action *a, int32_t i)
     return ebb_emit(a, EBB_ACT_REVERSE, 0, 0, i, 0);
 }
 
-static void push(chain_schedule *c, int32_t s, int32_t k, int32_t t, int32_t m)
+static void push(chain_schedule *c, int32_t depth, int32_t s, int32_t k, int32_t t, int32_t m)
 {
-    c->stack[c->depth++] = (part){s, k, t, m};
+    c->stack[c->depth++] = (part){depth, s, k, t, m};
+}
+
+/* Reverses child i of the node at `depth`, whose input x_at is live, with
+ * M units free, x_at's included: one step, or the child's own program
+ * from x_at, stored unless `stored` (then it is x_at's slot already, freed
+ * by the child's program). */
+static ebb_action *reverse_child(chain_schedule *c, ebb_action *a, int32_t depth, int32_t i,
+                                 int32_t M, int stored)
+{
+    chain_tree *t = &c->tree;
+    int32_t node = t->node_of[depth];
+    int32_t x = t->cut[t->at[node] + node + i], kid = t->kid[t->at[node] + i];
+    if (kid < 0) {
+        a = reverse(c, a, x);
+        return stored ? release(c, a, x) : a;
+    }
+    if (!stored)
+        a = store(c, a, x);
+    if (M > t->levels)
+        M = t->levels;
+    chain_tree_solve(t, depth + 1, kid);
+    push(c, depth + 1, 0, 0, t->count[kid], M - c->size[x]);
+    return a;
 }
 
 /* One part's actions (at most five) and the parts it leaves. */
 static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
 {
-    chain_choice ch = chain_dp_choice(&c->dp, p.s, p.k, p.t, p.m);
-    const int32_t *size = c->dp.size;
+    chain_tree *t = &c->tree;
+    const chain_dp *dp = &t->dp[p.depth];
+    int32_t node = t->node_of[p.depth];
+    const int32_t *x = &t->cut[t->at[node] + node]; /* the children's inputs */
+    const int32_t *size = dp->in.size;
+    chain_choice ch = chain_dp_choice(dp, p.s, p.k, p.t, p.m);
     switch (ch.kind) {
     case CHAIN_NONE:
-        return release(c, a, p.s);
+        return release(c, a, x[p.s]);
     case CHAIN_LAST:
-        a = restore(c, a, p.s);
-        a = advance(c, a, p.s, p.t - 1);
-        a = reverse(c, a, p.t - 1);
+        a = restore(c, a, x[p.s]);
+        a = advance(c, a, x[p.s], x[p.t - 1]);
         if (p.t - 1 == p.s)
-            return release(c, a, p.s);
-        push(c, p.s, p.k, p.t - 1, p.m);
-        return a;
+            return reverse_child(c, a, p.depth, p.s, p.m + size[p.s], 1);
+        push(c, p.depth, p.s, p.k, p.t - 1, p.m);
+        return reverse_child(c, a, p.depth, p.t - 1, p.m, 0);
     case CHAIN_MOVE: {
-        a = restore(c, a, p.s);
-        a = release(c, a, p.s);
-        a = advance(c, a, p.s, p.k);
+        a = restore(c, a, x[p.s]);
+        a = release(c, a, x[p.s]);
+        a = advance(c, a, x[p.s], x[p.k]);
         if (p.k == p.t - 1)
-            return reverse(c, a, p.k);
-        a = store(c, a, p.k);
+            return reverse_child(c, a, p.depth, p.k, p.m + size[p.s], 0);
+        a = store(c, a, x[p.k]);
         int32_t m = p.m + size[p.s] - size[p.k];
-        push(c, p.k, p.k, p.t, m < c->dp.levels ? m : c->dp.levels);
+        push(c, p.depth, p.k, p.k, p.t, m < dp->levels ? m : dp->levels);
         return a;
     }
     default: /* CHAIN_SPLIT */
-        a = restore(c, a, p.s);
-        a = advance(c, a, p.s, ch.j);
-        a = store(c, a, ch.j);
-        push(c, p.s, p.k, ch.kk, p.m);
-        push(c, ch.j, ch.kk, p.t, p.m - size[ch.j]);
+        a = restore(c, a, x[p.s]);
+        a = advance(c, a, x[p.s], x[ch.j]);
+        a = store(c, a, x[ch.j]);
+        push(c, p.depth, p.s, p.k, ch.kk, p.m);
+        push(c, p.depth, ch.j, ch.kk, p.t, p.m - size[ch.j]);
         return a;
     }
+}
+
+/* MODE_FROM_X0: x_0 stored; each step, last first, from x_0. */
+static ebb_action *from_x0(chain_schedule *c, ebb_action *a)
+{
+    int32_t i = c->next_step--;
+    a = restore(c, a, 0);
+    a = advance(c, a, 0, i);
+    a = reverse(c, a, i);
+    return i == 0 ? release(c, a, 0) : a;
 }
 
 static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
 {
     chain_schedule *c = (chain_schedule *)s;
-    int32_t n = c->dp.n;
+    if (c->mode == MODE_REVOLVE)
+        return c->inner->ops->fill(c->inner, out, capacity);
+    int32_t n = c->n;
     ebb_action *a = out;
     if (!c->started) {
         c->started = 1;
@@ -145,9 +202,22 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
             return (size_t)(reverse(c, a, 0) - out);
         }
         a = store(c, a, 0);
-        push(c, 0, 0, n, c->dp.levels - c->dp.size[0]);
+        if (c->mode == MODE_TREE) {
+            chain_tree *t = &c->tree;
+            if (t->node_of[0] != 0)
+                chain_tree_solve(t, 0, 0);
+            push(c, 0, 0, 0, t->count[0], t->levels - c->size[0]);
+        }
     }
-    while (c->depth > 0 && (size_t)(a - out) + 5 <= capacity)
+    if (c->mode == MODE_FROM_X0) {
+        while (c->next_step >= 0 && (size_t)(a - out) + 5 <= capacity)
+            a = from_x0(c, a);
+        if (c->next_step < 0 && a - out < (ptrdiff_t)capacity)
+            a = ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0);
+        return (size_t)(a - out);
+    }
+    /* a part writes at most five actions; a child's program one more */
+    while (c->depth > 0 && (size_t)(a - out) + 6 <= capacity)
         a = do_part(c, a, c->stack[--c->depth]);
     if (c->depth == 0 && a - out < (ptrdiff_t)capacity)
         a = ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0);
@@ -157,7 +227,12 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
 static void destroy(ebb_schedule *s)
 {
     chain_schedule *c = (chain_schedule *)s;
-    chain_dp_free(&c->dp);
+    chain_tree_free(&c->tree);
+    ebb_schedule_destroy(c->inner);
+    free(c->fwd);
+    free(c->rev);
+    free(c->pre);
+    free(c->size);
     free(c->stack);
     free(c->slot_of);
     free(c->free_slots);
@@ -185,8 +260,9 @@ static ebb_status check_chain(const ebb_chain *ch, const ebb_chain_options *o)
 {
     if (ch->steps < 1 || ch->steps > EBB_CHAIN_MAX_STEPS)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "a chain takes 1 .. %d steps here, got %lld: longer chains need "
-                        "a schedule for uniform steps (ebb/schedule.h)",
+                        "a chain takes 1 .. %d steps here, got %lld: cut it into chains "
+                        "of at most that many, or use a schedule for uniform steps "
+                        "(ebb/schedule.h)",
                         EBB_CHAIN_MAX_STEPS, (long long)ch->steps);
     if (!ch->forward_cost || !ch->reverse_cost || !ch->state_bytes)
         return ebb_fail(EBB_ERR_INVALID_ARG,
@@ -217,14 +293,17 @@ static ebb_status check_chain(const ebb_chain *ch, const ebb_chain_options *o)
 }
 
 /* The unit the budget is counted in, the budget and the sizes in units. */
-static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, int32_t *size,
-                              ebb_chain_info *info)
+static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, int32_t group,
+                              int32_t *size, ebb_chain_info *info)
 {
     int32_t n = (int32_t)ch->steps;
     uint64_t levels = o->memory_levels ? (uint64_t)o->memory_levels : 256;
-    /* The table has C(n+3, 3) rows of levels + 1 cells: at most
-     * CHAIN_DP_MAX_CELLS of them, whatever memory_levels asks. */
-    uint64_t rows = (uint64_t)(n + 1) * (uint64_t)(n + 2) * (uint64_t)(n + 3) / 6;
+    /* The exact program's table has C(n+3, 3) rows of levels + 1 cells; a
+     * long chain's tree keeps levels + 1 costs per node (< n of them) and a
+     * table of C(group+3, 3) rows per depth: at most CHAIN_DP_MAX_CELLS
+     * cells each, whatever memory_levels asks. */
+    uint64_t rows = n <= group ? chain_dp_rows(n)
+                               : (uint64_t)n + CHAIN_TREE_MAX_DEPTHS / 4 * chain_dp_rows(group);
     if (levels > CHAIN_DP_MAX_CELLS / rows - 1)
         levels = CHAIN_DP_MAX_CELLS / rows - 1;
     uint64_t unit = 0;
@@ -260,8 +339,65 @@ static ebb_status count_slots(chain_schedule *c)
     return EBB_OK;
 }
 
-ebb_status ebb_chain_schedule_create(const ebb_chain *chain, const ebb_chain_options *options,
-                                     ebb_schedule **out)
+/* Every step alike: forward costs, reverse costs and sizes. */
+static int uniform(const ebb_chain *ch)
+{
+    for (int64_t i = 1; i < ch->steps; i++)
+        if (ch->forward_cost[i] != ch->forward_cost[0] ||
+            ch->reverse_cost[i] != ch->reverse_cost[0] ||
+            ch->state_bytes[i] != ch->state_bytes[0])
+            return 0;
+    return 1;
+}
+
+/* Revolve with the slots the budget holds of the largest state, made in
+ * c->inner, and its cost with the chain's costs in *cost (HUGE_VAL, and no
+ * schedule, where the budget holds none). */
+static ebb_status make_revolve(chain_schedule *c, uint64_t largest, uint64_t budget,
+                               double *cost)
+{
+    int32_t n = c->n;
+    uint64_t slots = budget / largest;
+    *cost = HUGE_VAL;
+    if (slots < 1)
+        return EBB_OK;
+    ebb_schedule_options so = c->base.options;
+    so.slots = slots < (uint64_t)n ? (int32_t)slots : n;
+    ebb_status st = ebb_revolve_create(&so, &c->inner);
+    if (st != EBB_OK)
+        return st;
+    double sum = 0;
+    ebb_action buf[256];
+    size_t got;
+    do {
+        got = c->inner->ops->fill(c->inner, buf, sizeof buf / sizeof *buf);
+        for (size_t i = 0; i < got; i++)
+            if (buf[i].kind == EBB_ACT_ADVANCE)
+                sum += c->pre[buf[i].to] - c->pre[buf[i].step];
+            else if (buf[i].kind == EBB_ACT_REVERSE)
+                sum += c->rev[buf[i].step];
+    } while (got > 0 && buf[got - 1].kind != EBB_ACT_END);
+    /* the schedule anew, from its first action */
+    ebb_schedule_destroy(c->inner);
+    c->inner = NULL;
+    if ((st = ebb_revolve_create(&so, &c->inner)) != EBB_OK)
+        return st;
+    *cost = sum;
+    return EBB_OK;
+}
+
+/* Gives the schedule to c->inner, Revolve's. */
+static void use_revolve(chain_schedule *c, double cost)
+{
+    c->mode = MODE_REVOLVE;
+    c->info.cost = cost;
+    for (int i = 0; i < EBB_TIER_COUNT; i++)
+        c->base.tier_slots[i] = c->inner->tier_slots[i];
+    c->base.options.slots = c->inner->options.slots;
+}
+
+ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain_options *options,
+                                         int32_t group, int with_revolve, ebb_schedule **out)
 {
     if (!out)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_chain_schedule_create: out is NULL");
@@ -271,6 +407,9 @@ ebb_status ebb_chain_schedule_create(const ebb_chain *chain, const ebb_chain_opt
     ebb_status st = check_chain(chain, options);
     if (st != EBB_OK)
         return st;
+    if (group != 0 && (group < 2 || group > CHAIN_DP_MAX_STEPS))
+        return ebb_fail(EBB_ERR_INVALID_ARG, "a chain's program takes 2 .. %d children per "
+                        "group, got %d", CHAIN_DP_MAX_STEPS, group);
     int32_t n = (int32_t)chain->steps;
     ebb_schedule_options so;
     ebb_schedule_options_init(&so);
@@ -282,26 +421,76 @@ ebb_status ebb_chain_schedule_create(const ebb_chain *chain, const ebb_chain_opt
     if ((st = ebb_schedule_alloc(sizeof(chain_schedule), &chain_ops, &so, out)) != EBB_OK)
         return st;
     chain_schedule *c = (chain_schedule *)*out;
-    int32_t *size = malloc(sizeof *size * (size_t)n);
-    c->stack = malloc(sizeof *c->stack * (size_t)(2 * n + 2));
-    c->slot_of = malloc(sizeof *c->slot_of * (size_t)n);
-    c->free_slots = malloc(sizeof *c->free_slots * (size_t)n);
-    if (!size || !c->stack || !c->slot_of || !c->free_slots) {
-        free(size);
+    c->n = n;
+    c->size = malloc(sizeof *c->size * (size_t)n);
+    c->fwd = malloc(sizeof *c->fwd * (size_t)n);
+    c->rev = malloc(sizeof *c->rev * (size_t)n);
+    c->pre = malloc(sizeof *c->pre * (size_t)(n + 1));
+    if (!c->size || !c->fwd || !c->rev || !c->pre)
         return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,
                                                   "cannot allocate a chain schedule of %d steps",
                                                   n));
+    uint64_t largest = 0;
+    c->pre[0] = 0;
+    for (int32_t i = 0; i < n; i++) {
+        c->fwd[i] = chain->forward_cost[i];
+        c->rev[i] = chain->reverse_cost[i];
+        c->pre[i + 1] = c->pre[i] + c->fwd[i];
+        if (largest < chain->state_bytes[i])
+            largest = chain->state_bytes[i];
     }
-    st = count_units(chain, options, size, &c->info);
-    if (st == EBB_OK)
-        st = chain_dp_build(&c->dp, n, chain->forward_cost, chain->reverse_cost, size,
-                            c->info.units);
-    free(size);
+    if (group == 0)
+        group = n <= CHAIN_DP_MAX_STEPS ? n : CHAIN_TREE_GROUP;
+    st = count_units(chain, options, group, c->size, &c->info);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
-    c->info.cost = chain_dp_total(&c->dp);
+    /* Longer than one exact program: Revolve with the largest state's
+     * slots is a candidate too, and the schedule on a uniform chain. */
+    double revolve_cost = HUGE_VAL;
+    if (with_revolve && n > group &&
+        (st = make_revolve(c, largest, options->memory_bytes, &revolve_cost)) != EBB_OK)
+        return ebb_schedule_discard(out, st);
+    if (c->inner && uniform(chain)) {
+        use_revolve(c, revolve_cost);
+        return EBB_OK;
+    }
+    int32_t depths = CHAIN_TREE_MAX_DEPTHS;
+    c->stack_cap = depths * (2 * group + 4);
+    c->stack = malloc(sizeof *c->stack * (size_t)c->stack_cap);
+    c->slot_of = malloc(sizeof *c->slot_of * (size_t)n);
+    c->free_slots = malloc(sizeof *c->free_slots * (size_t)n);
+    if (!c->stack || !c->slot_of || !c->free_slots)
+        return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,
+                                                  "cannot allocate a chain schedule of %d steps",
+                                                  n));
+    st = chain_tree_build(&c->tree, n, c->fwd, c->rev, c->pre, c->size, c->info.units, group);
+    if (st != EBB_OK)
+        return ebb_schedule_discard(out, st);
+    c->mode = MODE_TREE;
+    c->info.cost = chain_tree_total(&c->tree);
+    if (c->inner && revolve_cost <= c->info.cost) {
+        chain_tree_free(&c->tree);
+        use_revolve(c, revolve_cost);
+        return EBB_OK;
+    }
+    ebb_schedule_destroy(c->inner);
+    c->inner = NULL;
+    if (isinf(c->info.cost)) {
+        /* neither a group's input nor the largest state fits beside x_0:
+         * every step from x_0 */
+        c->mode = MODE_FROM_X0;
+        c->info.cost = c->fwd[n - 1];
+        for (int32_t i = 0; i < n; i++)
+            c->info.cost += c->pre[i] + c->rev[i];
+    }
     reset(c);
     return count_slots(c);
+}
+
+ebb_status ebb_chain_schedule_create(const ebb_chain *chain, const ebb_chain_options *options,
+                                     ebb_schedule **out)
+{
+    return chain_schedule_create_grouped(chain, options, 0, 1, out);
 }
 
 ebb_status ebb_chain_schedule_info(const ebb_schedule *s, ebb_chain_info *info)

@@ -34,9 +34,6 @@ chain_choice chain_dp_choice(const chain_dp *dp, int32_t s, int32_t k, int32_t t
 
 void chain_dp_free(chain_dp *dp)
 {
-    free(dp->size);
-    free(dp->fwd);
-    free(dp->rev);
     free(dp->pre);
     free(dp->base);
     free(dp->cost);
@@ -44,21 +41,30 @@ void chain_dp_free(chain_dp *dp)
     *dp = (chain_dp){0};
 }
 
+double chain_dp_reverse(const chain_dp *dp, int32_t i, int32_t M)
+{
+    const double *by_m = dp->in.rev_by_m ? dp->in.rev_by_m[i] : NULL;
+    if (!by_m)
+        return dp->in.rev[i];
+    return by_m[M < dp->levels ? M : dp->levels];
+}
+
 /* One cell: R(s, k, t, m) from the cells of shorter spans. */
 static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
 {
     const double *pre = dp->pre;
-    const int32_t *size = dp->size;
+    const int32_t *size = dp->in.size;
     const int32_t L = dp->levels;
     double best = HUGE_VAL;
     int32_t how = pack(CHAIN_NONE, 0, 0);
     if (k == t) {
         best = 0;
     } else if (t - 1 == s) {
-        best = dp->rev[s];
+        best = chain_dp_reverse(dp, s, m + size[s]);
         how = pack(CHAIN_LAST, 0, 0);
     } else {
-        double c = pre[t - 1] - pre[s] + dp->rev[t - 1] + *cell(dp, s, k, t - 1, m);
+        double c = pre[t - 1] - pre[s] + chain_dp_reverse(dp, t - 1, m) +
+                   *cell(dp, s, k, t - 1, m);
         if (c < best) {
             best = c;
             how = pack(CHAIN_LAST, 0, 0);
@@ -67,7 +73,7 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
     if (k > s && k < t) {
         double c = HUGE_VAL;
         if (k == t - 1) {
-            c = pre[k] - pre[s] + dp->rev[k];
+            c = pre[k] - pre[s] + chain_dp_reverse(dp, k, m + size[s]);
         } else if (size[k] <= m + size[s]) {
             int32_t left = m + size[s] - size[k];
             c = pre[k] - pre[s] + *cell(dp, k, k, t, left < L ? left : L);
@@ -96,59 +102,68 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
     dp->choice[at] = how;
 }
 
-ebb_status chain_dp_build(chain_dp *dp, int32_t n, const double *fwd, const double *rev,
-                          const int32_t *size, int32_t levels)
+uint64_t chain_dp_rows(int32_t n)
 {
-    *dp = (chain_dp){.n = n, .levels = levels};
-    if (n < 1 || n > CHAIN_DP_MAX_STEPS || levels < 0)
+    return (uint64_t)(n + 1) * (uint64_t)(n + 2) * (uint64_t)(n + 3) / 6;
+}
+
+ebb_status chain_dp_reserve(chain_dp *dp, int32_t max_n, int32_t levels)
+{
+    *dp = (chain_dp){.max_n = max_n, .levels = levels};
+    if (max_n < 1 || max_n > CHAIN_DP_MAX_STEPS || levels < 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "the exact chain program takes 1 .. %d steps and a budget >= 0 units, "
                         "got %d steps and %d units",
-                        CHAIN_DP_MAX_STEPS, n, levels);
-    int64_t rows = 0;
-    dp->size = malloc(sizeof *dp->size * (size_t)n);
-    dp->fwd = malloc(sizeof *dp->fwd * (size_t)n);
-    dp->rev = malloc(sizeof *dp->rev * (size_t)n);
-    dp->pre = malloc(sizeof *dp->pre * (size_t)(n + 1));
-    dp->base = malloc(sizeof *dp->base * (size_t)(n + 1) * (size_t)(n + 1));
-    if (!dp->size || !dp->fwd || !dp->rev || !dp->pre || !dp->base)
-        goto oom;
-    dp->pre[0] = 0;
-    for (int32_t i = 0; i < n; i++) {
-        dp->size[i] = size[i];
-        dp->fwd[i] = fwd[i];
-        dp->rev[i] = rev[i];
-        dp->pre[i + 1] = dp->pre[i] + fwd[i];
+                        CHAIN_DP_MAX_STEPS, max_n, levels);
+    size_t cells = (size_t)chain_dp_rows(max_n) * (size_t)(levels + 1);
+    dp->pre = malloc(sizeof *dp->pre * (size_t)(max_n + 1));
+    dp->base = malloc(sizeof *dp->base * (size_t)(max_n + 1) * (size_t)(max_n + 1));
+    dp->cost = malloc(sizeof *dp->cost * cells);
+    dp->choice = malloc(sizeof *dp->choice * cells);
+    if (!dp->pre || !dp->base || !dp->cost || !dp->choice) {
+        chain_dp_free(dp);
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the chain program's table (%d steps, "
+                        "%d memory units): fewer units (memory_levels) need less",
+                        max_n, levels);
     }
+    return EBB_OK;
+}
+
+void chain_dp_solve(chain_dp *dp, const chain_dp_steps *in)
+{
+    int32_t n = in->n;
+    dp->n = n;
+    dp->in = *in;
+    dp->pre[0] = 0;
+    for (int32_t i = 0; i < n; i++)
+        dp->pre[i + 1] = dp->pre[i] + in->fwd[i];
+    int64_t rows = 0;
     for (int32_t s = 0; s <= n; s++)
         for (int32_t t = s; t <= n; t++) {
             dp->base[(int64_t)s * (n + 1) + t] = (int32_t)rows;
             rows += t - s + 1;
         }
-    size_t cells = (size_t)rows * (size_t)(levels + 1);
-    dp->cost = malloc(sizeof *dp->cost * cells);
-    dp->choice = malloc(sizeof *dp->choice * cells);
-    if (!dp->cost || !dp->choice)
-        goto oom;
     for (int32_t d = 0; d <= n; d++)
         for (int32_t s = 0; s + d <= n; s++)
             for (int32_t k = s; k <= s + d; k++)
-                for (int32_t m = 0; m <= levels; m++)
+                for (int32_t m = 0; m <= dp->levels; m++)
                     solve_cell(dp, s, k, s + d, m);
-    return EBB_OK;
-oom:
-    chain_dp_free(dp);
-    return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the chain program's table (%d steps, "
-                    "%d memory units): fewer units (memory_levels) need less",
-                    n, levels);
+}
+
+ebb_status chain_dp_build(chain_dp *dp, const chain_dp_steps *in, int32_t levels)
+{
+    ebb_status st = chain_dp_reserve(dp, in->n, levels);
+    if (st == EBB_OK)
+        chain_dp_solve(dp, in);
+    return st;
 }
 
 double chain_dp_total(const chain_dp *dp)
 {
     int32_t n = dp->n;
     if (n == 1)
-        return dp->fwd[0] + dp->rev[0];
+        return dp->in.fwd[0] + chain_dp_reverse(dp, 0, dp->levels);
     /* The first sweep runs step n-1 once more than the table counts: the
      * table reverses t-1 from the state before it, the sweep reaches x_n. */
-    return chain_dp_cost(dp, 0, 0, n, dp->levels - dp->size[0]) + dp->fwd[n - 1];
+    return chain_dp_cost(dp, 0, 0, n, dp->levels - dp->in.size[0]) + dp->in.fwd[n - 1];
 }

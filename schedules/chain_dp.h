@@ -11,6 +11,8 @@
  *     place (MOVE, k > s: the steps s .. k-1 belong to a part below),
  *   - or advances to x_j, stores it, lets x_j's part reverse kk .. t-1
  *     and then reverses k .. kk-1 itself (SPLIT).
+ * A step's reverse cost may depend on the units free when it runs
+ * (chain_dp_steps.rev_by_m): a group of steps reversed by its own schedule.
  * Letting a stored state serve a later range (kk > j) and freeing a
  * checkpoint once it has moved are what make this exact over every
  * schedule, not only the nested ("persistent") ones: with states of
@@ -35,12 +37,23 @@ typedef struct chain_choice {
     int32_t j, kk;
 } chain_choice;
 
+/* The steps a table is solved for; the table points at these arrays and
+ * copies none of them, so they must outlive its use. */
+typedef struct chain_dp_steps {
+    int32_t n;                    /* steps */
+    const double *fwd;            /* forward costs, n */
+    const double *rev;            /* reverse costs, n, where rev_by_m names none */
+    const double *const *rev_by_m;/* NULL, or per step NULL or levels + 1 costs: the
+                                     step's reverse with M units free, its input
+                                     state's included (a group of steps, chain_tree.h) */
+    const int32_t *size;          /* x_0 .. x_{n-1} in units (rounded up) */
+} chain_dp_steps;
+
 typedef struct chain_dp {
     int32_t n;        /* steps */
     int32_t levels;   /* the budget in units */
-    int32_t *size;    /* x_0 .. x_{n-1} in units (rounded up) */
-    double *fwd;      /* forward costs, n */
-    double *rev;      /* reverse costs, n */
+    int32_t max_n;    /* the most steps the storage holds */
+    chain_dp_steps in;
     double *pre;      /* pre[i] = fwd[0] + .. + fwd[i-1], n + 1 */
     int32_t *base;    /* base[s * (n + 1) + t]: first cell row of (s, .., t) */
     double *cost;     /* per (s, k, t) row: levels + 1 costs */
@@ -55,10 +68,21 @@ enum { CHAIN_DP_MAX_STEPS = 32 };
  * so that a chain of 32 steps (6,545 rows) still gets 2,562 of them. */
 #define CHAIN_DP_MAX_CELLS ((uint64_t)1 << 24)
 
-/* Fills the table for n steps (1 <= n <= CHAIN_DP_MAX_STEPS) of the given
- * costs and sizes in units under `levels` units. */
-ebb_status chain_dp_build(chain_dp *dp, int32_t n, const double *fwd, const double *rev,
-                          const int32_t *size, int32_t levels);
+/* The rows of a table of n steps. */
+uint64_t chain_dp_rows(int32_t n);
+
+/* Allocates a table for up to max_n steps (1 .. CHAIN_DP_MAX_STEPS) under
+ * `levels` units; EBB_ERR_NO_MEMORY, saying so, when it cannot. */
+ebb_status chain_dp_reserve(chain_dp *dp, int32_t max_n, int32_t levels);
+
+/* Fills a reserved table for the given steps (1 <= n <= max_n). */
+void chain_dp_solve(chain_dp *dp, const chain_dp_steps *steps);
+
+/* Reserves and solves (chain_dp_reserve, chain_dp_solve). */
+ebb_status chain_dp_build(chain_dp *dp, const chain_dp_steps *steps, int32_t levels);
+
+/* Step i's reverse cost with M units free, its input state's included. */
+double chain_dp_reverse(const chain_dp *dp, int32_t i, int32_t M);
 
 void chain_dp_free(chain_dp *dp);
 

@@ -20,7 +20,7 @@ static const char chain_help[] =
     "usage: ebb plan --chain FILE --memory SIZE [options]\n"
     "\n"
     "The schedule of least total cost for a chain of steps with their own costs\n"
-    "and state sizes (up to 32 steps), within a memory budget in bytes; replayed\n"
+    "and state sizes (up to 100,000 steps), within a memory budget in bytes; replayed\n"
     "through the validator, which checks the budget at every store.\n"
     "\n"
     "  --chain FILE        one step a line: FORWARD REVERSE SIZE (the costs on\n"
@@ -237,7 +237,7 @@ int ebb_cmd_plan_chain(int argc, char **argv)
                 "(see 'ebb plan --chain - --help')\n");
         return 2;
     }
-    chain_data d;
+    static chain_data d; /* EBB_CHAIN_MAX_STEPS steps: not on the stack */
     if (read_chain(a.chain, &d) != 0)
         return 2;
     ebb_chain chain = {.steps = d.n, .forward_cost = d.f, .reverse_cost = d.r,

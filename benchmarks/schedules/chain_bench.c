@@ -7,11 +7,23 @@
  * every state were the largest (the slots that budget holds for it),
  * costed with the chain's own costs.
  *
+ * With `long`, for n = 100, 1,000 and 10,000 steps of the same random costs
+ * and sizes and a budget of six states of the mean size (x_0 and the
+ * largest at least), each in a process of its own: the time to create the
+ * schedule and to drain its whole stream (ebb_schedule_next_batch), the
+ * process's peak resident memory, the schedule's cost, and Revolve's with
+ * the slots the budget holds of the largest state.
+ *
  *     build/release/benchmarks/schedules/chain_bench [levels]
+ *     build/release/benchmarks/schedules/chain_bench long [levels [n ...]]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ebb/ebb.h"
 
@@ -62,15 +74,99 @@ static double revolve_cost(int n, const double *f, const double *r, uint64_t lar
     return cost;
 }
 
+/* One long chain in this process: prints its line. */
+static int long_chain(int n, int levels)
+{
+    uint64_t seed = 0x2545f4914f6cdd1dull ^ (uint64_t)n;
+    double *f = malloc(sizeof *f * (size_t)n), *r = malloc(sizeof *r * (size_t)n);
+    uint64_t *b = malloc(sizeof *b * (size_t)n), total = 0, largest = 0;
+    if (!f || !r || !b)
+        return 1;
+    for (int i = 0; i < n; i++) {
+        f[i] = (double)(1 + rng(&seed) % 10);
+        r[i] = (double)(1 + rng(&seed) % 20);
+        b[i] = 1024 * (1 + rng(&seed) % 64);
+        total += b[i];
+        if (b[i] > largest)
+            largest = b[i];
+    }
+    uint64_t budget = 6 * (total / (uint64_t)n);
+    if (budget < b[0] + largest)
+        budget = b[0] + largest;
+    ebb_chain ch = {.steps = n, .forward_cost = f, .reverse_cost = r, .state_bytes = b};
+    ebb_chain_options o;
+    ebb_chain_options_init(&o);
+    o.memory_bytes = budget;
+    o.memory_levels = levels;
+    ebb_schedule *s = NULL;
+    double t0 = now();
+    if (ebb_chain_schedule_create(&ch, &o, &s) != EBB_OK) {
+        fprintf(stderr, "n=%d: %s\n", n, ebb_last_error());
+        return 1;
+    }
+    double t1 = now();
+    ebb_action batch[256];
+    size_t got = 0;
+    int64_t actions = 0;
+    do {
+        if (ebb_schedule_next_batch(s, batch, 256, &got) != EBB_OK)
+            return 1;
+        actions += (int64_t)got;
+    } while (got > 0 && batch[got - 1].kind != EBB_ACT_END);
+    double t2 = now();
+    ebb_chain_info info;
+    ebb_chain_schedule_info(s, &info);
+    int32_t slots[EBB_TIER_COUNT];
+    ebb_schedule_tier_slots(s, slots);
+    ebb_schedule_destroy(s);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double rc = revolve_cost(n, f, r, largest, budget);
+    printf("%6d %9.3f %9.3f %9.3f %8.1f %6d %5d %10lld %12.0f %12.0f %7.3f\n", n, t1 - t0,
+           t2 - t1, t2 - t0, (double)ru.ru_maxrss / 1024, info.units, slots[EBB_TIER_HOST],
+           (long long)actions, info.cost, rc, rc > 0 ? info.cost / rc : 0);
+    free(f);
+    free(r);
+    free(b);
+    return 0;
+}
+
+static int long_chains(int levels, int count, char **given)
+{
+    printf("%6s %9s %9s %9s %8s %6s %5s %10s %12s %12s %7s\n", "n", "create_s", "drain_s",
+           "total_s", "rss_MiB", "units", "slots", "actions", "chain_cost", "revolve_cost",
+           "ratio");
+    fflush(stdout);
+    int sizes[16] = {100, 1000, 10000};
+    size_t many = 3;
+    if (count > 0) {
+        many = count < 16 ? (size_t)count : 16;
+        for (size_t i = 0; i < many; i++)
+            sizes[i] = atoi(given[i]);
+    }
+    for (size_t i = 0; i < many; i++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(long_chain(sizes[i], levels) | fflush(stdout));
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "long") == 0)
+        return long_chains(argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? argc - 3 : 0, argv + 3);
     int levels = argc > 1 ? atoi(argv[1]) : 0;
     uint64_t seed = 0x9e3779b97f4a7c15ull;
     printf("%4s %7s %9s %9s %12s %12s %7s\n", "n", "budget", "create_s", "units", "chain_cost",
            "revolve_cost", "ratio");
-    for (int n = 4; n <= EBB_CHAIN_MAX_STEPS; n += 4) {
-        double f[EBB_CHAIN_MAX_STEPS], r[EBB_CHAIN_MAX_STEPS];
-        uint64_t b[EBB_CHAIN_MAX_STEPS], total = 0, largest = 0;
+    for (int n = 4; n <= 32; n += 4) {
+        double f[32], r[32];
+        uint64_t b[32], total = 0, largest = 0;
         int skewed = n % 16 == 0;
         for (int i = 0; i < n; i++) {
             f[i] = (double)(1 + rng(&seed) % 10);

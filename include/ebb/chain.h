@@ -7,10 +7,13 @@
  * (x_n is never stored: the loss is taken there, as in ebb/schedule.h).
  * Costs are on any one scale (seconds, or units of some step's time).
  *
- * ebb_chain_schedule_create gives the schedule of least total cost (forward
- * steps, first sweep included, plus reverse steps) whose stored states never
- * take more than memory_bytes at once, x_0 included. It is exact over every
- * schedule, not only nested ones (docs/heterogeneous.md). The budget is
+ * ebb_chain_schedule_create gives, for up to 32 steps, the schedule of least
+ * total cost (forward steps, first sweep included, plus reverse steps) whose
+ * stored states never take more than memory_bytes at once, x_0 included. It
+ * is exact over every schedule, not only nested ones. A longer chain gets
+ * the schedule of a hierarchy of such programs over groups of at most 12
+ * steps or groups, or Revolve with the slots the budget holds of the
+ * largest state where that costs less (docs/heterogeneous.md). The budget is
  * counted in units: the greatest common divisor of the states' sizes, or,
  * where that gives more than memory_levels units, memory_bytes /
  * memory_levels rounded up, each state rounded up to whole units (the
@@ -39,12 +42,13 @@ typedef struct ebb_chain_options {
     uint64_t memory_bytes; /* the budget of the tier the states go to, x_0 included */
     ebb_tier tier;         /* default EBB_TIER_HOST */
     int32_t memory_levels; /* most units the budget is counted in; 0: 256; at most
-                              65536, and fewer where the table would pass 2^24
-                              cells (n = 32: 2,562) */
+                              65536, and fewer where the tables would pass 2^24
+                              cells (n = 32: 2,562; n = 10,000: 969) */
 } ebb_chain_options;
 
-/* The most steps a chain may have for ebb_chain_schedule_create. */
-enum { EBB_CHAIN_MAX_STEPS = 32 };
+/* The most steps a chain may have for ebb_chain_schedule_create (a chain
+ * of that many takes about 20 s and 40 MiB: docs/heterogeneous.md). */
+enum { EBB_CHAIN_MAX_STEPS = 100000 };
 
 /* Sets the defaults (memory_bytes 0: set it). Returns nothing: it cannot fail. */
 EBB_API void ebb_chain_options_init(ebb_chain_options *options);

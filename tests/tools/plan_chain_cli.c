@@ -58,7 +58,7 @@ Test(plan_chain_cli, bad_files_are_named_with_their_line)
         {"1 2 4KiB\n1 -2 4KiB\n", "line 2: the reverse cost '-2' must be a number >= 0"},
         {"1 2 0\n", "line 1: the size '0' must be a size >= 1 byte"},
         {"0 x 1 2 4KiB\n", "line 1: the count '0' must be an integer >= 1"},
-        {"33 x 1 2 4KiB\n", "line 1: the chain has more than 32 steps"},
+        {"100001 x 1 2 4KiB\n", "line 1: the chain has more than 100000 steps"},
         {"# nothing\n\n", "holds no step"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

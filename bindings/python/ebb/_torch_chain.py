@@ -271,7 +271,7 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
     """y = blocks[n-1](... blocks[1](blocks[0](x))), differentiable, keeping at
     most `memory` of block inputs (x included) for the backward.
 
-    blocks     a list of modules or callables, each tensor -> tensor (1 .. 32
+    blocks     a list of modules or callables, each tensor -> tensor (1 .. 100,000
                of them); a callable that is not a module has no parameters here
     x          the input tensor
     memory     bytes (an int or a size text such as "64 MiB"), or a float in

@@ -10,7 +10,7 @@ from . import _capi
 #: action kinds (ebb_action_kind, include/ebb/schedule.h)
 ADVANCE, STORE, RESTORE, PREFETCH, EVICT, FREE, TURN, REVERSE, END = range(9)
 #: the most steps a chain may have (EBB_CHAIN_MAX_STEPS)
-MAX_STEPS = 32
+MAX_STEPS = 100000
 
 
 @dataclass
@@ -28,7 +28,7 @@ class ChainPlan:
 
 def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_levels=0,
                tier="host"):
-    """The schedule of least cost for n = len(forward_cost) steps (1 .. 32):
+    """The schedule of least cost for n = len(forward_cost) steps (1 .. MAX_STEPS):
     step i costs forward_cost[i] and reverse_cost[i], x_i takes state_bytes[i]
     bytes, and the stored states (x_0 included) never take more than
     memory_bytes. Raises EbbError: INVALID_ARG (which input, why), NO_MEMORY

@@ -1,0 +1,53 @@
+/* Long heterogeneous chains (n from 33 to a few hundred, random costs,
+ * sizes and budgets): the stream passes the validator in bytes within the
+ * budget, reverses every step once, n-1 first, and costs, counted from the
+ * stream, what ebb_chain_schedule_info says. */
+#include "support/chain_long_support.h"
+#include "support/schedule_support.h"
+
+Test(chain_long_property, random_long_chains_replay_within_the_budget, .timeout = 600)
+{
+    uint64_t seed = 0x51ed2701a3b5c7d9ull;
+    for (int i = 0; i < 60; i++) {
+        int n = (int)rng_range(&seed, 33, i % 10 == 0 ? 400 : 150);
+        long_chain c = long_chain_alloc(n);
+        uint64_t total = 0, largest = 0;
+        int shape = i % 3;
+        for (int k = 0; k < n; k++) {
+            c.fwd[k] = (double)rng_range(&seed, 1, 10);
+            c.rev[k] = (double)rng_range(&seed, 0, 20);
+            if (shape == 0) /* a few large states among small ones */
+                c.bytes[k] = rng_range(&seed, 0, 3) == 0 ? (uint64_t)rng_range(&seed, 8, 24) * 1024
+                                                          : 1024;
+            else
+                c.bytes[k] = (uint64_t)rng_range(&seed, 1, 64) * 1024 + (uint64_t)rng_range(&seed, 0, 7);
+            total += c.bytes[k];
+            if (c.bytes[k] > largest)
+                largest = c.bytes[k];
+        }
+        /* from x_0 and a largest state to a quarter of every state */
+        c.budget = c.bytes[0] + largest + (uint64_t)rng_range(&seed, 0, (int64_t)(total / 4));
+        int32_t levels = i % 4 == 0 ? (int32_t)rng_range(&seed, 8, 64) : 0;
+        chain_replay r = chain_replayed_grouped(&c, levels, 0, 1);
+        cr_assert_eq(r.cost, r.predicted, "case %d, n=%d budget %llu: the stream costs %g, "
+                     "info says %g", i, n, (unsigned long long)c.budget, r.cost, r.predicted);
+        long_chain_free(&c);
+    }
+}
+
+/* A budget of x_0 alone: no group's input fits, and every step runs from
+ * x_0. */
+Test(chain_long_property, a_budget_of_x0_alone_recomputes_from_x0)
+{
+    long_chain c = long_chain_alloc(40);
+    for (int k = 0; k < c.n; k++) {
+        c.fwd[k] = 1 + k % 3;
+        c.rev[k] = 2;
+        c.bytes[k] = 1000 + (uint64_t)k;
+    }
+    c.budget = 1000;
+    chain_replay r = chain_replayed_grouped(&c, 0, 0, 1);
+    cr_assert_eq(r.cost, r.predicted);
+    cr_assert_eq(r.peak_bytes, 1000);
+    long_chain_free(&c);
+}
