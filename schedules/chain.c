@@ -13,6 +13,7 @@
 #include "common/error_internal.h"
 #include "ebb/chain.h"
 #include "schedules/chain_tree.h"
+#include "schedules/chain_check.h"
 #include "schedules/chain_internal.h"
 #include "schedules/schedule_internal.h"
 #include "schedules/schedule_base.h"
@@ -264,19 +265,9 @@ static ebb_status check_chain(const ebb_chain *ch, const ebb_chain_options *o)
                         "of at most that many, or use a schedule for uniform steps "
                         "(ebb/schedule.h)",
                         EBB_CHAIN_MAX_STEPS, (long long)ch->steps);
-    if (!ch->forward_cost || !ch->reverse_cost || !ch->state_bytes)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "the chain's forward_cost, reverse_cost and state_bytes must all be set");
-    for (int64_t i = 0; i < ch->steps; i++) {
-        double f = ch->forward_cost[i], r = ch->reverse_cost[i];
-        if (!isfinite(f) || f < 0 || !isfinite(r) || r < 0)
-            return ebb_fail(EBB_ERR_INVALID_ARG,
-                            "step %lld's costs must be finite and >= 0, got forward %g, "
-                            "reverse %g", (long long)i, f, r);
-        if (ch->state_bytes[i] == 0)
-            return ebb_fail(EBB_ERR_INVALID_ARG, "x_%lld's size is 0 bytes: a state takes >= 1",
-                            (long long)i);
-    }
+    ebb_status st = chain_check_steps(ch);
+    if (st != EBB_OK)
+        return st;
     if (o->tier < 0 || o->tier >= EBB_TIER_COUNT)
         return ebb_fail(EBB_ERR_INVALID_ARG, "the chain's tier %d is not a tier", (int)o->tier);
     if (o->memory_levels < 0 || o->memory_levels > 1 << 16)
