@@ -75,12 +75,15 @@ static uint64_t count_slots(const ebb_config *cfg, ebb_tier tier, uint64_t state
     uint64_t stride = ebb_slot_stride(tier, state, packed);
     *need = stride;
     if (stride != state) {
-        /* the unit a slot is rounded to: the stride of a one-byte state */
+        /* the unit a slot is rounded to: how much one more byte adds (on the
+         * host tier a cache line below a page, the page from one on) */
+        uint64_t unit = stride < SIZE_MAX ? ebb_slot_stride(tier, stride + 1, packed) - stride : 0;
         char a[64];
-        ebb_size_human(ebb_slot_stride(tier, 1, packed), a, sizeof a);
+        ebb_size_human(unit, a, sizeof a);
         snprintf(why, why_len, ": a slot is a state%s rounded up to %s%s",
                  packed ? " compressed at the fixed rate (tier.host.rate)" : "", a,
                  tier == EBB_TIER_GPU || packed ? ""
+                 : tier == EBB_TIER_HOST && unit == EBB_HOST_SMALL_ALIGN ? " (a cache line)"
                  : tier == EBB_TIER_HOST ? " (the page size)" : " (the direct-I/O alignment)");
     }
     return budget / stride;

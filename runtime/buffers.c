@@ -130,12 +130,10 @@ ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, i
     m->count = count;
     m->slots = slots;
     m->buf = calloc((size_t)(count > 0 ? count : 1), sizeof *m->buf);
-    m->map = malloc((size_t)(slots > 0 ? slots : 1) * sizeof *m->map);
+    m->map = calloc((size_t)(slots > 0 ? slots : 1), sizeof *m->map); /* all empty */
     if (!m->buf || !m->map)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the runtime's %s buffer table",
                         ebb_tier_name(tier));
-    for (int32_t s = 0; s < slots; s++)
-        m->map[s] = -1;
     for (int c = 0; c < RT_CLASSES; c++) {
         m->head[c] = m->tail[c] = -1;
         m->size[c] = 0;

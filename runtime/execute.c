@@ -211,7 +211,7 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
 
 static void hold(ebb_run *run, rt_mem *m, int32_t slot, int32_t b)
 {
-    m->map[slot] = b;
+    rt_map_set(m, slot, b);
     m->buf[b].holders++;
     rt_buf_update(m, b);
     (void)run;
@@ -226,10 +226,10 @@ static void occupy(ebb_run *run, int tier)
 static void release(ebb_run *run, int tier, int32_t slot)
 {
     rt_mem *m = tier == EBB_TIER_HOST && run->packed ? NULL : mem_of(run, tier);
-    if (m && m->map[slot] >= 0) {
-        int32_t b = m->map[slot];
+    if (m && rt_map_get(m, slot) >= 0) {
+        int32_t b = rt_map_get(m, slot);
         m->buf[b].holders--;
-        m->map[slot] = -1;
+        rt_map_set(m, slot, -1);
         rt_buf_update(m, b);
     }
     run->in_use[tier]--;
@@ -271,14 +271,14 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
     if (a->tier == EBB_TIER_HOST && run->packed) {
         st = rt_packed_restore(run, a->slot, m, &b);
     } else if (a->tier == (int)m->tier) {
-        b = m->map[a->slot];
+        b = rt_map_get(m, a->slot);
     } else if (a->tier == EBB_TIER_DISK) {
         st = read_disk(run, a->slot, a->step, m, 1, &b);
     } else if ((b = rt_take_ahead(run, a->tier, a->slot, a->step)) < 0) {
         rt_mem *src = mem_of(run, a->tier);
         st = rt_take(run, m, 0, &b);
         if (st == EBB_OK)
-            st = rt_copy_buf(run, m, b, src, src->map[a->slot]);
+            st = rt_copy_buf(run, m, b, src, rt_map_get(src, a->slot));
     }
     if (st == EBB_OK)
         st = stream_ready(run, m, b);
@@ -334,7 +334,7 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
     if (run->packed && (a->tier == EBB_TIER_HOST || a->tier_to == EBB_TIER_HOST)) {
         st = packed_transfer(run, a);
     } else if (src && dst) {
-        int32_t sb = src->map[a->slot];
+        int32_t sb = rt_map_get(src, a->slot);
         if (src == dst) {
             b = sb;
             st = EBB_OK;
@@ -346,7 +346,7 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
         if (st == EBB_OK)
             hold(run, dst, a->slot_to, b);
     } else if (src) {
-        st = write_disk(run, a->slot_to, src, src->map[a->slot]);
+        st = write_disk(run, a->slot_to, src, rt_map_get(src, a->slot));
     } else if (dst) {
         st = read_disk(run, a->slot, a->step, dst, 0, &b);
         if (st == EBB_OK)

@@ -145,7 +145,7 @@ static ebb_status read_disk_ahead(ebb_run *run, const ebb_action *a, int *go)
 static ebb_status copy_up_ahead(ebb_run *run, const ebb_action *a, int *go)
 {
     rt_mem *h = &run->host, *g = &run->gpu;
-    int32_t hb = h->map[a->slot];
+    int32_t hb = rt_map_get(h, a->slot);
     *go = 0;
     ebb_status st = EBB_OK;
     if (hb < 0 || !rt_idle(run, h, hb, &st) || st != EBB_OK)

@@ -65,11 +65,24 @@ typedef struct rt_mem {
                         entries untouched (a run with n unknown may have millions) */
     int32_t untaken; /* buffer fresh - 1 while it heads the idle list, not taken yet; -1 */
     int32_t slots;   /* schedule slots */
-    int32_t *map;    /* schedule slot -> buffer, -1 when empty */
+    int32_t *map;    /* schedule slot -> buffer + 1, 0 when empty (zeroed: a slot's
+                        page is touched only once it is used; rt_map_get/set) */
     int32_t head[RT_CLASSES], tail[RT_CLASSES], size[RT_CLASSES]; /* the lists */
     int32_t spare;   /* buffers beyond the schedule's slots and the working ones */
     int32_t ahead;   /* buffers the reads ahead hold (prefetch.c), at most spare (host: - 1) */
 } rt_mem;
+
+/* The buffer schedule slot `slot` holds, -1 when it holds none. */
+static inline int32_t rt_map_get(const rt_mem *m, int32_t slot)
+{
+    return m->map[slot] - 1;
+}
+
+/* Schedule slot `slot` holds buffer b (-1: none). */
+static inline void rt_map_set(rt_mem *m, int32_t slot, int32_t b)
+{
+    m->map[slot] = b + 1;
+}
 
 /* A read started ahead of its action (prefetch.c): disk slot -> host buffer
  * (from EBB_TIER_DISK), or host slot -> gpu buffer (from EBB_TIER_HOST). */

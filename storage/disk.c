@@ -48,10 +48,11 @@ ebb_status ebb_disk_move_check(struct ebb_pool *pool, int32_t slot, struct ebb_p
                         "tested: %s",
                         (int)slot, op->msg);
     }
-    if (host->stride % d->layout.align)
+    if (!d->layout.buffered && host->stride % d->layout.align)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "host slots are %zu bytes apart, not a multiple of the disk's direct-I/O "
-                        "alignment %zu",
+                        "alignment %zu; make the pools with ebb_slot_stride's slots (a disk pool "
+                        "for states below a page reads and writes through the page cache)",
                         host->stride, d->layout.align);
     if (!write && !atomic_load(&d->core.valid[slot]))
         return ebb_fail(EBB_ERR_STATE,

@@ -355,6 +355,20 @@ static ebb_status open_files(struct ebb_pool *pool, const ebb_pool_options *o)
         return ebb_fail(EBB_ERR_UNSUPPORTED, "disk pool: direct-I/O alignment %zu of '%s' is not "
                                              "supported (at most 65536, a power of two)",
                         d->layout.align, o->paths[0]);
+    /* Host slots that are not a multiple of the alignment (states below a
+     * page: ebb_slot_stride) cannot take direct I/O in place: the files go
+     * through the page cache, and a request moves the state's bytes only. */
+    if (ebb_slot_stride(EBB_TIER_HOST, pool->slot_size, 0) % d->layout.align) {
+        for (int i = 0; i < d->layout.nfiles; i++) {
+            int fl = d->files.file_direct[i] ? fcntl(d->files.fds[i], F_GETFL) : 0;
+            if (d->files.file_direct[i] &&
+                (fl < 0 || fcntl(d->files.fds[i], F_SETFL, fl & ~O_DIRECT) != 0))
+                return ebb_fail_errno(EBB_ERR_IO, errno, "cannot turn O_DIRECT off on '%s'",
+                                      o->paths[i]);
+            d->files.file_direct[i] = 0;
+        }
+        d->layout.buffered = 1;
+    }
     if (o->block % d->layout.align)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "disk pool: block %zu bytes is not a multiple of the direct-I/O alignment "

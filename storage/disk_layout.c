@@ -24,7 +24,7 @@ void ebb_disk_locate(const ebb_disk_layout *l, int32_t slot, uint32_t block, ebb
     size_t start = (size_t)block * l->block;
     loc->buf_offset = start;
     loc->data_len = l->slot_size - start < l->block ? l->slot_size - start : l->block;
-    loc->io_len = round_up(loc->data_len, l->align);
+    loc->io_len = l->buffered ? loc->data_len : round_up(loc->data_len, l->align);
     uint64_t round = (uint64_t)slot / n, full = (uint64_t)l->slots / n;
     if (round < full) {
         loc->file = (int)(((uint64_t)slot + block) % n);
@@ -44,7 +44,7 @@ void ebb_disk_locate_bytes(const ebb_disk_layout *l, int32_t slot, uint32_t bloc
     size_t left = bytes > loc->buf_offset ? bytes - loc->buf_offset : 0;
     if (left < loc->data_len) {
         loc->data_len = left;
-        loc->io_len = round_up(left, l->align);
+        loc->io_len = l->buffered ? left : round_up(left, l->align);
     }
 }
 

@@ -31,6 +31,9 @@ typedef struct ebb_disk_layout {
     size_t block;           /* bytes per request */
     uint32_t bps;           /* blocks per slot */
     size_t dstride;         /* bytes a slot occupies on disk (its size rounded up to align) */
+    int buffered;           /* no file takes direct I/O because the host slots are
+                               not aligned for it (states below a page): a request's
+                               length is its data's, not rounded up to align */
 } ebb_disk_layout;
 
 /* Where block `block` of `slot` lives and how long it is. */
@@ -38,7 +41,7 @@ typedef struct ebb_disk_loc {
     int file;
     uint64_t offset;
     size_t data_len;   /* bytes of the state in this block */
-    size_t io_len;     /* data_len rounded up to the alignment */
+    size_t io_len;     /* data_len rounded up to the alignment (buffered: data_len) */
     size_t buf_offset; /* offset of the block within the slot */
 } ebb_disk_loc;
 

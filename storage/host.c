@@ -1,6 +1,7 @@
 /* Host tier: page-aligned anonymous memory on the right NUMA node, pinned for
- * CUDA when a GPU exists. One buffer serves GPU DMA, O_DIRECT and io_uring
- * fixed buffers. */
+ * CUDA when a GPU exists. One buffer serves GPU DMA, direct I/O (slots of
+ * whole pages; a disk pool reads and writes smaller ones through the page
+ * cache) and io_uring fixed buffers. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +39,9 @@ static void gpu_tracking_create(struct ebb_pool *pool, int device, int32_t first
                   why);
 }
 
-/* Allocation: the slots' memory, mapped anonymous, each slot rounded up to
- * whole pages (a compressed pool's to EBB_HOST_PACKED_ALIGN: its slots are
- * small, and no device copies them). */
+/* Allocation: the slots' memory, mapped anonymous, each slot the state
+ * rounded up by ebb_slot_stride (to a cache line below a page, else to whole
+ * pages; a compressed pool's to EBB_HOST_PACKED_ALIGN). */
 static ebb_status map_slots(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     size_t held = pool->held ? pool->held : o->slot_size;
@@ -102,8 +103,10 @@ static void pin(struct ebb_pool *pool, const ebb_pool_options *o, int32_t first)
     /* on the pool's device: no context on whichever is current (a device
      * that does not exist: the current one) */
     int dev = o->device < ebb_gpu_count() ? o->device : -1;
-    if (ebb_cuda_host_register(pool->base, (size_t)first * pool->stride, dev, why, sizeof why) ==
-        0) {
+    unsigned char *at;
+    size_t bytes;
+    ebb_host_pin_span(pool, 0, first, &at, &bytes);
+    if (ebb_cuda_host_register(at, bytes, dev, why, sizeof why) == 0) {
         pool->pinned = 1;
         pool->pin_device = dev;
         gpu_tracking_create(pool, o->device, first);

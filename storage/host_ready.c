@@ -70,6 +70,19 @@ static void give_back(struct ebb_pool *pool, int32_t from, int32_t to)
         (void)madvise(pool->base + lo, hi - lo, MADV_DONTNEED);
 }
 
+void ebb_host_pin_span(const struct ebb_pool *pool, int32_t from, int32_t to, unsigned char **at,
+                       size_t *bytes)
+{
+    /* whole pages: slots of states below a page share pages, and CUDA pins
+     * (and refuses to pin twice) by pages; a page shared with the slots
+     * below `from` was registered with them */
+    size_t page = ebb_host_page_size();
+    size_t lo = ((size_t)from * pool->stride + page - 1) / page * page;
+    size_t hi = ((size_t)to * pool->stride + page - 1) / page * page;
+    *at = pool->base + lo;
+    *bytes = hi > lo ? hi - lo : 0;
+}
+
 /* Slots [from, to) made ready as extent pool->extents + 1: faulted in,
  * registered (the pool is pinned), their events created (it tracks gpu
  * copies). 0, or -1 with `why` saying what failed (the extent given back). */
@@ -84,16 +97,19 @@ static int ready_extent(struct ebb_pool *pool, int32_t from, int32_t to, char *w
         give_back(pool, from, to);
         return -1;
     }
-    if (pool->pinned &&
-        ebb_cuda_host_register(base, bytes, pool->pin_device, why, why_len) != 0) {
+    unsigned char *pin_at;
+    size_t pin_bytes;
+    ebb_host_pin_span(pool, from, to, &pin_at, &pin_bytes);
+    if (pool->pinned && pin_bytes > 0 &&
+        ebb_cuda_host_register(pin_at, pin_bytes, pool->pin_device, why, why_len) != 0) {
         give_back(pool, from, to);
         return -1;
     }
     if (pool->gpu_events &&
         ebb_cuda_events_create(pool->gpu_events_device, pool->gpu_events + from, to - from, why,
                                why_len) != 0) {
-        if (pool->pinned)
-            ebb_cuda_host_unregister(base, pool->pin_device);
+        if (pool->pinned && pin_bytes > 0)
+            ebb_cuda_host_unregister(pin_at, pool->pin_device);
         give_back(pool, from, to);
         return -1;
     }
@@ -132,10 +148,17 @@ ebb_status ebb_host_make_ready(struct ebb_pool *pool, int32_t slot)
 
 void ebb_host_unregister_extents(struct ebb_pool *pool)
 {
-    if (pool->pinned)
-        for (int32_t k = 0; k < pool->extents; k++)
-            ebb_cuda_host_unregister(pool->base + (size_t)pool->ext_start[k] * pool->stride,
-                                     pool->pin_device);
+    if (pool->pinned) {
+        int32_t ready = atomic_load(&pool->ready);
+        for (int32_t k = 0; k < pool->extents; k++) {
+            unsigned char *at;
+            size_t bytes;
+            ebb_host_pin_span(pool, pool->ext_start[k],
+                              k + 1 < pool->extents ? pool->ext_start[k + 1] : ready, &at, &bytes);
+            if (bytes > 0)
+                ebb_cuda_host_unregister(at, pool->pin_device);
+        }
+    }
     pool->pinned = 0;
 }
 

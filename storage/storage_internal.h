@@ -222,6 +222,10 @@ size_t ebb_host_page_size(void);
 int ebb_host_prefault(const struct ebb_pool *pool, unsigned char *base, size_t bytes,
                       int32_t extent);
 void ebb_host_unregister_extents(struct ebb_pool *pool);
+/* What pinning slots [from, to) registers with CUDA: whole pages, from the
+ * first page that no slot below `from` shares (*bytes 0: none left). */
+void ebb_host_pin_span(const struct ebb_pool *pool, int32_t from, int32_t to, unsigned char **at,
+                       size_t *bytes);
 /* Address of a host slot's data. */
 unsigned char *ebb_host_slot_addr(const struct ebb_pool *host, int32_t slot);
 struct ebb_copy_mark;

@@ -9,7 +9,8 @@
  *                  when a GPU is present;
  *   EBB_TIER_DISK  one preallocated, private, O_DIRECT file per directory
  *                  (several directories = several drives, striped), driven by
- *                  io_uring or by a pread/pwrite thread pool.
+ *                  io_uring or by a pread/pwrite thread pool; buffered for
+ *                  states below a page, whose host slots share pages.
  *
  * Data moves with ebb_move() between a slot of one pool and a slot of
  * another (host <-> disk, host <-> gpu, gpu <-> gpu, host <-> host), and with
@@ -21,8 +22,9 @@
  * message, by the test or wait that sees it complete.
  *
  * The disk tier moves data only from and to host pool slots: a host slot is
- * the staging buffer (page-aligned, padded to the alignment, registered with
- * io_uring when the host pool is given as `staging`). A state crosses
+ * the staging buffer (whole pages for a state of a page or more, aligned
+ * for O_DIRECT; registered with io_uring when the host pool is given as
+ * `staging`). A state crosses
  * between a gpu and a disk pool through a host slot: ebb_move_via does
  * gpu -> host -> disk and disk -> host -> gpu in one call, pipelined.
  *
@@ -79,9 +81,14 @@ typedef struct ebb_pool ebb_pool;
  * fixed size rounded up to this many bytes (a cache line), not to pages. */
 #define EBB_HOST_PACKED_ALIGN 64
 
+/* A host slot of a state below a page is the state rounded up to this many
+ * bytes (a cache line): small states share pages. */
+#define EBB_HOST_SMALL_ALIGN 64
+
 /* Bytes one slot of `tier` takes for a state of `state_bytes`, the one rule
- * of slot sizing: rounded up to 256 bytes on the gpu tier, to the page (at
- * least 4 KiB) on the host tier, to EBB_HOST_PACKED_ALIGN for a compressed
+ * of slot sizing: rounded up to 256 bytes on the gpu tier; on the host tier
+ * to EBB_HOST_SMALL_ALIGN while that stays below a page (the page size, at
+ * least 4 KiB), else to whole pages; to EBB_HOST_PACKED_ALIGN for a compressed
  * host pool's slots (packed = 1, state_bytes then the compressed size), to
  * 4 KiB, the direct-I/O alignment, on the disk tier. The pools lay their
  * slots out by it and a budget holds budget / stride of them
@@ -138,7 +145,9 @@ typedef struct ebb_pool_options {
     int32_t threads;          /* thread backend workers per device (directories on one
                                  file system share them); 0 (default) = queue_depth */
     int direct;               /* 1 (default): O_DIRECT, buffered with a warning where
-                                 the file system refuses it; 0: buffered */
+                                 the file system refuses it, and without one for
+                                 states below a page (their host slots are not
+                                 aligned for it: ebb_slot_stride); 0: buffered */
     int checksum;             /* 1: XXH3-64 per block, verified on every read;
                                  default 0. With io_uring, hashed on a thread of
                                  its own, never on the ring's or the caller's */

@@ -100,10 +100,12 @@ Test(host_compression_keys, budget_holds_budget_over_the_fixed_size)
                      (unsigned long long)(cfg.host.budget / slot));
         cr_expect_eq(po.compression, &cfg.host.compression);
         cr_expect_eq(po.codec_threads, 2);
-        /* off: a state a slot, rounded up to the page */
+        /* off: a state a slot, rounded up to a cache line below a page, to
+         * the page from one on */
         cfg.host.compression.mode = EBB_COMPRESSION_OFF;
         size_t page = (size_t)sysconf(_SC_PAGESIZE) < 4096 ? 4096 : (size_t)sysconf(_SC_PAGESIZE);
-        uint64_t raw = cfg.host.budget / ((state + page - 1) / page * page);
+        size_t unit = (state + 63) / 64 * 64 < page ? 64 : page;
+        uint64_t raw = cfg.host.budget / ((state + unit - 1) / unit * unit);
         ebb_status s = ebb_config_pool_options(&cfg, EBB_TIER_HOST, state, &po);
         if (raw > 0) {
             cr_assert_eq(s, EBB_OK);

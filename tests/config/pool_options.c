@@ -84,16 +84,17 @@ Test(pool_options, host_fields)
     ebb_config_dispose(&cfg);
 }
 
-/* Host slots are rounded up to the page: a budget of k strides holds k
- * slots, one byte less holds k - 1. */
+/* Host slots are rounded up to a cache line below a page, to the page from
+ * one on: a budget of k strides holds k slots, one byte less holds k - 1. */
 Test(pool_options, host_slot_counts)
 {
     ebb_config cfg;
     init_cfg(&cfg);
     size_t pg = page();
-    const size_t states[] = {1, 4096, 5000, pg, pg + 1, 3 * pg - 1, 1 << 20, (1 << 20) + 1};
+    const size_t states[] = {1, 48, 65, pg - 64, pg - 63, 4096, 5000, pg, pg + 1, 3 * pg - 1,
+                             1 << 20, (1 << 20) + 1};
     for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
-        size_t stride = round_to(states[i], pg);
+        size_t stride = round_to(states[i], round_to(states[i], 64) < pg ? 64 : pg);
         for (uint64_t k = 1; k <= 5; k += 2) {
             cfg.host.budget = k * stride;
             cr_expect_eq(slots_for(&cfg, EBB_TIER_HOST, states[i]), (int32_t)k, "state %zu, budget %llu",
@@ -366,9 +367,9 @@ Test(pool_options, slots_capped_at_int32_max)
     cfg.host.budget = UINT64_C(1) << 62;
     cr_expect_eq(slots_for(&cfg, EBB_TIER_HOST, 1), INT32_MAX);
     cfg.host.budget = (uint64_t)INT32_MAX * page();
-    cr_expect_eq(slots_for(&cfg, EBB_TIER_HOST, 1), INT32_MAX);
+    cr_expect_eq(slots_for(&cfg, EBB_TIER_HOST, page()), INT32_MAX);
     cfg.host.budget -= 1;
-    cr_expect_eq(slots_for(&cfg, EBB_TIER_HOST, 1), INT32_MAX - 1);
+    cr_expect_eq(slots_for(&cfg, EBB_TIER_HOST, page()), INT32_MAX - 1);
     ebb_config_dispose(&cfg);
 }
 

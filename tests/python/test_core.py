@@ -183,6 +183,18 @@ def test_a_host_budget_holds_it_over_the_bindings_slot_stride(seed, disk_config)
                 assert run.info().slots["host"] == want, (size, stride, budget)
 
 
+def test_a_small_states_host_slot_is_a_cache_line(disk_config):
+    """A 48-byte state's host slot is 64 bytes (states below a page share
+    pages), so a 1 MiB budget holds 16,384 of them."""
+    assert ebb.runtime.slot_stride("host", 48) == 64
+    assert ebb.runtime.slot_stride("host", 1 << 20) % 4096 == 0
+    cfg = disk_config.copy()
+    cfg.update({"tier": {"host": {"budget": 1 << 20}}})
+    with ebb.Run(48, 20000, lambda i, a, b: None, lambda i, x: None, config=cfg,
+                 strategy="revolve") as run:
+        assert run.info().slots["host"] == 16384
+
+
 class Boom(Exception):
     pass
 

@@ -134,11 +134,13 @@ def test_memory_as_a_fraction_of_store_all(fraction, disk_config):
 def test_memory_in_bytes_and_the_callers_config_untouched(disk_config):
     model = LSTM(steps=T)
     before = disk_config.to_toml()
-    page = ebb.runtime.slot_stride("host", 1)  # a host slot's unit: the page
-    # without the generator's 5 KiB in it, this LSTM's state fits one page
-    info, _ = _info(model, memory=5 * page, config=disk_config, preserve_rng_state=False)
+    # without the generator's 5 KiB in it, this LSTM's state is its tensors,
+    # each rounded up to 64 bytes; a host slot is that as slot_stride rounds it
+    size = sum((x.numel() * x.element_size() + 63) // 64 * 64 for x in model.h0)
+    stride = ebb.runtime.slot_stride("host", size)
+    info, _ = _info(model, memory=5 * stride, config=disk_config, preserve_rng_state=False)
     assert info.slots["host"] == 5, info
-    info, _ = _info(model, memory=f"{7 * page} B", config=disk_config, strategy="revolve",
+    info, _ = _info(model, memory=f"{7 * stride} B", config=disk_config, strategy="revolve",
                     preserve_rng_state=False)
     assert info.slots["host"] == 7, info
     assert disk_config.to_toml() == before

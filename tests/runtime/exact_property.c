@@ -76,9 +76,9 @@ static void run_compressed_cases(uint64_t seed, int cases, int disk_only, int in
             h_revolve_case(&r, &o, &cfg, disk_only);
         if (c % 4 == 3) {
             /* slot counts from the budgets, as a configuration gives them:
-             * host slots are page-rounded, disk slots 4 KiB-rounded */
+             * host and disk slots as ebb_slot_stride rounds them */
             uint64_t page = ((uint64_t)size + 4095) / 4096 * 4096;
-            cfg.host.budget = (uint64_t)o.slots * page;
+            cfg.host.budget = (uint64_t)o.slots * ebb_slot_stride(EBB_TIER_HOST, size, 0);
             cfg.disk.budget = (uint64_t)o.slow_slots * page;
             o.slots = 0;
             o.slow_slots = 0;

@@ -49,7 +49,8 @@ static void run(ebb_config_strategy strategy, uint32_t failing_extent)
     char slot[64], bytes[64], step[64];
     int32_t first = 1 << (failing_extent - 1);
     snprintf(slot, sizeof slot, "slot %d is beyond the %d slots", (int)first, (int)first);
-    snprintf(bytes, sizeof bytes, "(%zu bytes", (size_t)first * 4096); /* a page per slot */
+    snprintf(bytes, sizeof bytes, "(%zu bytes", (size_t)first * ebb_slot_stride(EBB_TIER_HOST,
+                                                                                 SIZE, 0));
     /* buffer b holds a new state once b + 1 buffers are held: the live
      * state, the step's output and the stored states before it */
     snprintf(step, sizeof step, "step %lld: host buffer %d", (long long)w.forward_calls,

@@ -1,10 +1,11 @@
 /* A run with n unknown is given every slot of its host budget: with small
- * states, hundreds of thousands of buffers. The runtime's table of them
- * (buffers.c) is written only for the buffers the run takes, so a short run
- * costs memory for what it uses: here a 2 GiB budget of 4 KiB slots (524,286
- * buffers; their table alone is 32 MiB once written) and 50 steps, with the
- * host pool made ready from 8 slots, raise the resident memory by less than
- * 16 MiB. The adjoint is the oracle's. */
+ * states, tens of millions of buffers. The runtime's tables of them
+ * (buffers.c: the buffers, and the schedule's slots' map) are written only
+ * for the slots and buffers the run takes, so a short run costs memory for
+ * what it uses: here a 2 GiB budget of 64-byte slots (33,554,430 buffers;
+ * the map alone is 128 MiB once written) and 50 steps, with the host pool
+ * made ready from 8 slots, raise the resident memory by less than 16 MiB.
+ * The adjoint is the oracle's. */
 #include <unistd.h>
 
 #include "storage/fault.h"

@@ -58,7 +58,8 @@ Test(slot_stride, the_tiers_units)
     cr_expect_eq(ebb_slot_stride(EBB_TIER_GPU, 257, 0), 512);
     cr_expect_eq(ebb_slot_stride(EBB_TIER_DISK, 4097, 0), 8192);
     cr_expect_eq(ebb_slot_stride(EBB_TIER_HOST, 48, 1), EBB_HOST_PACKED_ALIGN);
-    cr_expect_eq(ebb_slot_stride(EBB_TIER_HOST, 48, 0) % 4096, 0);
+    cr_expect_eq(ebb_slot_stride(EBB_TIER_HOST, 48, 0), EBB_HOST_SMALL_ALIGN);
+    cr_expect_eq(ebb_slot_stride(EBB_TIER_HOST, 5000, 0) % 4096, 0);
     cr_expect_eq(ebb_slot_stride(EBB_TIER_HOST, SIZE_MAX - 1, 0), SIZE_MAX, "overflow");
     cr_expect_eq(ebb_slot_stride((ebb_tier)7, 48, 0), 0);
 }
