@@ -5,9 +5,9 @@
  * fields without a tier are the sums over the tiers. */
 #include "smooth.h"
 
-static ebb_run_stats run(ebb_config *cfg, ebb_config_strategy strategy, int64_t n)
+static ebb_run_stats run(ebb_config *cfg, ebb_config_strategy strategy, int64_t n, size_t zero_from)
 {
-    sm s = {.values = 8192};
+    sm s = {.values = 8192, .zero_from = zero_from};
     ebb_run_options o = sm_options(&s, cfg, strategy, n);
     rt_create_args args;
     cr_assert_eq(rt_args_from_config(&o, cfg, &args), EBB_OK, "%s", ebb_last_error());
@@ -39,7 +39,7 @@ Test(codec_stats_tier, host_fixed_rate)
     cfg.host.budget = 3 * state;
     cfg.host.compression.mode = EBB_COMPRESSION_FIXED_RATE;
     cfg.host.compression.rate = 16;
-    ebb_run_stats st = run(&cfg, EBB_CONFIG_STRATEGY_REVOLVE, 60);
+    ebb_run_stats st = run(&cfg, EBB_CONFIG_STRATEGY_REVOLVE, 60, 0);
     const uint64_t *before = st.bytes_before_compression_tier;
     const uint64_t *after = st.bytes_after_compression_tier;
     cr_assert_gt(st.compressions[EBB_TIER_HOST], 0);
@@ -70,8 +70,11 @@ Test(codec_stats_tier, disk_lossless)
     size_t state = 8192 * sizeof(double);
     cfg.host.budget = 3 * state;
     cfg.disk.compression.mode = EBB_COMPRESSION_LOSSLESS;
-    cfg.disk.max_bandwidth = 20000000; /* compressing pays: no state stored raw */
-    ebb_run_stats st = run(&cfg, EBB_CONFIG_STRATEGY_MULTISTAGE, 60);
+    /* Compressing pays, so no state is stored raw, while the codec runs
+     * faster than 2.3 MB/s: states that shrink tenfold through a 2 MB/s disk
+     * leave a machine under load a wide margin. */
+    cfg.disk.max_bandwidth = 2000000;
+    ebb_run_stats st = run(&cfg, EBB_CONFIG_STRATEGY_MULTISTAGE, 60, 1024);
     const uint64_t *before = st.bytes_before_compression_tier;
     const uint64_t *after = st.bytes_after_compression_tier;
     cr_assert_gt(st.stores[EBB_TIER_DISK], 0);
@@ -83,7 +86,7 @@ Test(codec_stats_tier, disk_lossless)
                  "every state was tried");
     cr_assert_gt(st.decompressions[EBB_TIER_DISK], 0);
     cr_assert_gt(st.codec_s_tier[EBB_TIER_DISK], 0);
-    cr_assert_gt(st.codec_ratio, 1);
+    cr_assert_gt(st.codec_ratio, 5, "%g: states mostly zero shrink more than fivefold", st.codec_ratio);
     cr_assert_eq(before[EBB_TIER_HOST] + after[EBB_TIER_HOST], 0);
     cr_assert_eq(st.compressions[EBB_TIER_HOST] + st.decompressions[EBB_TIER_HOST], 0);
     assert_sums(&st);

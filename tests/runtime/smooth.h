@@ -13,6 +13,7 @@ typedef struct sm {
     size_t values;
     int64_t reversed;
     unsigned reverse_us; /* each reverse step sleeps this long (reads ahead pile up) */
+    size_t zero_from;    /* when not 0, the values from this one on are 0 (compress well) */
 } sm;
 
 static inline int sm_forward(void *user, int64_t k, const void *in, void *out)
@@ -21,7 +22,9 @@ static inline int sm_forward(void *user, int64_t k, const void *in, void *out)
     const double *x = in;
     double *y = out;
     for (size_t i = 0; i < s->values; i++)
-        y[i] = 0.9 * x[i] + 0.1 * sin(0.001 * (double)i + 0.01 * (double)k);
+        y[i] = s->zero_from && i >= s->zero_from
+                   ? 0.0
+                   : 0.9 * x[i] + 0.1 * sin(0.001 * (double)i + 0.01 * (double)k);
     return EBB_STEP_OK;
 }
 
