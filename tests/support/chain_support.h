@@ -32,4 +32,9 @@ ebb_chain test_chain_view(const test_chain *c);
  * test, naming the chain, if anything is refused. */
 chain_replay chain_replayed(const test_chain *c);
 
+/* Replays schedule s of chain ch through a validator sized in bytes with
+ * `budget`, fails the test if anything is refused, a step is reversed out
+ * of order or never, or the peak passes the budget; destroys s. */
+chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_t budget);
+
 #endif

@@ -365,14 +365,19 @@ class _Steps:
             if last:
                 self.n = t + 1
             if first:
-                if self.hashes is not None:
-                    self.hashes.append(digest((*h, *h_next, loss_t, *ys)))
-                if ys:
-                    self._keep(t, ys)
-                if loss_t is not None:
-                    loss_t = loss_t.reshape(())
-                    self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
+                self._record(t, h, h_next, loss_t, ys)
         return runtime.LAST if last else None
+
+    def _record(self, t, h, h_next, loss_t, ys):
+        """What the first forward of step t leaves for later: its hash (the
+        hash audit), its outputs y_t, and loss_t added to the running loss."""
+        if self.hashes is not None:
+            self.hashes.append(digest((*h, *h_next, loss_t, *ys)))
+        if ys:
+            self._keep(t, ys)
+        if loss_t is not None:
+            loss_t = loss_t.reshape(())
+            self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
 
     def _span(self, c):
         """The user steps of ebb step c: c*k .. min(c*k + k, n) - 1."""
@@ -398,13 +403,7 @@ class _Steps:
             for t in range(a, b):
                 h_next, loss_t, ys = self._call(h, t)
                 if first:
-                    if self.hashes is not None:
-                        self.hashes.append(digest((*h, *h_next, loss_t, *ys)))
-                    if ys:
-                        self._keep(t, ys)
-                    if loss_t is not None:
-                        loss_t = loss_t.reshape(())
-                        self.loss = loss_t.clone() if self.loss is None else self.loss + loss_t
+                    self._record(t, h, h_next, loss_t, ys)
                     if self.until is not None and self._stop(h_next, t):
                         self.n, last = t + 1, True
                         h = h_next
