@@ -18,6 +18,10 @@ included). --chunk K runs the ebb methods with ebb.torch.scan's chunk=K (K
 user steps per ebb step, one autograd call per chunk in the reverse); an ebb
 method named with "@K" (ebb-revolve@16) takes chunk=K itself, so that
 several chunk sizes alternate in one run (@auto: chunk="auto").
+Also printed: the child's system time and minor page faults (a tensor that
+glibc's malloc maps afresh is faulted in again page by page); --keep-freed
+runs the children with glibc's malloc told to keep freed memory for reuse
+(docs/python.md, "The allocator on the CPU").
 """
 
 import argparse
@@ -34,6 +38,11 @@ METHODS = ("autograd", "checkpoint", "ebb-revolve", "ebb-multistage-disk", "ebb-
 # only when named in --methods; "-lossless": the disk tier compresses
 # (tier.disk.compression = "lossless", c-blosc's defaults: lz4, byte shuffle)
 EXTRA = ("checkpoint-nonreentrant", "ebb-multistage-disk-lossless", "ebb-async-disk-lossless")
+
+
+# glibc's malloc: tensors up to 32 MiB from the heap (not mapped afresh each
+# time), and freed heap memory kept in the process (docs/python.md)
+KEEP_FREED = {"MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "4294967296"}
 
 
 def rss_kib():
@@ -158,7 +167,8 @@ def parent(args):
                "--slots", str(args.slots), "--cell", args.cell] + \
             (["--disk", args.disk] if args.disk else []) + \
             (["--chunk", str(args.chunk)] if args.chunk else [])
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        env = dict(os.environ, **KEEP_FREED) if args.keep_freed else None
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
         out = p.stdout.read()
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
@@ -172,6 +182,10 @@ def parent(args):
         # CPU time of the whole child (set-up included): less sensitive than
         # wall time to other processes on a shared machine
         row["cpu_s"] = usage.ru_utime + usage.ru_stime
+        row["sys_s"] = usage.ru_stime
+        row["minor_faults"] = usage.ru_minflt
+        row["malloc_env"] = {k: v for k, v in (env or os.environ).items()
+                             if k.startswith("MALLOC_") or k == "GLIBC_TUNABLES"}
         rows.append(row)
         codec = ""
         if row.get("bytes_after_compression"):
@@ -179,7 +193,8 @@ def parent(args):
                      f" raw {row['stored_raw']} ({row['stored_raw_slower']} slower)")
         print(f"{m:30s} peak RSS {usage.ru_maxrss / 1024:8.0f} MiB  (after set-up "
               f"{row['setup_rss_kib'] / 1024:.0f} MiB)  {row['ms_per_step']:7.2f} ms/step  "
-              f"child CPU {row['cpu_s']:6.1f} s  grad {row['grad_digest']}{codec}", flush=True)
+              f"child CPU {row['cpu_s']:6.1f} s (sys {row['sys_s']:5.1f}, "
+              f"{row['minor_faults'] / 1e6:.2f} M faults)  grad {row['grad_digest']}{codec}", flush=True)
     if args.repeat > 1:
         import statistics
         for m in methods:
@@ -215,6 +230,9 @@ def main():
     p.add_argument("--repeat", type=int, default=1,
                    help="run the methods this many times, alternating their order")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--keep-freed", action="store_true",
+                   help="children run with glibc's malloc keeping freed memory: "
+                        + " ".join(f"{k}={v}" for k, v in KEEP_FREED.items()))
     p.add_argument("--step-time", action="store_true",
                    help="only time one step forward and backward, and name the BLAS")
     p.add_argument("--reps", type=int, default=50)
