@@ -40,7 +40,8 @@ static const char plan_help[] =
     "With --state-size, --forward-ms and --reverse-ms it predicts the time of each\n"
     "strategy instead: 'ebb plan --state-size 1 --forward-ms 1 --reverse-ms 1 --help'.\n"
     "With --chain FILE --memory SIZE it plans a chain of steps with their own costs\n"
-    "and state sizes: 'ebb plan --chain - --help'.\n"
+    "and state sizes, with --chain FILE --least-peak its checkpoints of least peak\n"
+    "memory: 'ebb plan --chain - --help'.\n"
     "\n"
     "A replay that runs over half a second shows its progress (the step, and in\n"
     "the reverse sweep an estimate of the time left) on standard error when that\n"
@@ -237,11 +238,13 @@ static int wants_prediction(int argc, char **argv)
     return 0;
 }
 
-/* Whether the command line names a chain file (ebb plan --chain). */
+/* Whether the command line names a chain file (ebb plan --chain) or asks
+ * for a chain's least peak (--least-peak, which only a chain takes). */
 static int wants_chain(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--chain") == 0 || strncmp(argv[i], "--chain=", 8) == 0)
+        if (strcmp(argv[i], "--chain") == 0 || strncmp(argv[i], "--chain=", 8) == 0 ||
+            strcmp(argv[i], "--least-peak") == 0)
             return 1;
     return 0;
 }

@@ -3,6 +3,9 @@
  * heterogeneous chain (ebb/chain.h) read from a file of per-step figures,
  * replayed through a validator that checks the budget in bytes, and what it
  * costs beside Revolve with the slots the budget holds of the largest state.
+ * `ebb plan --chain FILE --least-peak`: the checkpoints of least peak memory
+ * when each step is recomputed at most once, replayed the same way with that
+ * peak as the budget.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,10 +21,14 @@
 
 static const char chain_help[] =
     "usage: ebb plan --chain FILE --memory SIZE [options]\n"
+    "       ebb plan --chain FILE --least-peak [--json] [--actions]\n"
     "\n"
     "The schedule of least total cost for a chain of steps with their own costs\n"
     "and state sizes (up to 100,000 steps), within a memory budget in bytes; replayed\n"
-    "through the validator, which checks the budget at every store.\n"
+    "through the validator, which checks the budget at every store. With\n"
+    "--least-peak, instead, the checkpoints that hold the fewest bytes at once when\n"
+    "each step is recomputed at most once, and that least peak (the budget the\n"
+    "validator checks); it takes no --memory or --memory-levels.\n"
     "\n"
     "  --chain FILE        one step a line: FORWARD REVERSE SIZE (the costs on\n"
     "                      one scale, the size of the step's input state, e.g.\n"
@@ -30,6 +37,7 @@ static const char chain_help[] =
     "                      standard input\n"
     "  --memory SIZE       the budget for stored states, x_0 included\n"
     "  --memory-levels K   the most units the budget is counted in (default 256)\n"
+    "  --least-peak        the least peak memory, each step recomputed at most once\n"
     "  --json              print one JSON object\n"
     "  --actions           print the action stream, one action a line\n";
 
@@ -37,7 +45,7 @@ typedef struct chain_args {
     const char *chain;
     uint64_t memory;
     int32_t levels;
-    int json, actions;
+    int json, actions, least_peak;
 } chain_args;
 
 #define OPT(n, k, f) CLI_OPT(chain_args, n, k, f)
@@ -47,6 +55,7 @@ static const cli_option chain_options[] = {
     {OPT("memory-levels", CLI_INT32, levels), .min = 0, .max = 65536},
     {OPT("json", CLI_FLAG, json)},
     {OPT("actions", CLI_FLAG, actions)},
+    {OPT("least-peak", CLI_FLAG, least_peak)},
 };
 #undef OPT
 static const cli_command chain_command = {"plan", chain_help, chain_options,
@@ -190,10 +199,12 @@ static double revolve_cost(const chain_data *d, uint64_t memory)
 }
 
 /* Replays s through a validator sized in bytes, printing the actions if
- * asked; fills st and the peak bytes. */
+ * asked; fills st, the peak bytes and the cost (forward costs of every step
+ * run + reverse costs). */
 static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, int print,
-                         ebb_schedule_stats *st, uint64_t *peak)
+                         ebb_schedule_stats *st, uint64_t *peak, double *cost)
 {
+    *cost = 0;
     int32_t slots[EBB_TIER_COUNT];
     ebb_schedule_tier_slots(s, slots);
     ebb_validator *v = NULL;
@@ -207,6 +218,12 @@ static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, 
         status = ebb_schedule_next_batch(s, batch, sizeof batch / sizeof *batch, &got);
         if (status == EBB_OK)
             status = ebb_validator_check(v, batch, got);
+        for (size_t i = 0; status == EBB_OK && i < got; i++)
+            if (batch[i].kind == EBB_ACT_ADVANCE)
+                for (int64_t k = batch[i].step; k < batch[i].to; k++)
+                    *cost += d->f[k];
+            else if (batch[i].kind == EBB_ACT_REVERSE)
+                *cost += d->r[batch[i].step];
         for (size_t i = 0; print && status == EBB_OK && i < got; i++) {
             ebb_action_format(&batch[i], line, sizeof line);
             puts(line);
@@ -224,6 +241,61 @@ static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, 
     return status;
 }
 
+/* The least-peak checkpoints of the chain, replayed with their peak as the
+ * budget, and printed as the --memory form prints its schedule. */
+static int least_peak(const chain_args *a, const chain_data *d, const ebb_chain *chain)
+{
+    double t0 = cli_now();
+    ebb_schedule *s = NULL;
+    uint64_t least = 0;
+    if (ebb_chain_least_peak_create(chain, EBB_TIER_HOST, &least, &s) != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        return 2;
+    }
+    double seconds = cli_now() - t0;
+    ebb_schedule_stats st;
+    memset(&st, 0, sizeof st);
+    uint64_t peak = 0;
+    double cost = 0;
+    ebb_status status = replay(s, d, least, a->actions && !a->json, &st, &peak, &cost);
+    ebb_schedule_destroy(s);
+    if (status != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        return 1;
+    }
+    double rc_revolve = revolve_cost(d, least);
+    if (a->json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_int(&w, "steps", d->n);
+        json_int(&w, "least_peak_bytes", (int64_t)least);
+        json_double(&w, "cost", cost);
+        json_int(&w, "forward_steps", st.forward_steps);
+        json_int(&w, "peak_slots", st.peak_slots[EBB_TIER_HOST]);
+        json_int(&w, "peak_bytes", (int64_t)peak);
+        if (rc_revolve >= 0)
+            json_double(&w, "revolve_cost", rc_revolve);
+        json_double(&w, "create_s", seconds);
+        json_end(&w);
+    } else if (!a->actions) {
+        printf("steps           %lld\n", (long long)d->n);
+        printf("memory          %llu bytes, the least peak with each step recomputed at most "
+               "once\n", (unsigned long long)least);
+        printf("cost            %g (forward costs of every step run + reverse costs)\n", cost);
+        printf("forward steps   %lld (%lld recomputed)\n", (long long)st.forward_steps,
+               (long long)(st.forward_steps - d->n));
+        printf("peak            %d states, %llu bytes\n", st.peak_slots[EBB_TIER_HOST],
+               (unsigned long long)peak);
+        if (rc_revolve >= 0)
+            printf("revolve         %g with the slots the peak holds of the largest state "
+                   "(%.3f x)\n", rc_revolve, rc_revolve > 0 ? cost / rc_revolve : 1.0);
+        else
+            printf("revolve         cannot run: the peak holds no largest state\n");
+        printf("valid           yes (%.3f s to plan)\n", seconds);
+    }
+    return 0;
+}
+
 int ebb_cmd_plan_chain(int argc, char **argv)
 {
     chain_args a = {0};
@@ -231,10 +303,21 @@ int ebb_cmd_plan_chain(int argc, char **argv)
     int rc = cli_parse(&chain_command, argc, argv, &a, &parsed);
     if (rc != CLI_OK)
         return rc == CLI_HELP ? 0 : rc;
-    if (!cli_given(&chain_command, &parsed, "chain") ||
-        !cli_given(&chain_command, &parsed, "memory")) {
-        fprintf(stderr, "ebb plan: --chain FILE and --memory SIZE are required together "
-                "(see 'ebb plan --chain - --help')\n");
+    int memory = cli_given(&chain_command, &parsed, "memory");
+    if (a.least_peak && memory) {
+        fprintf(stderr, "ebb plan: --least-peak finds the least memory itself and takes no "
+                "--memory SIZE; drop --memory, or drop --least-peak for the schedule of least "
+                "cost within SIZE\n");
+        return 2;
+    }
+    if (a.least_peak && cli_given(&chain_command, &parsed, "memory-levels")) {
+        fprintf(stderr, "ebb plan: --least-peak counts the peak in bytes and takes no "
+                "--memory-levels K; drop --memory-levels\n");
+        return 2;
+    }
+    if (!cli_given(&chain_command, &parsed, "chain") || (!memory && !a.least_peak)) {
+        fprintf(stderr, "ebb plan: --chain FILE and --memory SIZE are required together, or "
+                "--chain FILE and --least-peak (see 'ebb plan --chain - --help')\n");
         return 2;
     }
     static chain_data d; /* EBB_CHAIN_MAX_STEPS steps: not on the stack */
@@ -242,6 +325,8 @@ int ebb_cmd_plan_chain(int argc, char **argv)
         return 2;
     ebb_chain chain = {.steps = d.n, .forward_cost = d.f, .reverse_cost = d.r,
                        .state_bytes = d.b};
+    if (a.least_peak)
+        return least_peak(&a, &d, &chain);
     ebb_chain_options o;
     ebb_chain_options_init(&o);
     o.memory_bytes = a.memory;
@@ -258,7 +343,8 @@ int ebb_cmd_plan_chain(int argc, char **argv)
     ebb_schedule_stats st;
     memset(&st, 0, sizeof st);
     uint64_t peak = 0;
-    ebb_status status = replay(s, &d, a.memory, a.actions && !a.json, &st, &peak);
+    double cost = 0;
+    ebb_status status = replay(s, &d, a.memory, a.actions && !a.json, &st, &peak, &cost);
     ebb_schedule_destroy(s);
     if (status != EBB_OK) {
         fprintf(stderr, "ebb plan: %s\n", ebb_last_error());

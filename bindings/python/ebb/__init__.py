@@ -10,7 +10,7 @@ import importlib
 
 from ._capi import lib as _lib
 from ._loader import path as library_path
-from .chain import ChainPlan, chain_plan
+from .chain import ChainPlan, chain_least_peak, chain_plan
 from .config import Config
 from .errors import EbbError, LibraryNotFoundError, status
 from .runtime import LAST, Run, RunInfo, RunStats
@@ -18,8 +18,8 @@ from .schedule import SCHEDULES, STRATEGIES, PlanStats, actions, plan, revolve_f
 
 __all__ = [
     "ChainPlan", "Config", "EbbError", "LAST", "LibraryNotFoundError", "PlanStats", "Run", "RunInfo",
-    "RunStats", "SCHEDULES", "STRATEGIES", "actions", "chain_plan", "library_path", "plan", "revolve_forward_count",
-    "status", "validate", "version",
+    "RunStats", "SCHEDULES", "STRATEGIES", "actions", "chain_least_peak", "chain_plan",
+    "library_path", "plan", "revolve_forward_count", "status", "validate", "version",
 ]
 
 

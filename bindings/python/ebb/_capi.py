@@ -220,6 +220,8 @@ _PROTOTYPES = {
     "ebb_chain_schedule_create": (c_int, [POINTER(Chain), POINTER(ChainOptions),
                                           POINTER(c_void_p)]),
     "ebb_chain_schedule_info": (c_int, [c_void_p, POINTER(ChainInfo)]),
+    "ebb_chain_least_peak_create": (c_int, [POINTER(Chain), c_int, POINTER(c_uint64),
+                                            POINTER(c_void_p)]),
     "ebb_validator_create": (c_int, [c_int64, POINTER(c_int32), POINTER(c_void_p)]),
     "ebb_validator_destroy": (None, [c_void_p]),
     "ebb_validator_check": (c_int, [c_void_p, POINTER(Action), c_size_t]),

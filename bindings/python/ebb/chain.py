@@ -1,6 +1,7 @@
 """Heterogeneous chains (include/ebb/chain.h): the schedule of least total
 cost for steps with their own forward and reverse costs and states with their
-own sizes, within a budget in bytes (docs/heterogeneous.md)."""
+own sizes, within a budget in bytes, and the checkpoints of least peak memory
+when each step is recomputed at most once (docs/heterogeneous.md)."""
 
 import ctypes
 from dataclasses import dataclass, field
@@ -16,14 +17,43 @@ MAX_STEPS = 100000
 @dataclass
 class ChainPlan:
     """A chain's schedule: its cost (forward costs of every step run + reverse
-    costs), the memory unit it counted the budget in, the most states it holds
-    at once, and its actions as (kind, step, to, slot) tuples."""
+    costs), the memory unit it counted the budget in, the slots it numbers,
+    and its actions as (kind, step, to, slot) tuples."""
 
     cost: float
     unit_bytes: int
     units: int
     slots: int
     actions: list = field(default_factory=list)
+
+
+def _chain(forward_cost, reverse_cost, state_bytes):
+    """The ctypes chain of the three lists (kept alive by the returned tuple)."""
+    n = len(forward_cost)
+    if len(reverse_cost) != n or len(state_bytes) != n:
+        raise ValueError(f"forward_cost, reverse_cost and state_bytes must have one entry per "
+                         f"step; got {n}, {len(reverse_cost)} and {len(state_bytes)}")
+    f = (ctypes.c_double * max(n, 1))(*[float(v) for v in forward_cost])
+    r = (ctypes.c_double * max(n, 1))(*[float(v) for v in reverse_cost])
+    b = (ctypes.c_uint64 * max(n, 1))(*[int(v) for v in state_bytes])
+    return _capi.Chain(steps=n, forward_cost=f, reverse_cost=r, state_bytes=b), (f, r, b)
+
+
+def _drain(L, s, tier):
+    """The slots of `tier` schedule s uses and its actions as tuples."""
+    slots = (ctypes.c_int32 * _capi.TIER_COUNT)()
+    _capi.check(L.ebb_schedule_tier_slots(s, slots))
+    acts = []
+    batch = (_capi.Action * 256)()
+    got = ctypes.c_size_t()
+    while True:
+        _capi.check(L.ebb_schedule_next_batch(s, batch, 256, ctypes.byref(got)))
+        for i in range(got.value):
+            a = batch[i]
+            acts.append((a.kind, a.step, a.to, a.slot))
+        if got.value == 0 or acts[-1][0] == END:
+            break
+    return slots[tier], acts
 
 
 def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_levels=0,
@@ -33,15 +63,8 @@ def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_
     bytes, and the stored states (x_0 included) never take more than
     memory_bytes. Raises EbbError: INVALID_ARG (which input, why), NO_MEMORY
     (x_0 does not fit)."""
-    n = len(forward_cost)
-    if len(reverse_cost) != n or len(state_bytes) != n:
-        raise ValueError(f"forward_cost, reverse_cost and state_bytes must have one entry per "
-                         f"step; got {n}, {len(reverse_cost)} and {len(state_bytes)}")
+    chain, _keep = _chain(forward_cost, reverse_cost, state_bytes)
     L = _capi.lib()
-    f = (ctypes.c_double * max(n, 1))(*[float(v) for v in forward_cost])
-    r = (ctypes.c_double * max(n, 1))(*[float(v) for v in reverse_cost])
-    b = (ctypes.c_uint64 * max(n, 1))(*[int(v) for v in state_bytes])
-    chain = _capi.Chain(steps=n, forward_cost=f, reverse_cost=r, state_bytes=b)
     o = _capi.ChainOptions()
     L.ebb_chain_options_init(ctypes.byref(o))
     o.memory_bytes = int(memory_bytes)
@@ -54,19 +77,38 @@ def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_
         info = _capi.out(_capi.ChainInfo)
         _capi.check(L.ebb_chain_schedule_info(s, ctypes.byref(info)))
         _capi.filled(info)
-        slots = (ctypes.c_int32 * _capi.TIER_COUNT)()
-        _capi.check(L.ebb_schedule_tier_slots(s, slots))
-        acts = []
-        batch = (_capi.Action * 256)()
-        got = ctypes.c_size_t()
-        while True:
-            _capi.check(L.ebb_schedule_next_batch(s, batch, 256, ctypes.byref(got)))
-            for i in range(got.value):
-                a = batch[i]
-                acts.append((a.kind, a.step, a.to, a.slot))
-            if got.value == 0 or acts[-1][0] == END:
-                break
+        slots, acts = _drain(L, s, o.tier)
     finally:
         L.ebb_schedule_destroy(s)
     return ChainPlan(cost=info.cost, unit_bytes=info.unit_bytes, units=info.units,
-                     slots=slots[o.tier], actions=acts)
+                     slots=slots, actions=acts)
+
+
+def chain_least_peak(forward_cost, reverse_cost, state_bytes, *, tier="host"):
+    """(peak_bytes, plan): the checkpoints that hold the fewest bytes at once
+    when no step is recomputed more than once, for the same chain as
+    chain_plan, and that least peak, exact in bytes (x_0 included; 0 for one
+    step). The plan is a ChainPlan of the same actions; its cost is its
+    stream's (forward costs of every step run + reverse costs), its budget is
+    counted in bytes (unit_bytes 1, units peak_bytes). Raises EbbError
+    INVALID_ARG (which step, and why), ValueError for lists of different
+    lengths."""
+    chain, _keep = _chain(forward_cost, reverse_cost, state_bytes)
+    L = _capi.lib()
+    t = _capi.tier_index(tier)
+    peak = ctypes.c_uint64()
+    s = ctypes.c_void_p()
+    _capi.check(L.ebb_chain_least_peak_create(ctypes.byref(chain), t, ctypes.byref(peak),
+                                              ctypes.byref(s)))
+    try:
+        slots, acts = _drain(L, s, t)
+    finally:
+        L.ebb_schedule_destroy(s)
+    cost = 0.0
+    for kind, step, to, _slot in acts:
+        if kind == ADVANCE:
+            cost += sum(chain.forward_cost[k] for k in range(step, to))
+        elif kind == REVERSE:
+            cost += chain.reverse_cost[step]
+    return peak.value, ChainPlan(cost=cost, unit_bytes=1, units=peak.value, slots=slots,
+                                 actions=acts)
