@@ -115,13 +115,13 @@ static void budgets(const ebb_config *config, const ebb_run_options *o, rt_tiers
             continue;
         ebb_pool_options po;
         t->status[k] = ebb_config_pool_options(cfg, (ebb_tier)k, state, &po);
-        if (t->status[k] == EBB_OK)
-            t->slots[k] = po.slots;
-        if (t->status[k] == EBB_OK && k == EBB_TIER_DISK && o->steps == 0 &&
-            cfg->disk.budget == EBB_BUDGET_AUTO)
-            t->slots[k] = disk_unknown_cap(state, t->slots[k]);
-        else
+        if (t->status[k] != EBB_OK) {
             snprintf(t->why[k], sizeof t->why[k], "%s", ebb_last_error());
+            continue;
+        }
+        t->slots[k] = po.slots;
+        if (k == EBB_TIER_DISK && o->steps == 0 && cfg->disk.budget == EBB_BUDGET_AUTO)
+            t->slots[k] = disk_unknown_cap(state, t->slots[k]);
     }
 }
 
