@@ -347,7 +347,8 @@ ebb_status ebb_config_check_strategy_tiers(const ebb_config *cfg)
 
 static uint64_t round_down(uint64_t v, uint64_t align) { return v - v % align; }
 
-/* The auto disk budget: half the free space, every path an equal share. */
+/* The auto disk budget: a quarter of the free space divided by the
+ * processes on this node (ebb_sys_local_ranks), every path an equal share. */
 static ebb_status disk_auto_budget(const ebb_config *cfg, uint64_t *bytes)
 {
     size_t n = cfg->disk.path_count;
@@ -363,12 +364,12 @@ static ebb_status disk_auto_budget(const ebb_config *cfg, uint64_t *bytes)
             return ebb_config_check_disk(cfg, 0); /* the detailed message */
         }
     }
-    uint64_t per_path = UINT64_MAX;
+    uint64_t per_path = UINT64_MAX, ranks = ebb_sys_local_ranks();
     for (size_t i = 0; i < n; i++) {
         size_t same = 0;
         for (size_t j = 0; j < n; j++)
             same += info[j].dev == info[i].dev;
-        uint64_t share = info[i].free_bytes / 2 / same;
+        uint64_t share = info[i].free_bytes / 4 / ranks / same;
         if (share < per_path)
             per_path = share;
     }
@@ -456,7 +457,8 @@ ebb_status ebb_config_budget(const ebb_config *cfg, ebb_tier tier, uint64_t *byt
 }
 
 static const char *const auto_rule[EBB_TIER_COUNT] = {
-    "half of the GPU's free memory", "half of MemAvailable", "half of the free disk space",
+    "half of the GPU's free memory", "half of MemAvailable",
+    "a quarter of the free disk space over the processes on this node",
 };
 
 ebb_status ebb_config_check(const ebb_config *cfg, size_t state_bytes)

@@ -193,8 +193,9 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
     [EBB_KEY_DISK_BUDGET] = {
         .name = "tier.disk.budget", SIZE(disk.budget), .has_auto = 1, .dflt = 0,
         .zero_note = TIER_OFF,
-        .doc = "Bytes over all the paths, shared equally among them; \"auto\" is half of the "
-               "free space. A budget the file systems cannot hold is an error at load.",
+        .doc = "Bytes over all the paths, shared equally among them; \"auto\" is a quarter of "
+               "the free space divided by the processes on the node. A budget the file systems "
+               "cannot hold is an error at load.",
     },
     [EBB_KEY_DISK_BLOCK_SIZE] = {
         .name = "tier.disk.block_size", SIZE(disk.block_size), .min = EBB_CONFIG_DIO_ALIGN,

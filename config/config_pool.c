@@ -16,7 +16,8 @@ static const ebb_config_key enabled_key[EBB_TIER_COUNT] = {
 static const ebb_config_key budget_key[EBB_TIER_COUNT] = {
     EBB_KEY_GPU_BUDGET, EBB_KEY_HOST_BUDGET, EBB_KEY_DISK_BUDGET};
 static const char *const auto_rule[EBB_TIER_COUNT] = {
-    "half of the GPU's free memory", "half of MemAvailable", "half of the free disk space"};
+    "half of the GPU's free memory", "half of MemAvailable",
+    "a quarter of the free disk space over the processes on this node"};
 
 /* The bytes of a state a slot keeps: the state, or its size at a fixed
  * rate when that is smaller (the disk pool's slots take only that), and on

@@ -188,6 +188,22 @@ void ebb_sys_dir_space(const char *path, ebb_dir_info *info)
     info->free_bytes = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
 }
 
+uint32_t ebb_sys_local_ranks(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *v = getenv(names[i]);
+        if (!v || !*v)
+            continue;
+        char *end = NULL;
+        errno = 0;
+        unsigned long n = strtoul(v, &end, 10);
+        if (errno == 0 && *end == '\0' && v[0] != '-' && n >= 1 && n <= 1000000)
+            return (uint32_t)n;
+    }
+    return 1;
+}
+
 /* Creates and removes a file in `path`; 0 or an errno. */
 static int try_write(const char *path)
 {

@@ -21,6 +21,11 @@ int ebb_sys_gpu_count(void);
 /* Free memory of CUDA device `device`; 0 when unknown. */
 uint64_t ebb_sys_gpu_free(int device);
 
+/* The processes on this node as the MPI launcher says
+ * (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, in that order: a whole
+ * number from 1 to 1,000,000); 1 when none says. */
+uint32_t ebb_sys_local_ranks(void);
+
 /* A directory's state for the disk tier. */
 typedef struct ebb_dir_info {
     int error;          /* 0, or the errno of the first failed step */

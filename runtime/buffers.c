@@ -218,7 +218,7 @@ void rt_forget(ebb_run *run, rt_mem *m, int32_t b)
 {
     rt_buf *x = &m->buf[b];
     if (x->cached) {
-        run->disk_cache[x->cached - 1] = -1;
+        run->disk_cache[x->cached - 1] = 0;
         x->cached = 0;
         rt_buf_update(m, b);
     }
@@ -226,13 +226,13 @@ void rt_forget(ebb_run *run, rt_mem *m, int32_t b)
 
 void rt_remember(ebb_run *run, int32_t b, int32_t slot)
 {
-    int32_t old = run->disk_cache[slot];
+    int32_t old = rt_disk_cached(run, slot);
     if (old >= 0) {
         run->host.buf[old].cached = 0;
         rt_buf_update(&run->host, old);
     }
     rt_forget(run, &run->host, b);
-    run->disk_cache[slot] = b;
+    run->disk_cache[slot] = b + 1;
     run->host.buf[b].cached = slot + 1;
     rt_buf_update(&run->host, b);
 }
@@ -399,11 +399,18 @@ ebb_status rt_packed_settle(ebb_run *run, int32_t slot)
     return settle(run, &run->packed_pending[slot], EBB_TIER_HOST);
 }
 
+void rt_disk_pending_set(ebb_run *run, int32_t slot, rt_ticket t)
+{
+    run->disk_pending[slot] = t;
+    if (slot >= run->disk_high)
+        run->disk_high = slot + 1;
+}
+
 /* Waits for every transfer; returns the first failure (all are waited for). */
 ebb_status rt_drain(ebb_run *run)
 {
     ebb_status first = EBB_OK;
-    for (int32_t s = 0; s < run->disk_slots && run->disk_pending; s++) {
+    for (int32_t s = 0; s < run->disk_high && run->disk_pending; s++) {
         ebb_status st = rt_disk_settle(run, s);
         if (first == EBB_OK)
             first = st;

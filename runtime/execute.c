@@ -80,7 +80,7 @@ static ebb_status write_disk_via_host(ebb_run *run, int32_t slot, rt_mem *src, i
         return st;
     run->last_in[EBB_TIER_HOST] = t[0];
     run->last_in[EBB_TIER_DISK] = t[1];
-    run->disk_pending[slot] = t[1];
+    rt_disk_pending_set(run, slot, t[1]);
     if (run->trace.f) {
         double now = rt_clock(run);
         rt_trace_transfer(&run->trace, rt_trace_track(EBB_TIER_GPU, EBB_TIER_HOST), t[0],
@@ -101,8 +101,8 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
     ebb_status st = rt_disk_settle(run, slot);
     if (st != EBB_OK)
         return st;
-    if (run->disk_cache[slot] >= 0) /* the slot's old state is gone */
-        rt_forget(run, &run->host, run->disk_cache[slot]);
+    if (rt_disk_cached(run, slot) >= 0) /* the slot's old state is gone */
+        rt_forget(run, &run->host, rt_disk_cached(run, slot));
     if (src->tier == EBB_TIER_GPU)
         return write_disk_via_host(run, slot, src, b);
     st = rt_settle(run, src, b);
@@ -111,7 +111,7 @@ static ebb_status write_disk(ebb_run *run, int32_t slot, rt_mem *src, int32_t b)
         st = rt_move(run, run->disk, slot, src->pool, b, &t);
     if (st != EBB_OK)
         return st;
-    run->disk_pending[slot] = t;
+    rt_disk_pending_set(run, slot, t);
     run->last_in[EBB_TIER_DISK] = t;
     if (run->trace.f)
         rt_trace_transfer(&run->trace, RT_TRACK_HOST_DISK, t, run->cur_step, rt_clock(run));
@@ -168,8 +168,8 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
 {
     ebb_status st = EBB_OK;
     int32_t q = rt_take_ahead(run, EBB_TIER_DISK, slot, step);
-    if (q < 0 && run->disk_cache[slot] >= 0) {
-        q = run->disk_cache[slot]; /* still in the buffer it was written from or read into */
+    if (q < 0 && rt_disk_cached(run, slot) >= 0) {
+        q = rt_disk_cached(run, slot); /* still in the buffer it was written from or read into */
         run->stats.cache_hits++;
     } else if (q < 0 && dst->tier == EBB_TIER_GPU) {
         return read_disk_via_host(run, slot, step, dst, out);
@@ -182,7 +182,7 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
             st = rt_move(run, run->host.pool, q, run->disk, slot, &t);
         if (st != EBB_OK)
             return st;
-        run->disk_pending[slot] = t;
+        rt_disk_pending_set(run, slot, t);
         if (run->trace.f)
             rt_trace_transfer(&run->trace, RT_TRACK_DISK_HOST, t, step, rt_clock(run));
         st = rt_mark(run, &run->host, q, t, EBB_TIER_DISK, 1);

@@ -101,7 +101,7 @@ static ebb_status read_disk_ahead(ebb_run *run, const ebb_action *a, int *go)
 {
     int32_t s = a->slot;
     *go = 1;
-    int32_t c = run->disk_cache[s];
+    int32_t c = rt_disk_cached(run, s);
     if (c >= 0) {
         /* still in a host buffer: kept there until its action, or the reads
          * ahead would take the buffer and read it back later (behind them) */

@@ -80,6 +80,23 @@ void rt_config_for_state(const ebb_config *config, const ebb_run_options *o, ebb
     rt_codec_for_state(&out->host.compression, o);
 }
 
+/* With n unknown and tier.disk.budget "auto", the disk tier's slots: at most
+ * this many bytes of them (RT_DISK_UNKNOWN_MIN_SLOTS at least, never beyond
+ * the budget), so that a short run does not create, preallocate and keep
+ * records for a share of the file system it never fills. A budget that is
+ * set is used whole. */
+#define RT_DISK_UNKNOWN_BYTES ((uint64_t)1 << 30)
+#define RT_DISK_UNKNOWN_MIN_SLOTS 64
+
+static int32_t disk_unknown_cap(size_t state, int32_t slots)
+{
+    uint64_t stride = ebb_slot_stride(EBB_TIER_DISK, state, 0);
+    uint64_t cap = stride > 0 ? RT_DISK_UNKNOWN_BYTES / stride : (uint64_t)slots;
+    if (cap < RT_DISK_UNKNOWN_MIN_SLOTS)
+        cap = RT_DISK_UNKNOWN_MIN_SLOTS;
+    return (uint64_t)slots > cap ? (int32_t)cap : slots;
+}
+
 /* What each enabled tier's budget holds for this state; an error is kept
  * for the strategy that needs the tier. The disk's and the host's
  * compression with the element type and shape the options give (a fixed
@@ -98,10 +115,13 @@ static void budgets(const ebb_config *config, const ebb_run_options *o, rt_tiers
             continue;
         ebb_pool_options po;
         t->status[k] = ebb_config_pool_options(cfg, (ebb_tier)k, state, &po);
-        if (t->status[k] == EBB_OK)
-            t->slots[k] = po.slots;
-        else
+        if (t->status[k] != EBB_OK) {
             snprintf(t->why[k], sizeof t->why[k], "%s", ebb_last_error());
+            continue;
+        }
+        t->slots[k] = po.slots;
+        if (k == EBB_TIER_DISK && o->steps == 0 && cfg->disk.budget == EBB_BUDGET_AUTO)
+            t->slots[k] = disk_unknown_cap(state, t->slots[k]);
     }
 }
 

@@ -633,11 +633,10 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
         if ((st = make_pool(run, a, EBB_TIER_DISK, run->disk_slots, &run->disk)) != EBB_OK)
             return st;
         run->disk_pending = calloc((size_t)run->disk_slots, sizeof *run->disk_pending);
-        run->disk_cache = malloc((size_t)run->disk_slots * sizeof *run->disk_cache);
+        /* zeroed, untouched for the slots the run never uses */
+        run->disk_cache = calloc((size_t)run->disk_slots, sizeof *run->disk_cache);
         if (!run->disk_pending || !run->disk_cache)
             return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the runtime's disk tables");
-        for (int32_t s = 0; s < run->disk_slots; s++)
-            run->disk_cache[s] = -1;
     }
     run->warnings[sizeof run->warnings - 1] = '\0';
     run->info.warnings = run->warnings;

@@ -154,7 +154,11 @@ struct ebb_run {
     int32_t packed_slots;
     rt_ticket *packed_pending; /* per packed slot: the last transfer touching it */
     rt_ticket *disk_pending; /* per disk slot: the last transfer touching it */
-    int32_t *disk_cache;      /* per disk slot: a host buffer still holding its data, -1 */
+    int32_t disk_high;       /* one past the highest disk slot given a transfer
+                                (rt_disk_pending_set): rt_drain looks no further */
+    int32_t *disk_cache;      /* per disk slot: 1 + a host buffer still holding its data,
+                                 0 none (zeroed memory: nothing written for slots unused);
+                                 read with rt_disk_cached */
     int32_t live;          /* buffer of the live state in *state, -1 when undefined */
     int64_t live_step;
     int32_t prev;          /* buffer of x_{to-1} right after an ADVANCE, else -1 */
@@ -272,6 +276,15 @@ ebb_status rt_disk_settle(ebb_run *run, int32_t slot);
 void rt_remember(ebb_run *run, int32_t b, int32_t slot);
 void rt_forget(ebb_run *run, rt_mem *m, int32_t b);
 ebb_status rt_drain(ebb_run *run);
+
+/* Disk slot `slot`'s last transfer is `t` (its entry of disk_pending). */
+void rt_disk_pending_set(ebb_run *run, int32_t slot, rt_ticket t);
+
+/* The host buffer still holding disk slot `slot`'s data, or -1. */
+static inline int32_t rt_disk_cached(const ebb_run *run, int32_t slot)
+{
+    return run->disk_cache[slot] - 1;
+}
 /* tests: 0 when every buffer of every tier sits in the list its fields say
  * and the lists are well formed; else -1 with the first fault in ebb's
  * message. */

@@ -47,8 +47,11 @@ struct rt_async {
     int64_t count, cap;
     int64_t ndrops;     /* thinned out, their FREE not emitted yet */
     int64_t nlow;       /* list[0 .. nlow-1] are at level 2, the rest at level 1 */
-    int32_t *free[3];   /* per slower level: a stack of its free slots */
+    int32_t *free[3];   /* per slower level: a stack of the slots given back */
     int64_t nfree[3];
+    int32_t fresh[3];   /* per slower level: slots fresh .. its count - 1 never taken
+                           (taken after the stack's, in order: no table walked
+                           for slots a short run never uses) */
 
     /* reverse */
     int64_t top;        /* steps top .. n-1 are reversed */
@@ -144,11 +147,10 @@ ebb_status rt_async_create(const rt_async_options *o, rt_async **out)
                         "(%zu bytes)",
                         (long long)slow, bytes);
     }
-    /* popped in order: slot 0 first */
+    /* taken in order: slot 0 first */
     for (int l = 1; l < o->tiers; l++) {
-        for (int32_t s = 0; s < o->slots[l]; s++)
-            a->free[l][s] = o->slots[l] - 1 - s;
-        a->nfree[l] = o->slots[l];
+        a->nfree[l] = 0;
+        a->fresh[l] = 0;
     }
     /* n known: space the states so that the slow slots reach the end */
     a->gap = a->n > 1 ? (a->n + slow - 1) / slow : 1;
@@ -191,14 +193,19 @@ ebb_status rt_async_set_steps(rt_async *a, int64_t steps)
 /* The slot the next store to `level` takes (not taken yet), or -1. */
 static int32_t free_slot(const rt_async *a, int level)
 {
-    return a->nfree[level] > 0 ? a->free[level][a->nfree[level] - 1] : -1;
+    if (a->nfree[level] > 0)
+        return a->free[level][a->nfree[level] - 1];
+    return a->fresh[level] < a->o.slots[level] ? a->fresh[level] : -1;
 }
 
 /* Takes free_slot(a, level). */
 static void take_slot(rt_async *a, int level, int32_t s)
 {
     (void)s;
-    a->nfree[level]--;
+    if (a->nfree[level] > 0)
+        a->nfree[level]--;
+    else
+        a->fresh[level]++;
 }
 
 static void drop_slot(rt_async *a, int level, int32_t s)

@@ -29,6 +29,8 @@ typedef struct ebb_disk {
     ebb_disk_pacer pace;     /* disk_pace.h: the bandwidth limit */
     ebb_disk_probe probe;    /* disk_core.h: what the engine did, the hold (tests) */
     struct ebb_pool *staging; /* retained (ebb_pool_retain) until the disk pool goes */
+    int32_t gate_high;       /* one past the highest slot given gate events
+                                (ebb_disk_gate_prepare): ebb_disk_gate_free walks no further */
 } ebb_disk;
 
 /* The codec stage (disk_hash.c): `n` threads named `name` ("ebb-hash",

@@ -47,13 +47,17 @@ ebb_status ebb_disk_gate_prepare(struct ebb_pool *pool, int32_t slot, int device
     op->gate_events = ev;
     op->gate_count = d->layout.bps;
     op->gate_device = device;
+    if (slot >= d->gate_high)
+        d->gate_high = slot + 1;
     *events = ev;
     return EBB_OK;
 }
 
 void ebb_disk_gate_free(struct ebb_pool *pool)
 {
-    for (int32_t s = 0; pool->ops && s < pool->slots; s++) {
+    /* the slots given events only: a large pool's records are not walked */
+    int32_t high = pool->disk ? pool->disk->gate_high : pool->slots;
+    for (int32_t s = 0; pool->ops && s < high && s < pool->slots; s++) {
         ebb_op *op = &pool->ops[s];
         if (!op->gate_events)
             continue;

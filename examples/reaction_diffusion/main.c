@@ -24,7 +24,7 @@
 /* The example's budgets, in states, for the keys a --config file leaves
  * unset: 4 states of host memory is far fewer than n, so the run must
  * recompute and use the disk tier; 32 states on disk instead of the default
- * (half the free space) keep the demo's file small. */
+ * (a share of the free space) keep the demo's file small. */
 enum { HOST_STATES = 4, DISK_STATES = 32 };
 
 /* Central differences on doubles: truncation ~eps^2, rounding ~1e-16 / eps. */
