@@ -12,6 +12,20 @@
 #include "storage/fault.h"
 #include "workload.h"
 
+/* Under AddressSanitizer every allocation's shadow (an eighth of it) is
+ * written when it is made, so the peak says nothing of what the code
+ * touches: the bound is checked in the builds without it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_CHECKED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RSS_CHECKED 0
+#endif
+#endif
+#ifndef RSS_CHECKED
+#define RSS_CHECKED 1
+#endif
+
 enum { STEPS = 50, SIZE = 64 };
 #define DISK_SLOTS (INT64_C(1) << 22)
 
@@ -65,7 +79,8 @@ Test(disk_tables_lazy, large_disk_budget_short_run, .timeout = 60)
     ebb_run_destroy(r);
     long rise = peak_kb() - before;
     cr_log_info("peak resident memory rose by %ld KiB", rise);
-    cr_expect_lt(rise, 24 * 1024, "peak resident memory rose by %ld KiB for %lld disk slots "
+    if (RSS_CHECKED)
+        cr_expect_lt(rise, 24 * 1024, "peak resident memory rose by %ld KiB for %lld disk slots "
                  "and %d steps", rise, (long long)DISK_SLOTS, STEPS);
     cr_assert_eq(w.reverse_calls, STEPS);
     cr_assert_eq(w.adjoint, wl_reference(SIZE, STEPS, 6));

@@ -10,6 +10,20 @@
 #include "storage/fault.h"
 #include "storage/helpers.h"
 
+/* Under AddressSanitizer every allocation's shadow (an eighth of it) is
+ * written when it is made, so the peak says nothing of what the code
+ * touches: the bound is checked in the builds without it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_CHECKED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RSS_CHECKED 0
+#endif
+#endif
+#ifndef RSS_CHECKED
+#define RSS_CHECKED 1
+#endif
+
 enum { SLOTS = 1 << 20, SLOT = 4096 };
 
 static long peak_kb(void)
@@ -44,7 +58,8 @@ Test(disk_bookkeeping_bounded, large_pool_small_use, .timeout = 60)
     ebb_pool_destroy(d);
     long rise = peak_kb() - before;
     cr_log_info("peak resident memory rose by %ld KiB for %d slots", rise, SLOTS);
-    cr_assert_lt(rise, 16 * 1024, "peak resident memory rose by %ld KiB for a pool of %d slots "
+    if (RSS_CHECKED)
+        cr_assert_lt(rise, 16 * 1024, "peak resident memory rose by %ld KiB for a pool of %d slots "
                  "with one used", rise, SLOTS);
     rm_tmpdir(dir);
 }
