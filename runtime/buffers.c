@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "common/populate.h"
 #include "runtime/runtime_internal.h"
 
 static void unlink_buf(rt_mem *m, int32_t b)
@@ -94,6 +95,10 @@ static void list_fresh_first(rt_mem *m)
 {
     int32_t b = m->fresh++;
     rt_buf *x = &m->buf[b];
+    /* the next one's line on its way: a run taking fresh buffers takes them
+     * one a step, each a cache miss otherwise */
+    if (m->fresh < m->count)
+        __builtin_prefetch(&m->buf[m->fresh], 1);
     memset(x, 0, sizeof *x);
     x->cls = RT_IDLE;
     x->prev = -1;
@@ -141,6 +146,12 @@ ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, i
     m->fresh = 0; /* listed as they are first taken (list_fresh) */
     m->untaken = -1;
     return EBB_OK;
+}
+
+void rt_mem_populate(rt_mem *m)
+{
+    ebb_populate(m->buf, (size_t)(m->count > 0 ? m->count : 1) * sizeof *m->buf);
+    ebb_populate(m->map, (size_t)(m->slots > 0 ? m->slots : 1) * sizeof *m->map);
 }
 
 void rt_mem_free(rt_mem *m)

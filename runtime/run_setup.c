@@ -612,6 +612,8 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
         if ((st = make_pool(run, a, EBB_TIER_GPU, count, &pool)) != EBB_OK ||
             (st = rt_mem_init(&run->gpu, pool, EBB_TIER_GPU, count, used[EBB_TIER_GPU])) != EBB_OK)
             return st;
+        if (run->opt.steps > 0) /* n unknown: the tables stay untouched until used */
+            rt_mem_populate(&run->gpu);
         run->gpu.spare = spare;
     }
     pool = NULL;
@@ -621,6 +623,8 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
     }
     if ((st = rt_mem_init(&run->host, pool, EBB_TIER_HOST, host_count, schedule_host)) != EBB_OK)
         return st;
+    if (run->opt.steps > 0) /* n unknown: the tables stay untouched until used */
+        rt_mem_populate(&run->host);
     if (packed && (st = make_packed_pool(run, a, used[EBB_TIER_HOST])) != EBB_OK)
         return st;
     run->host.spare = staging;

@@ -237,6 +237,9 @@ ebb_status rt_reverse_done(ebb_run *run);
 
 /* buffers.c */
 ebb_status rt_mem_init(rt_mem *m, rt_pool *pool, ebb_tier tier, int32_t count, int32_t slots);
+/* Faults in the buffer table and the slot map (n known: the run uses every
+ * buffer, and its sweeps then pay no page fault per first use). */
+void rt_mem_populate(rt_mem *m);
 void rt_mem_free(rt_mem *m);
 void *rt_buf_ptr(const ebb_run *run, const rt_mem *m, int32_t b);
 /* A buffer free for new data: held by nothing, no transfer in flight

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "common/error_internal.h"
+#include "common/populate.h"
 #include "schedules/revolve_core.h"
 #include "schedules/schedule_internal.h"
 
@@ -80,6 +81,8 @@ ebb_status ebb_binomial_create(const ebb_schedule_options *o, int64_t levels, in
     st = ebb_revolve_core_alloc(&p->core, used);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
+    /* n is known and every level is used: the sweep's pushes fault no page */
+    ebb_populate(p->core.stack, (size_t)used * sizeof *p->core.stack);
     /* Fewer levels than slots are useful when n is small: fill memory first. */
     int64_t fast = levels - slow_levels;
     int32_t slow = used > fast ? (int32_t)(used - fast) : 0;

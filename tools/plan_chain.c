@@ -241,6 +241,68 @@ static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, 
     return status;
 }
 
+/* Replays schedule `s` (destroyed here) within `budget` bytes and prints
+ * it: `info` is the --memory form's program, NULL for the least-peak
+ * checkpoints, whose budget is their peak. Returns the exit code. */
+static int replay_and_print(const chain_args *a, const chain_data *d, ebb_schedule *s,
+                            uint64_t budget, double seconds, const ebb_chain_info *info)
+{
+    ebb_schedule_stats st;
+    memset(&st, 0, sizeof st);
+    uint64_t peak = 0;
+    double replayed = 0;
+    ebb_status status = replay(s, d, budget, a->actions && !a->json, &st, &peak, &replayed);
+    ebb_schedule_destroy(s);
+    if (status != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
+        return 1;
+    }
+    double cost = info ? info->cost : replayed;
+    const char *holder = info ? "budget" : "peak";
+    double rc_revolve = revolve_cost(d, budget);
+    if (a->json) {
+        json_writer w;
+        json_begin(&w, stdout);
+        json_int(&w, "steps", d->n);
+        if (info) {
+            json_int(&w, "memory_bytes", (int64_t)budget);
+            json_int(&w, "unit_bytes", (int64_t)info->unit_bytes);
+            json_int(&w, "units", info->units);
+        } else {
+            json_int(&w, "least_peak_bytes", (int64_t)budget);
+        }
+        json_double(&w, "cost", cost);
+        json_int(&w, "forward_steps", st.forward_steps);
+        json_int(&w, "peak_slots", st.peak_slots[EBB_TIER_HOST]);
+        json_int(&w, "peak_bytes", (int64_t)peak);
+        if (rc_revolve >= 0)
+            json_double(&w, "revolve_cost", rc_revolve);
+        json_double(&w, "create_s", seconds);
+        json_end(&w);
+    } else if (!a->actions) {
+        printf("steps           %lld\n", (long long)d->n);
+        if (info)
+            printf("memory          %llu bytes, counted in %d units of %llu bytes\n",
+                   (unsigned long long)budget, info->units,
+                   (unsigned long long)info->unit_bytes);
+        else
+            printf("memory          %llu bytes, the least peak with each step recomputed at "
+                   "most once\n", (unsigned long long)budget);
+        printf("cost            %g (forward costs of every step run + reverse costs)\n", cost);
+        printf("forward steps   %lld (%lld recomputed)\n", (long long)st.forward_steps,
+               (long long)(st.forward_steps - d->n));
+        printf("peak            %d states, %llu bytes\n", st.peak_slots[EBB_TIER_HOST],
+               (unsigned long long)peak);
+        if (rc_revolve >= 0)
+            printf("revolve         %g with the slots the %s holds of the largest state "
+                   "(%.3f x)\n", rc_revolve, holder, rc_revolve > 0 ? cost / rc_revolve : 1.0);
+        else
+            printf("revolve         cannot run: the %s holds no largest state\n", holder);
+        printf("valid           yes (%.3f s to plan)\n", seconds);
+    }
+    return 0;
+}
+
 /* The least-peak checkpoints of the chain, replayed with their peak as the
  * budget, and printed as the --memory form prints its schedule. */
 static int least_peak(const chain_args *a, const chain_data *d, const ebb_chain *chain)
@@ -252,48 +314,7 @@ static int least_peak(const chain_args *a, const chain_data *d, const ebb_chain 
         fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
         return 2;
     }
-    double seconds = cli_now() - t0;
-    ebb_schedule_stats st;
-    memset(&st, 0, sizeof st);
-    uint64_t peak = 0;
-    double cost = 0;
-    ebb_status status = replay(s, d, least, a->actions && !a->json, &st, &peak, &cost);
-    ebb_schedule_destroy(s);
-    if (status != EBB_OK) {
-        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
-        return 1;
-    }
-    double rc_revolve = revolve_cost(d, least);
-    if (a->json) {
-        json_writer w;
-        json_begin(&w, stdout);
-        json_int(&w, "steps", d->n);
-        json_int(&w, "least_peak_bytes", (int64_t)least);
-        json_double(&w, "cost", cost);
-        json_int(&w, "forward_steps", st.forward_steps);
-        json_int(&w, "peak_slots", st.peak_slots[EBB_TIER_HOST]);
-        json_int(&w, "peak_bytes", (int64_t)peak);
-        if (rc_revolve >= 0)
-            json_double(&w, "revolve_cost", rc_revolve);
-        json_double(&w, "create_s", seconds);
-        json_end(&w);
-    } else if (!a->actions) {
-        printf("steps           %lld\n", (long long)d->n);
-        printf("memory          %llu bytes, the least peak with each step recomputed at most "
-               "once\n", (unsigned long long)least);
-        printf("cost            %g (forward costs of every step run + reverse costs)\n", cost);
-        printf("forward steps   %lld (%lld recomputed)\n", (long long)st.forward_steps,
-               (long long)(st.forward_steps - d->n));
-        printf("peak            %d states, %llu bytes\n", st.peak_slots[EBB_TIER_HOST],
-               (unsigned long long)peak);
-        if (rc_revolve >= 0)
-            printf("revolve         %g with the slots the peak holds of the largest state "
-                   "(%.3f x)\n", rc_revolve, rc_revolve > 0 ? cost / rc_revolve : 1.0);
-        else
-            printf("revolve         cannot run: the peak holds no largest state\n");
-        printf("valid           yes (%.3f s to plan)\n", seconds);
-    }
-    return 0;
+    return replay_and_print(a, d, s, least, cli_now() - t0, NULL);
 }
 
 int ebb_cmd_plan_chain(int argc, char **argv)
@@ -340,48 +361,5 @@ int ebb_cmd_plan_chain(int argc, char **argv)
     double seconds = cli_now() - t0;
     ebb_chain_info info;
     ebb_chain_schedule_info(s, &info);
-    ebb_schedule_stats st;
-    memset(&st, 0, sizeof st);
-    uint64_t peak = 0;
-    double cost = 0;
-    ebb_status status = replay(s, &d, a.memory, a.actions && !a.json, &st, &peak, &cost);
-    ebb_schedule_destroy(s);
-    if (status != EBB_OK) {
-        fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
-        return 1;
-    }
-    double rc_revolve = revolve_cost(&d, a.memory);
-    if (a.json) {
-        json_writer w;
-        json_begin(&w, stdout);
-        json_int(&w, "steps", d.n);
-        json_int(&w, "memory_bytes", (int64_t)a.memory);
-        json_int(&w, "unit_bytes", (int64_t)info.unit_bytes);
-        json_int(&w, "units", info.units);
-        json_double(&w, "cost", info.cost);
-        json_int(&w, "forward_steps", st.forward_steps);
-        json_int(&w, "peak_slots", st.peak_slots[EBB_TIER_HOST]);
-        json_int(&w, "peak_bytes", (int64_t)peak);
-        if (rc_revolve >= 0)
-            json_double(&w, "revolve_cost", rc_revolve);
-        json_double(&w, "create_s", seconds);
-        json_end(&w);
-    } else if (!a.actions) {
-        printf("steps           %lld\n", (long long)d.n);
-        printf("memory          %llu bytes, counted in %d units of %llu bytes\n",
-               (unsigned long long)a.memory, info.units, (unsigned long long)info.unit_bytes);
-        printf("cost            %g (forward costs of every step run + reverse costs)\n",
-               info.cost);
-        printf("forward steps   %lld (%lld recomputed)\n", (long long)st.forward_steps,
-               (long long)(st.forward_steps - d.n));
-        printf("peak            %d states, %llu bytes\n", st.peak_slots[EBB_TIER_HOST],
-               (unsigned long long)peak);
-        if (rc_revolve >= 0)
-            printf("revolve         %g with the slots the budget holds of the largest state "
-                   "(%.3f x)\n", rc_revolve, rc_revolve > 0 ? info.cost / rc_revolve : 1.0);
-        else
-            printf("revolve         cannot run: the budget holds no largest state\n");
-        printf("valid           yes (%.3f s to plan)\n", seconds);
-    }
-    return 0;
+    return replay_and_print(&a, &d, s, a.memory, seconds, &info);
 }

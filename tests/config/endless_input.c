@@ -6,32 +6,21 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/resource.h>
 
 #include "config/helpers.h"
+#include "support/process_memory.h"
 
 #define BOUND ((size_t)16 << 20)
 
 /* What reading up to the bound may add to the peak: the buffer and, where
  * realloc moves it, the one before; under AddressSanitizer every buffer
  * the read doubled through (its quarantine keeps freed ones) and shadow. */
-#if defined(__SANITIZE_ADDRESS__)
-#define MOST_GROWTH ((size_t)80 << 20)
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MOST_GROWTH ((size_t)80 << 20)
-#endif
-#endif
-#ifndef MOST_GROWTH
-#define MOST_GROWTH ((size_t)48 << 20)
-#endif
+#define MOST_GROWTH (EBB_TEST_ASAN ? (size_t)80 << 20 : (size_t)48 << 20)
 
 /* The most resident memory this process has had, in bytes. */
 static size_t peak_rss(void)
 {
-    struct rusage ru;
-    cr_assert_eq(getrusage(RUSAGE_SELF, &ru), 0);
-    return (size_t)ru.ru_maxrss * 1024;
+    return (size_t)ebb_test_peak_kib() * 1024;
 }
 
 /* Loads `path`: it must be refused by the read bound, with no more than

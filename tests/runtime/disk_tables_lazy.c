@@ -6,35 +6,14 @@
  * to destruction (a table of transfers alone, written whole, is over 64
  * MiB). The adjoint is the oracle's. */
 #include <errno.h>
-#include <sys/resource.h>
 #include <sys/statvfs.h>
 
 #include "storage/fault.h"
+#include "support/process_memory.h"
 #include "workload.h"
-
-/* Under AddressSanitizer every allocation's shadow (an eighth of it) is
- * written when it is made, so the peak says nothing of what the code
- * touches: the bound is checked in the builds without it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define RSS_CHECKED 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RSS_CHECKED 0
-#endif
-#endif
-#ifndef RSS_CHECKED
-#define RSS_CHECKED 1
-#endif
 
 enum { STEPS = 50, SIZE = 64 };
 #define DISK_SLOTS (INT64_C(1) << 22)
-
-static long peak_kb(void)
-{
-    struct rusage u;
-    cr_assert_eq(getrusage(RUSAGE_SELF, &u), 0);
-    return u.ru_maxrss;
-}
 
 Test(disk_tables_lazy, large_disk_budget_short_run, .timeout = 60)
 {
@@ -67,7 +46,7 @@ Test(disk_tables_lazy, large_disk_budget_short_run, .timeout = 60)
     f.fallocate_errno = EOPNOTSUPP; /* a sparse file */
     unsigned char x0[SIZE];
     wl_x0(&w, x0, 6);
-    long before = peak_kb();
+    long before = ebb_test_peak_kib();
     ebb_run *r = NULL;
     cr_assert_eq(ebb_run_create_with_faults(&o, &f, &r), EBB_OK, "%s", ebb_last_error());
     ebb_run_info info;
@@ -77,9 +56,9 @@ Test(disk_tables_lazy, large_disk_budget_short_run, .timeout = 60)
     cr_assert_eq(ebb_run_forward(r, x0, NULL), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(ebb_run_reverse(r), EBB_OK, "%s", ebb_last_error());
     ebb_run_destroy(r);
-    long rise = peak_kb() - before;
+    long rise = ebb_test_peak_kib() - before;
     cr_log_info("peak resident memory rose by %ld KiB", rise);
-    if (RSS_CHECKED)
+    if (!EBB_TEST_ASAN) /* its shadow is written at each allocation */
         cr_expect_lt(rise, 24 * 1024, "peak resident memory rose by %ld KiB for %lld disk slots "
                  "and %d steps", rise, (long long)DISK_SLOTS, STEPS);
     cr_assert_eq(w.reverse_calls, STEPS);

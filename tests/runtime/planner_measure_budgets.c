@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ebb/ebb.h"
+#include "support/process_memory.h"
 
 static char dir[64];
 
@@ -63,20 +63,13 @@ Test(planner_measure_budgets, small_file_system, .init = make_dir, .fini = remov
     cr_expect_gt(p.channel[EBB_PLAN_DISK_TO_HOST].bandwidth, 0);
 }
 
-static long peak_kib(void)
-{
-    struct rusage ru;
-    cr_assert_eq(getrusage(RUSAGE_SELF, &ru), 0);
-    return ru.ru_maxrss;
-}
-
 Test(planner_measure_budgets, host_budget, .init = make_dir, .fini = remove_dir)
 {
-    long before = peak_kib();
+    long before = ebb_test_peak_kib();
     ebb_plan_problem p;
     cr_assert_eq(measure(UINT64_C(8) << 20, UINT64_C(64) << 20, &p), EBB_OK, "%s",
                  ebb_last_error());
-    long grew = peak_kib() - before;
+    long grew = ebb_test_peak_kib() - before;
     /* 8 MiB of host slots and the 4 MiB probe (with 8 slots: 36 MiB) */
     cr_expect_lt(grew, 20 << 10, "the measurement's memory grew by %ld KiB, beyond the host "
                  "budget of 8 MiB and its 4 MiB probe", grew);

@@ -4,34 +4,13 @@
  * resident memory by less than 16 MiB (walking every slot's record at
  * destruction would touch them all). */
 #include <errno.h>
-#include <sys/resource.h>
 #include <sys/statvfs.h>
 
 #include "storage/fault.h"
+#include "support/process_memory.h"
 #include "storage/helpers.h"
 
-/* Under AddressSanitizer every allocation's shadow (an eighth of it) is
- * written when it is made, so the peak says nothing of what the code
- * touches: the bound is checked in the builds without it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define RSS_CHECKED 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RSS_CHECKED 0
-#endif
-#endif
-#ifndef RSS_CHECKED
-#define RSS_CHECKED 1
-#endif
-
 enum { SLOTS = 1 << 20, SLOT = 4096 };
-
-static long peak_kb(void)
-{
-    struct rusage u;
-    cr_assert_eq(getrusage(RUSAGE_SELF, &u), 0);
-    return u.ru_maxrss;
-}
 
 Test(disk_bookkeeping_bounded, large_pool_small_use, .timeout = 60)
 {
@@ -49,16 +28,16 @@ Test(disk_bookkeeping_bounded, large_pool_small_use, .timeout = 60)
     o.direct = 0;
     ebb_storage_fault f = {0};
     f.fallocate_errno = EOPNOTSUPP; /* a sparse file: the test takes no space */
-    long before = peak_kb();
+    long before = ebb_test_peak_kib();
     ebb_pool *d = NULL;
     cr_assert_eq(ebb_pool_create_with_faults(&o, &f, &d), EBB_OK, "%s", ebb_last_error());
     ebb_pool_info info;
     cr_assert_eq(ebb_pool_info_get(d, &info), EBB_OK);
     cr_assert_eq(info.slots, SLOTS);
     ebb_pool_destroy(d);
-    long rise = peak_kb() - before;
+    long rise = ebb_test_peak_kib() - before;
     cr_log_info("peak resident memory rose by %ld KiB for %d slots", rise, SLOTS);
-    if (RSS_CHECKED)
+    if (!EBB_TEST_ASAN) /* its shadow is written at each allocation */
         cr_assert_lt(rise, 16 * 1024, "peak resident memory rose by %ld KiB for a pool of %d slots "
                  "with one used", rise, SLOTS);
     rm_tmpdir(dir);

@@ -3,6 +3,7 @@
 #include "support/cli_run.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pty.h>
 #include <spawn.h>
 
@@ -165,6 +166,21 @@ const char *json_find(const char *json, const char *key, ...)
     }
     va_end(ap);
     return p;
+}
+
+double json_figure(const char *json, const char *key)
+{
+    const char *p = json_find(json, key, NULL);
+    cr_assert_not_null(p, "no %s in %s", key, json);
+    return strncmp(p, "null", 4) == 0 ? NAN : strtod(p, NULL);
+}
+
+void cli_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    cr_assert_geq(fputs(text, f), 0, "cannot write %s", path);
+    cr_assert_eq(fclose(f), 0, "cannot write %s", path);
 }
 
 int count_lines(const char *s)

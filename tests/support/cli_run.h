@@ -71,6 +71,13 @@ void cli_free(cli_result *r);
  * order, each after the previous, which is enough for ebb's flat output. */
 const char *json_find(const char *json, const char *key, ...);
 
+/* The number after "key" (the first in `json`; null: NaN); the test fails
+ * when the key is missing. */
+double json_figure(const char *json, const char *key);
+
+/* Writes `text` to `path`, replacing it; the test fails if it cannot. */
+void cli_write_file(const char *path, const char *text);
+
 /* Number of newline characters in s. */
 int count_lines(const char *s);
 

@@ -4,28 +4,13 @@
 #include "support/chain_support.h"
 #include "support/cli_run.h"
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static double number(const char *json, const char *key)
-{
-    const char *p = json_find(json, key, NULL);
-    cr_assert_not_null(p, "no %s in %s", key, json);
-    return strtod(p, NULL);
-}
-
 Test(plan_chain_cli, the_files_chain_gets_the_librarys_optimum)
 {
     char path[] = "/tmp/ebb_chain_XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);
-    write_file(path, "# a stem, six blocks in two sizes, a head\n"
+    cli_write_file(path, "# a stem, six blocks in two sizes, a head\n"
                      "1 2 48KiB\n"
                      "3 x 2 5 16KiB   # three light blocks\n"
                      "3 x 5 9 64KiB\n"
@@ -37,10 +22,10 @@ Test(plan_chain_cli, the_files_chain_gets_the_librarys_optimum)
                               64 << 10, 4 << 10},
                     .budget = 160 << 10};
     chain_replay want = chain_replayed(&c);
-    cr_assert_eq(number(r.out, "steps"), 8);
-    cr_assert_eq(number(r.out, "cost"), want.cost, "%s", r.out);
-    cr_assert_eq(number(r.out, "forward_steps"), (double)want.forward_steps);
-    cr_assert_leq(number(r.out, "peak_bytes"), 160 << 10);
+    cr_assert_eq(json_figure(r.out, "steps"), 8);
+    cr_assert_eq(json_figure(r.out, "cost"), want.cost, "%s", r.out);
+    cr_assert_eq(json_figure(r.out, "forward_steps"), (double)want.forward_steps);
+    cr_assert_leq(json_figure(r.out, "peak_bytes"), 160 << 10);
     cli_free(&r);
     remove(path);
 }
@@ -62,13 +47,13 @@ Test(plan_chain_cli, bad_files_are_named_with_their_line)
         {"# nothing\n\n", "holds no step"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        write_file(path, cases[i].text);
+        cli_write_file(path, cases[i].text);
         cli_result r = cli_run("plan", "--chain", path, "--memory", "1MiB", NULL);
         cr_assert_eq(r.status, 2, "case %zu: %d", i, r.status);
         cr_assert(strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
         cli_free(&r);
     }
-    write_file(path, "2 x 1 1 8KiB\n");
+    cli_write_file(path, "2 x 1 1 8KiB\n");
     cli_result r = cli_run("plan", "--chain", path, "--memory", "4KiB", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "does not hold x_0 (8192 bytes)"), "%s", r.err);

@@ -8,21 +8,6 @@
 
 enum { MAX_N = 40 };
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static double number(const char *json, const char *key)
-{
-    const char *p = json_find(json, key, NULL);
-    cr_assert_not_null(p, "no %s in %s", key, json);
-    return strtod(p, NULL);
-}
-
 /* The figure after `label` at the start of a line of the text form. */
 static unsigned long long text_figure(const char *out, const char *label)
 {
@@ -81,7 +66,7 @@ Test(plan_chain_least_peak_cli, prints_the_librarys_least_peak)
             len += (size_t)snprintf(text + len, sizeof text - len, "%g %g %llu\n", f[i], r[i],
                                     (unsigned long long)b[i]);
         }
-        write_file(path, text);
+        cli_write_file(path, text);
         ebb_chain ch = {.steps = n, .forward_cost = f, .reverse_cost = r, .state_bytes = b};
         double cost = 0;
         int64_t forward_steps = 0;
@@ -89,11 +74,11 @@ Test(plan_chain_least_peak_cli, prints_the_librarys_least_peak)
 
         cli_result j = cli_run("plan", "--chain", path, "--least-peak", "--json", NULL);
         cr_assert_eq(j.status, 0, "chain %d: %s", c, j.err);
-        cr_assert_eq(number(j.out, "steps"), n);
-        cr_assert_eq(number(j.out, "least_peak_bytes"), (double)want, "chain %d: %s", c, j.out);
-        cr_assert_eq(number(j.out, "peak_bytes"), (double)want, "chain %d: %s", c, j.out);
-        cr_assert_eq(number(j.out, "cost"), cost, "chain %d: %s", c, j.out);
-        cr_assert_eq(number(j.out, "forward_steps"), (double)forward_steps, "chain %d", c);
+        cr_assert_eq(json_figure(j.out, "steps"), n);
+        cr_assert_eq(json_figure(j.out, "least_peak_bytes"), (double)want, "chain %d: %s", c, j.out);
+        cr_assert_eq(json_figure(j.out, "peak_bytes"), (double)want, "chain %d: %s", c, j.out);
+        cr_assert_eq(json_figure(j.out, "cost"), cost, "chain %d: %s", c, j.out);
+        cr_assert_eq(json_figure(j.out, "forward_steps"), (double)forward_steps, "chain %d", c);
         cli_free(&j);
 
         cli_result t = cli_run("plan", "--chain", path, "--least-peak", NULL);
@@ -117,7 +102,7 @@ Test(plan_chain_least_peak_cli, a_budget_beside_it_is_refused)
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     close(fd);
-    write_file(path, "3 x 1 2 4KiB\n");
+    cli_write_file(path, "3 x 1 2 4KiB\n");
     cli_result r = cli_run("plan", "--chain", path, "--least-peak", "--memory", "1MiB", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "--least-peak finds the least memory itself and takes no --memory"),
@@ -131,7 +116,7 @@ Test(plan_chain_least_peak_cli, a_budget_beside_it_is_refused)
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "--chain FILE and --least-peak"), "%s", r.err);
     cli_free(&r);
-    write_file(path, "1 2 4KiB\n1 1 0\n");
+    cli_write_file(path, "1 2 4KiB\n1 1 0\n");
     r = cli_run("plan", "--chain", path, "--least-peak", NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "line 2: the size '0' must be a size >= 1 byte"), "%s", r.err);

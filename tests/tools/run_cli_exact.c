@@ -45,14 +45,6 @@ static void teardown(void)
     rmdir(dir);
 }
 
-/* The number after "key": (null: NaN). */
-static double number(const char *json, const char *key)
-{
-    const char *p = json_find(json, key, NULL);
-    cr_assert_not_null(p, "no %s in %s", key, json);
-    return strncmp(p, "null", 4) == 0 ? NAN : strtod(p, NULL);
-}
-
 /* The string after "key": into out (16 hex digits or a phrase). */
 static void string(const char *json, const char *key, char *out, size_t len)
 {
@@ -93,11 +85,11 @@ Test(run_cli_exact, lossy_error_measured_against_compression_off, .init = setup,
                 cli_result off = run(plain, data[d], element[e], seeds[s], NULL);
                 char g_off[64], g[64], g_exact[64], from[128];
                 string(off.out, "gradient", g_off, sizeof g_off);
-                cr_assert_eq(number(off.out, "gradient_rel_error"), 0.0, "%s", off.out);
+                cr_assert_eq(json_figure(off.out, "gradient_rel_error"), 0.0, "%s", off.out);
                 double err[3];
                 for (int i = 0; i < 3; i++) {
                     cli_result r = run(rate[i], data[d], element[e], seeds[s], NULL);
-                    err[i] = number(r.out, "gradient_rel_error");
+                    err[i] = json_figure(r.out, "gradient_rel_error");
                     string(r.out, "gradient", g, sizeof g);
                     string(r.out, "exact_gradient", g_exact, sizeof g_exact);
                     string(r.out, "gradient_rel_error_from", from, sizeof from);
@@ -129,7 +121,7 @@ Test(run_cli_exact, lossless_and_off_report_zero, .init = setup, .fini = teardow
     string(off.out, "gradient", a, sizeof a);
     string(on.out, "gradient", b, sizeof b);
     cr_assert_str_eq(a, b);
-    cr_assert_eq(number(on.out, "gradient_rel_error"), 0.0, "%s", on.out);
+    cr_assert_eq(json_figure(on.out, "gradient_rel_error"), 0.0, "%s", on.out);
     string(on.out, "gradient_rel_error_from", from, sizeof from);
     cr_assert_str_eq(from, "exact: compression off or lossless");
     cr_assert_null(strstr(on.out, "exact_gradient"), "no exact run without loss: %s", on.out);
@@ -149,7 +141,7 @@ Test(run_cli_exact, no_exact_skips_it, .init = setup, .fini = teardown)
 {
     cli_result r = run(rate[1], "smooth", "float64", "0", "--no-exact");
     char from[128];
-    cr_assert(isnan(number(r.out, "gradient_rel_error")), "%s", r.out);
+    cr_assert(isnan(json_figure(r.out, "gradient_rel_error")), "%s", r.out);
     string(r.out, "gradient_rel_error_from", from, sizeof from);
     cr_assert_str_eq(from, "not measured: --no-exact");
     cr_assert_null(strstr(r.out, "exact_"), "%s", r.out);
