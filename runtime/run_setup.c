@@ -456,14 +456,18 @@ int rt_tier_lossy(const ebb_run *run, int tier)
 /* A run with n unknown may be given far more host and gpu slots than it
  * fills (the whole budget: half the machine's memory, half the device's free
  * memory by default), so its host and gpu pools are made ready in extents
- * (ebb_pool_options.ready_slots) from this much: the slots of a short run
- * are allocated (faulted in and pinned) at creation, a long one's as the
- * buffers are first needed. */
-#define RT_HOST_FIRST_EXTENT ((size_t)64 << 20)
+ * (ebb_pool_options.ready_slots) from this much, doubling what is ready as
+ * buffers beyond it are first needed. A host extent is faulted in (and
+ * pinned) when it is made: 1 MiB keeps a short run's start-up to about a
+ * millisecond; a gpu extent is one cudaMalloc, whose cost hardly depends on
+ * its size. */
+#define RT_HOST_FIRST_EXTENT ((size_t)1 << 20)
+#define RT_GPU_FIRST_EXTENT ((size_t)64 << 20)
 
-static int32_t first_extent(const ebb_run *run, int32_t count)
+static int32_t first_extent(const ebb_run *run, int tier, int32_t count)
 {
-    size_t k = RT_HOST_FIRST_EXTENT / run->opt.state_size;
+    size_t k = (tier == EBB_TIER_GPU ? RT_GPU_FIRST_EXTENT : RT_HOST_FIRST_EXTENT) /
+               run->opt.state_size;
     if (k < 8)
         k = 8;
     return k < (size_t)count ? (int32_t)k : count;
@@ -486,7 +490,7 @@ static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int
     if (tier == EBB_TIER_HOST && run->opt.state_tier == EBB_TIER_GPU)
         po.device = run->opt.device >= 0 ? run->opt.device : cfg ? cfg->gpu.device : 0;
     if (tier != EBB_TIER_DISK && run->opt.steps == 0)
-        po.ready_slots = first_extent(run, count);
+        po.ready_slots = first_extent(run, tier, count);
     int disk = tier == EBB_TIER_DISK;
     /* faults: the disk's, and the host's prefault and first extent (tests) */
     st = run->io->ops->pool_create(run->io, &po, disk ? run->host.pool : NULL,
@@ -551,7 +555,7 @@ static ebb_status make_packed_pool(ebb_run *run, const rt_create_args *a, int32_
     if (st != EBB_OK)
         return st;
     if (run->opt.steps == 0)
-        po.ready_slots = first_extent(run, count);
+        po.ready_slots = first_extent(run, EBB_TIER_HOST, count);
     st = run->io->ops->pool_create(run->io, &po, NULL, a->fault, &run->packed);
     if (st != EBB_OK)
         return ebb_fail_context(st, "creating the host tier's compressed slots (%d of a %zu-byte "

@@ -79,8 +79,9 @@ static void run(ebb_config_strategy strategy)
     /* the budget in slots: far more than 20 steps fill */
     cr_assert_gt(info.buffers[EBB_TIER_HOST], 500, "%d host buffers",
                  info.buffers[EBB_TIER_HOST]);
-    /* a few extents, a tenth of the budget at most */
-    cr_assert_leq(s.host.extents, 3, "%d extents", s.host.extents);
+    /* a few extents (from 8 buffers, doubling: async's stores depend on the
+     * disk's pace), an eighth of the budget at most */
+    cr_assert_leq(s.host.extents, 5, "%d extents", s.host.extents);
     cr_assert_leq(s.host.ready_bytes, cfg.host.budget / 8, "%llu bytes ready",
                   (unsigned long long)s.host.ready_bytes);
     cr_assert_geq(s.host.ready_slots, 2, "the live state and the step's output are ready");
