@@ -453,21 +453,25 @@ int rt_tier_lossy(const ebb_run *run, int tier)
     return tier == EBB_TIER_HOST && run->packed && ebb_compression_lossy(run->host_codec.mode);
 }
 
-/* A run with n unknown may be given far more host and gpu slots than it
- * fills (the whole budget: half the machine's memory, half the device's free
- * memory by default), so its host and gpu pools are made ready in extents
+/* A run with n unknown may be given far more slots than it fills (the
+ * whole budget: half the machine's memory, half the device's free memory
+ * by default; up to 1 GiB of disk), so its pools are made ready in extents
  * (ebb_pool_options.ready_slots) from this much, doubling what is ready as
  * buffers beyond it are first needed. A host extent is faulted in (and
  * pinned) when it is made: 1 MiB keeps a short run's start-up to about a
  * millisecond; a gpu extent is one cudaMalloc, whose cost hardly depends on
- * its size. */
+ * its size; a disk extent is one fallocate a file, counted in slots of at
+ * least a page (a disk slot's size). */
 #define RT_HOST_FIRST_EXTENT ((size_t)1 << 20)
 #define RT_GPU_FIRST_EXTENT ((size_t)64 << 20)
+#define RT_DISK_FIRST_EXTENT ((size_t)16 << 20)
 
 static int32_t first_extent(const ebb_run *run, int tier, int32_t count)
 {
-    size_t k = (tier == EBB_TIER_GPU ? RT_GPU_FIRST_EXTENT : RT_HOST_FIRST_EXTENT) /
-               run->opt.state_size;
+    size_t size = run->opt.state_size;
+    size_t k = tier == EBB_TIER_GPU    ? RT_GPU_FIRST_EXTENT / size
+               : tier == EBB_TIER_DISK ? RT_DISK_FIRST_EXTENT / (size < 4096 ? 4096 : size)
+                                       : RT_HOST_FIRST_EXTENT / size;
     if (k < 8)
         k = 8;
     return k < (size_t)count ? (int32_t)k : count;
@@ -489,7 +493,7 @@ static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int
         po.device = run->opt.device;
     if (tier == EBB_TIER_HOST && run->opt.state_tier == EBB_TIER_GPU)
         po.device = run->opt.device >= 0 ? run->opt.device : cfg ? cfg->gpu.device : 0;
-    if (tier != EBB_TIER_DISK && run->opt.steps == 0)
+    if (run->opt.steps == 0)
         po.ready_slots = first_extent(run, tier, count);
     int disk = tier == EBB_TIER_DISK;
     /* faults: the disk's, and the host's prefault and first extent (tests) */

@@ -59,7 +59,10 @@ ebb_status ebb_disk_move_check(struct ebb_pool *pool, int32_t slot, struct ebb_p
                         "disk slot %d holds no data: it was never written, or its last write "
                         "failed",
                         (int)slot);
-    return check_host ? ebb_host_slot_check(host, host_slot, !write) : EBB_OK;
+    ebb_status s = check_host ? ebb_host_slot_check(host, host_slot, !write) : EBB_OK;
+    if (s == EBB_OK && write) /* space for it (a pool reserved in extents) */
+        s = ebb_disk_reserve(pool, slot);
+    return s;
 }
 
 void ebb_disk_move_start(struct ebb_pool *pool, int32_t slot, struct ebb_pool *host,

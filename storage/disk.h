@@ -31,7 +31,22 @@ typedef struct ebb_disk {
     struct ebb_pool *staging; /* retained (ebb_pool_retain) until the disk pool goes */
     int32_t gate_high;       /* one past the highest slot given gate events
                                 (ebb_disk_gate_prepare): ebb_disk_gate_free walks no further */
+    int grow_init;           /* pool->grow_mu initialized (disk_reserve.c) */
+    uint32_t fallocates;     /* calls of fallocate made (the tests' fallocate_nth) */
 } ebb_disk;
+
+/* Reserves bytes [from, to) of file `file` (fallocate; where the file
+ * system cannot, the file is sized instead and a warning says that space
+ * is not reserved). `dir` names it in messages. EBB_ERR_NO_SPACE (the
+ * bytes and the space free) or EBB_ERR_IO. */
+ebb_status ebb_disk_reserve_file(struct ebb_pool *pool, int file, const char *dir, uint64_t from,
+                                 uint64_t to);
+
+/* Before a write to `slot`: a pool created with ready_slots reserves the
+ * next extent of its files (doubling the slots with space, at least to
+ * `slot`) when the slot is beyond them. EBB_ERR_NO_SPACE naming the slot,
+ * the bytes and what to do, the slots below kept. */
+ebb_status ebb_disk_reserve(struct ebb_pool *pool, int32_t slot);
 
 /* The codec stage (disk_hash.c): `n` threads named `name` ("ebb-hash",
  * "ebb-codec") sharing the stage's queue. start: 0 or an errno (the threads

@@ -162,8 +162,8 @@ static int probe_direct(struct ebb_pool *pool, int fd, size_t align, int *err)
 /* ---- space ------------------------------------------------------------------- */
 
 /* Before anything is allocated: every file system holds what all of the
- * pool's files on it need (directories on one file system share its free
- * space; each file is counted once). */
+ * pool's files on it need for the slots ready at creation (directories on
+ * one file system share its free space; each file is counted once). */
 static ebb_status check_space(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     ebb_disk *d = pool->disk;
@@ -183,7 +183,7 @@ static ebb_status check_space(struct ebb_pool *pool, const ebb_pool_options *o)
                 continue;
             if (j < i)
                 first = 0; /* checked with directory j */
-            need += d->files.file_bytes[j];
+            need += ebb_disk_file_bytes_upto(&d->layout, j, pool->ready);
             others += j != i;
         }
         struct statvfs vfs;
@@ -208,47 +208,10 @@ static ebb_status check_space(struct ebb_pool *pool, const ebb_pool_options *o)
                      "free space, add directories on other drives or lower tier.disk.budget",
                      others ? "ies" : "y", dirs, others ? " (one file system)" : "",
                      others ? "have" : "has", avail, GIB(avail), need, GIB(need),
-                     (int)pool->slots, d->layout.slot_size);
+                     (int)pool->ready, d->layout.slot_size);
     }
     free(dev);
     return s;
-}
-
-static ebb_status preallocate(struct ebb_pool *pool, int i, const char *dir, uint64_t bytes)
-{
-    ebb_disk *d = pool->disk;
-    int r = 0, e = 0;
-    if (pool->fault.fallocate_errno) {
-        r = -1;
-        e = pool->fault.fallocate_errno;
-    } else {
-        r = fallocate(d->files.fds[i], 0, 0, (off_t)bytes);
-        e = errno;
-    }
-    if (r == 0)
-        return EBB_OK;
-    if (e == ENOSPC || e == EDQUOT) {
-        struct statvfs vfs;
-        uint64_t avail = 0;
-        if (fstatvfs(d->files.fds[i], &vfs) == 0)
-            avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
-        return ebb_fail_errno(EBB_ERR_NO_SPACE, e,
-                              "cannot preallocate %" PRIu64 " bytes (%.2f GiB) for the disk tier in "
-                              "'%s' (%" PRIu64 " bytes, %.2f GiB, free); free space, add "
-                              "directories or lower tier.disk.budget",
-                              bytes, GIB(bytes), dir, avail, GIB(avail));
-    }
-    if (e == EOPNOTSUPP) {
-        if (ftruncate(d->files.fds[i], (off_t)bytes) != 0)
-            return ebb_fail_errno(EBB_ERR_IO, errno, "cannot size the disk tier's file in '%s'",
-                                  dir);
-        ebb_pool_warn(pool, "'%s' cannot preallocate (fallocate unsupported): space is not "
-                            "reserved and may run out mid-run",
-                      dir);
-        return EBB_OK;
-    }
-    return ebb_fail_errno(EBB_ERR_IO, e, "cannot preallocate %" PRIu64 " bytes in '%s'", bytes,
-                          dir);
 }
 
 /* ---- device groups ----------------------------------------------------------- */
@@ -386,13 +349,16 @@ static ebb_status open_files(struct ebb_pool *pool, const ebb_pool_options *o)
     return EBB_OK;
 }
 
-/* Preallocates every file (the space was checked) and probes O_DIRECT. */
+/* Preallocates every file for the slots ready at creation (the space was
+ * checked) and probes O_DIRECT. */
 static ebb_status prepare_files(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     ebb_disk *d = pool->disk;
     ebb_status s;
     for (int i = 0; i < d->layout.nfiles; i++) {
-        if ((s = preallocate(pool, i, o->paths[i], d->files.file_bytes[i])) != EBB_OK)
+        if ((s = ebb_disk_reserve_file(pool, i, o->paths[i], 0,
+                                       ebb_disk_file_bytes_upto(&d->layout, i, pool->ready))) !=
+            EBB_OK)
             return s;
         int err;
         if (!d->files.file_direct[i] || probe_direct(pool, d->files.fds[i], d->layout.align, &err))
@@ -452,6 +418,12 @@ ebb_status ebb_disk_create(struct ebb_pool *pool, const ebb_pool_options *o)
     d->files.node = -1;
     d->layout.nfiles = o->path_count;
     d->layout.slots = pool->slots;
+    /* space for every slot now, or (ready_slots) for the first ones, then
+     * in extents as slots above them are first written (disk_reserve.c) */
+    atomic_store(&pool->ready, o->ready_slots > 0 && o->ready_slots < pool->slots
+                                   ? o->ready_slots : pool->slots);
+    pthread_mutex_init(&pool->grow_mu, NULL);
+    d->grow_init = 1;
     d->layout.slot_size = pool->slot_size;
     d->engine.depth = o->queue_depth;
     d->sums.on = o->checksum ? 1 : 0;
@@ -533,6 +505,8 @@ void ebb_disk_destroy(struct ebb_pool *pool)
     ebb_disk_pace_destroy(&d->pace);
     if (d->staging)
         ebb_pool_release(d->staging); /* frees it if its owner destroyed it already */
+    if (d->grow_init)
+        pthread_mutex_destroy(&pool->grow_mu);
     free(d);
     pool->disk = NULL;
 }

@@ -59,3 +59,12 @@ uint64_t ebb_disk_file_bytes(const ebb_disk_layout *l, int file)
     uint64_t end = mine ? f + mine * n : 0;
     return full * l->dstride + mine * l->block - (mine ? shrink_before(l, m, end) : 0);
 }
+
+uint64_t ebb_disk_file_bytes_upto(const ebb_disk_layout *l, int file, int32_t ready)
+{
+    uint64_t n = (uint64_t)l->nfiles, full = (uint64_t)l->slots / n;
+    uint64_t rounds = ((uint64_t)(ready > 0 ? ready : 0) + n - 1) / n;
+    if (ready >= l->slots || rounds > full)
+        return ebb_disk_file_bytes(l, file);
+    return rounds * l->dstride; /* a full round puts one dstride in each file */
+}

@@ -64,5 +64,8 @@ void ebb_disk_locate_bytes(const ebb_disk_layout *l, int32_t slot, uint32_t bloc
                            ebb_disk_loc *loc);
 /* The bytes file `file` holds in that layout. */
 uint64_t ebb_disk_file_bytes(const ebb_disk_layout *l, int file);
+/* The bytes of file `file` that slots [0, ready) use (whole rounds; the
+ * file's every byte once they reach into the last round). */
+uint64_t ebb_disk_file_bytes_upto(const ebb_disk_layout *l, int file, int32_t ready);
 
 #endif

@@ -19,6 +19,9 @@ typedef struct ebb_storage_fault {
     int io_reads_only;      /* 1: io_nth and short_nth count reads alone */
     uint64_t short_nth;     /* the short_nth-th request completes short (half, aligned) */
     int fallocate_errno;    /* fallocate fails with this errno (e.g. ENOSPC) */
+    uint32_t fallocate_nth; /* with fallocate_errno: 0: every fallocate fails so; k > 0: the
+                               pool's k-th and later (1: at creation; 2: the first extent
+                               reserved after it, ebb_pool_options.ready_slots) */
     int odirect_open;       /* 1: open(O_DIRECT) fails with EINVAL, as some file systems do */
     int odirect_write;      /* 1: the first O_DIRECT write fails with EINVAL (probe at creation) */
     int uring_errno;        /* io_uring setup fails with this errno (ENOSYS, EPERM) */

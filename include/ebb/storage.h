@@ -196,9 +196,9 @@ typedef struct ebb_pool_options {
     const struct ebb_codec_options *compression;
     int32_t codec_threads;    /* with compression: 0 (default) = EBB_CODEC_THREADS_DEFAULT, 1 .. EBB_CODEC_THREADS_MAX */
 
-    /* host, gpu: how much is made ready at creation (host: faulted in when
-     * prefault, registered with CUDA when pinned; gpu: allocated, with the
-     * slots' events). 0 (default): every slot, so a shortage of memory
+    /* How much is made ready at creation (host: faulted in when prefault,
+     * registered with CUDA when pinned; gpu: allocated, with the slots'
+     * events; disk: its file space preallocated). 0 (default): every slot, so a shortage of memory
      * shows at creation. k > 0 (for a pool whose slots may exceed what it
      * will fill: a run with n unknown): the first k slots; the slots above
      * are made ready in extents, each doubling the ready slots (up to
@@ -208,7 +208,11 @@ typedef struct ebb_pool_options {
      * allocates each extent alone, so its slots are then not one range (ask
      * ebb_pool_slot_ptr for each). A shortage fails that call with
      * EBB_ERR_NO_MEMORY, the ready slots and their data kept. Slots are
-     * best used in order (slot i readies slots 0 .. i). */
+     * best used in order (slot i readies slots 0 .. i). A disk pool the
+     * same with file space: its files are preallocated for the first k
+     * slots (the space check at creation counts those), and a write to a
+     * slot above them preallocates the next extent first; a full disk fails
+     * that write's call with EBB_ERR_NO_SPACE, the slots below kept. */
     int32_t ready_slots;
 } ebb_pool_options;
 
