@@ -393,6 +393,10 @@ ebb_status rt_reverse_done(ebb_run *run)
 
 static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
 {
+    /* the state as it is handed out (the callback may change it) */
+    ebb_status st = rt_errs_compare(run, a->step, run->live);
+    if (st != EBB_OK)
+        return st;
     if (run->pulling) { /* pull form: the caller gets x_i; reverse_done when it asks again */
         run->pulled = a->step;
         run->pulled_at = rt_clock(run);
@@ -584,6 +588,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
     rt_set_ref(m, &run->live, out);
     run->live_step = k + 1;
     st = rt_audit_computed(run, k + 1, out);
+    if (st == EBB_OK && !recomputed)
+        st = rt_errs_computed(run, k + 1, out);
     if (!recomputed)
         run->computed = k + 1;
     return st;

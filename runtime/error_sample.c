@@ -1,0 +1,185 @@
+/*
+ * The lossy error estimate (ebb_run_options.error_samples, run.error_samples;
+ * docs/compression.md, *The error estimate*): exact copies of a few states
+ * taken as the first forward sweep computes them, compared with the states
+ * the reverse sweep hands out for the same steps.
+ *
+ * Which steps: with n known, K = min(error_samples, n) steps at the middles
+ * of K equal parts of 0 .. n-1, s_j = floor((2j + 1) n / 2K). With n unknown,
+ * every k-th step from x_0 on, k = 1 at first: when the K copies are all
+ * taken and another is due, k doubles and the copies of the steps that are
+ * no multiple of the new k are dropped, so that the kept ones stay evenly
+ * spread over what ran (between K/2 and K of them, one k apart; x_n itself,
+ * which no reverse step gets, is never compared).
+ *
+ * What is compared: the state handed to the reverse callback (or returned by
+ * ebb_run_reverse_next) for a sampled step, before the callback may change
+ * it, with its copy: bitwise first (equal bytes: an error of exactly 0),
+ * then |x~ - x|_2 / |x|_2 in double over the element type's values (|x~ -
+ * x|_2 when |x|_2 is 0). An element type of bytes counts the states that
+ * differ only.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error_internal.h"
+#include "runtime/runtime_internal.h"
+
+/* The element type compared: the options', else the first lossy tier's,
+ * else any tier's float type, else bytes. */
+static int element_of(const ebb_run *run)
+{
+    if (run->opt.element >= 0)
+        return run->opt.element;
+    if (rt_tier_lossy(run, EBB_TIER_HOST))
+        return (int)run->host_codec.element;
+    if (rt_tier_lossy(run, EBB_TIER_DISK))
+        return (int)run->codec.element;
+    if (run->host_codec.element != EBB_ELEMENT_BYTES)
+        return (int)run->host_codec.element;
+    return (int)run->codec.element;
+}
+
+ebb_status rt_errs_init(ebb_run *run)
+{
+    rt_errs *e = &run->errs;
+    memset(e, 0, sizeof *e);
+    e->every = 1;
+    int32_t k = run->opt.error_samples;
+    if (k <= 0)
+        return EBB_OK;
+    /* a GPU state was refused (run_config.c) */
+    if (run->opt.steps > 0 && k > run->opt.steps)
+        k = (int32_t)run->opt.steps;
+    size_t size = run->opt.state_size;
+    if (size > SIZE_MAX / (size_t)k)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "error_samples = %d copies of %zu-byte states do not "
+                        "fit in memory; ask for fewer", (int)k, size);
+    e->step = malloc((size_t)k * sizeof *e->step);
+    e->data = malloc((size_t)k * size);
+    if (!e->step || !e->data) {
+        rt_errs_free(run);
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "error_samples = %d: cannot allocate %d copies of the %zu-byte state "
+                        "(%llu bytes); ask for fewer",
+                        (int)k, (int)k, size, (unsigned long long)((uint64_t)k * size));
+    }
+    e->cap = k;
+    e->element = element_of(run);
+    run->info.error_samples = k;
+    run->info.error_sample_bytes = (uint64_t)k * size;
+    return EBB_OK;
+}
+
+void rt_errs_free(ebb_run *run)
+{
+    free(run->errs.step);
+    free(run->errs.data);
+    run->errs.step = NULL;
+    run->errs.data = NULL;
+    run->errs.cap = 0;
+}
+
+/* n known: the j-th sampled step. */
+static int64_t known_step(const rt_errs *e, int64_t n, int32_t j)
+{
+    /* (2j + 1) n / 2K without overflow: n = q 2K + r */
+    int64_t twice = 2 * (int64_t)e->cap, odd = 2 * (int64_t)j + 1;
+    return odd * (n / twice) + odd * (n % twice) / twice;
+}
+
+/* n unknown: k doubles, the copies of steps no multiple of it go. */
+static void thin(ebb_run *run)
+{
+    rt_errs *e = &run->errs;
+    size_t size = run->opt.state_size;
+    e->every *= 2;
+    int32_t kept = 0;
+    for (int32_t i = 0; i < e->count; i++) {
+        if (e->step[i] % e->every)
+            continue;
+        if (kept != i) {
+            e->step[kept] = e->step[i];
+            memcpy(e->data + (size_t)kept * size, e->data + (size_t)i * size, size);
+        }
+        kept++;
+    }
+    e->count = kept;
+}
+
+ebb_status rt_errs_computed(ebb_run *run, int64_t step, int32_t b)
+{
+    rt_errs *e = &run->errs;
+    if (e->cap == 0)
+        return EBB_OK;
+    int64_t n = run->opt.steps;
+    if (n > 0) {
+        if (e->count >= e->cap || step != known_step(e, n, e->count))
+            return EBB_OK;
+    } else {
+        if (step % e->every)
+            return EBB_OK;
+        if (e->count == e->cap)
+            thin(run);
+        if (step % e->every)
+            return EBB_OK;
+    }
+    ebb_status st = rt_settle(run, run->state, b);
+    if (st != EBB_OK)
+        return st;
+    size_t size = run->opt.state_size;
+    memcpy(e->data + (size_t)e->count * size, rt_buf_ptr(run, run->state, b), size);
+    e->step[e->count++] = step;
+    return EBB_OK;
+}
+
+/* |a - x|_2 / |x|_2 over `count` values of type T, in double. */
+#define REL_ERROR(T, a_, x_, count, out)                                                    \
+    do {                                                                                    \
+        const T *a = (const T *)(a_), *x = (const T *)(x_);                                 \
+        double dd = 0, xx = 0;                                                              \
+        for (size_t i = 0; i < (count); i++) {                                              \
+            double d = (double)a[i] - (double)x[i];                                         \
+            dd += d * d;                                                                    \
+            xx += (double)x[i] * (double)x[i];                                              \
+        }                                                                                   \
+        *(out) = xx > 0 ? sqrt(dd / xx) : sqrt(dd);                                         \
+    } while (0)
+
+ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b)
+{
+    rt_errs *e = &run->errs;
+    if (e->cap == 0 || e->count == 0)
+        return EBB_OK;
+    int32_t lo = 0, hi = e->count - 1; /* the copies are in step order */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (e->step[mid] < step)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (e->step[lo] != step)
+        return EBB_OK;
+    ebb_status st = rt_settle(run, run->state, b);
+    if (st != EBB_OK)
+        return st;
+    size_t size = run->opt.state_size;
+    const unsigned char *got = rt_buf_ptr(run, run->state, b);
+    const unsigned char *exact = e->data + (size_t)lo * size;
+    double rel = 0;
+    if (memcmp(got, exact, size) != 0) {
+        run->stats.error_samples_differ++;
+        if (e->element == EBB_ELEMENT_FLOAT64)
+            REL_ERROR(double, got, exact, size / sizeof(double), &rel);
+        else if (e->element == EBB_ELEMENT_FLOAT32)
+            REL_ERROR(float, got, exact, size / sizeof(float), &rel);
+    }
+    run->stats.error_samples++;
+    if (!(rel <= run->stats.state_rel_error_max)) /* a NaN is kept */
+        run->stats.state_rel_error_max = rel;
+    e->sum_sq += rel * rel;
+    run->stats.state_rel_error_rms = sqrt(e->sum_sq / (double)run->stats.error_samples);
+    return EBB_OK;
+}
