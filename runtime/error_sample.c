@@ -46,6 +46,7 @@ ebb_status rt_errs_init(ebb_run *run)
     rt_errs *e = &run->errs;
     memset(e, 0, sizeof *e);
     e->every = 1;
+    e->pending = -1;
     int32_t k = run->opt.error_samples;
     if (k <= 0)
         return EBB_OK;
@@ -57,8 +58,9 @@ ebb_status rt_errs_init(ebb_run *run)
         return ebb_fail(EBB_ERR_NO_MEMORY, "error_samples = %d copies of %zu-byte states do not "
                         "fit in memory; ask for fewer", (int)k, size);
     e->step = malloc((size_t)k * sizeof *e->step);
+    e->rho = calloc((size_t)k, sizeof *e->rho);
     e->data = malloc((size_t)k * size);
-    if (!e->step || !e->data) {
+    if (!e->step || !e->rho || !e->data) {
         rt_errs_free(run);
         return ebb_fail(EBB_ERR_NO_MEMORY,
                         "error_samples = %d: cannot allocate %d copies of the %zu-byte state "
@@ -75,10 +77,50 @@ ebb_status rt_errs_init(ebb_run *run)
 void rt_errs_free(ebb_run *run)
 {
     free(run->errs.step);
+    free(run->errs.rho);
     free(run->errs.data);
     run->errs.step = NULL;
+    run->errs.rho = NULL;
     run->errs.data = NULL;
     run->errs.cap = 0;
+}
+
+/* |a - x|_2 / |x|_2 in double (|a - x|_2 when |x|_2 is 0). */
+static double rel_of(double dd, double xx)
+{
+    return xx > 0 ? sqrt(dd / xx) : sqrt(dd);
+}
+
+static double rel_f64(const double *a, const double *x, size_t count)
+{
+    double dd = 0, xx = 0;
+    for (size_t i = 0; i < count; i++) {
+        double d = a[i] - x[i];
+        dd += d * d;
+        xx += x[i] * x[i];
+    }
+    return rel_of(dd, xx);
+}
+
+static double rel_f32(const float *a, const float *x, size_t count)
+{
+    double dd = 0, xx = 0;
+    for (size_t i = 0; i < count; i++) {
+        double d = (double)a[i] - (double)x[i];
+        dd += d * d;
+        xx += (double)x[i] * (double)x[i];
+    }
+    return rel_of(dd, xx);
+}
+
+/* |a - x|_2 / |x|_2 over the state's values of the element type (0 for bytes). */
+static double rel_error(int element, const void *a, const void *x, size_t size)
+{
+    if (element == EBB_ELEMENT_FLOAT64)
+        return rel_f64(a, x, size / sizeof(double));
+    if (element == EBB_ELEMENT_FLOAT32)
+        return rel_f32(a, x, size / sizeof(float));
+    return 0;
 }
 
 /* n known: the j-th sampled step. */
@@ -101,6 +143,7 @@ static void thin(ebb_run *run)
             continue;
         if (kept != i) {
             e->step[kept] = e->step[i];
+            e->rho[kept] = e->rho[i];
             memcpy(e->data + (size_t)kept * size, e->data + (size_t)i * size, size);
         }
         kept++;
@@ -113,6 +156,15 @@ ebb_status rt_errs_computed(ebb_run *run, int64_t step, int32_t b)
     rt_errs *e = &run->errs;
     if (e->cap == 0)
         return EBB_OK;
+    ebb_status st;
+    size_t size = run->opt.state_size;
+    if (e->pending >= 0) { /* x_step = x_{s+1} of the last copy: the step's change */
+        if ((st = rt_settle(run, run->state, b)) != EBB_OK)
+            return st;
+        e->rho[e->pending] = rel_error(e->element, rt_buf_ptr(run, run->state, b),
+                                       e->data + (size_t)e->pending * size, size);
+        e->pending = -1;
+    }
     int64_t n = run->opt.steps;
     if (n > 0) {
         if (e->count >= e->cap || step != known_step(e, n, e->count))
@@ -125,27 +177,14 @@ ebb_status rt_errs_computed(ebb_run *run, int64_t step, int32_t b)
         if (step % e->every)
             return EBB_OK;
     }
-    ebb_status st = rt_settle(run, run->state, b);
-    if (st != EBB_OK)
+    if ((st = rt_settle(run, run->state, b)) != EBB_OK)
         return st;
-    size_t size = run->opt.state_size;
     memcpy(e->data + (size_t)e->count * size, rt_buf_ptr(run, run->state, b), size);
+    e->rho[e->count] = 0;
+    e->pending = e->count;
     e->step[e->count++] = step;
     return EBB_OK;
 }
-
-/* |a - x|_2 / |x|_2 over `count` values of type T, in double. */
-#define REL_ERROR(T, a_, x_, count, out)                                                    \
-    do {                                                                                    \
-        const T *a = (const T *)(a_), *x = (const T *)(x_);                                 \
-        double dd = 0, xx = 0;                                                              \
-        for (size_t i = 0; i < (count); i++) {                                              \
-            double d = (double)a[i] - (double)x[i];                                         \
-            dd += d * d;                                                                    \
-            xx += (double)x[i] * (double)x[i];                                              \
-        }                                                                                   \
-        *(out) = xx > 0 ? sqrt(dd / xx) : sqrt(dd);                                         \
-    } while (0)
 
 ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b)
 {
@@ -171,15 +210,15 @@ ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b)
     double rel = 0;
     if (memcmp(got, exact, size) != 0) {
         run->stats.error_samples_differ++;
-        if (e->element == EBB_ELEMENT_FLOAT64)
-            REL_ERROR(double, got, exact, size / sizeof(double), &rel);
-        else if (e->element == EBB_ELEMENT_FLOAT32)
-            REL_ERROR(float, got, exact, size / sizeof(float), &rel);
+        rel = rel_error(e->element, got, exact, size);
     }
+    e->sum_rho_err += e->rho[lo] * rel;
     run->stats.error_samples++;
     if (!(rel <= run->stats.state_rel_error_max)) /* a NaN is kept */
         run->stats.state_rel_error_max = rel;
     e->sum_sq += rel * rel;
     run->stats.state_rel_error_rms = sqrt(e->sum_sq / (double)run->stats.error_samples);
+    run->stats.gradient_rel_error_estimate =
+        (double)run->info.steps * e->sum_rho_err / (double)run->stats.error_samples;
     return EBB_OK;
 }

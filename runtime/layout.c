@@ -64,6 +64,7 @@ static const field run_stats[] = {
     F(ebb_run_stats, host_compress_bps), F(ebb_run_stats, host_decompress_bps),
     F(ebb_run_stats, error_samples),   F(ebb_run_stats, error_samples_differ),
     F(ebb_run_stats, state_rel_error_max), F(ebb_run_stats, state_rel_error_rms),
+    F(ebb_run_stats, gradient_rel_error_estimate),
 };
 
 static const field schedule_options[] = {

@@ -107,6 +107,9 @@ typedef struct rt_errs {
     int64_t every;        /* n unknown: the steps kept are multiples of this */
     int64_t *step;        /* each copy's step, ascending */
     unsigned char *data;  /* cap states */
+    double *rho;          /* each copy's |x_{s+1} - x_s|_2 / |x_s|_2 (the step's change) */
+    int32_t pending;      /* the copy whose x_{s+1} comes next, else -1 */
+    double sum_rho_err;   /* of rho x the relative error compared */
     int element;          /* an ebb_element: how states are compared */
     double sum_sq;        /* of the relative errors compared */
 } rt_errs;

@@ -14,6 +14,7 @@ void run_estimate_json(json_writer *w, const ebb_run_info *info, const ebb_run_s
     json_int(w, "error_samples_differ", st->error_samples_differ);
     json_double(w, "state_rel_error_max", on ? st->state_rel_error_max : NAN);
     json_double(w, "state_rel_error_rms", on ? st->state_rel_error_rms : NAN);
+    json_double(w, "gradient_rel_error_estimate", on ? st->gradient_rel_error_estimate : NAN);
 }
 
 void run_estimate_print(const workload_result *res, int n)
@@ -31,13 +32,15 @@ void run_estimate_print(const workload_result *res, int n)
             snprintf(who, sizeof who, " (%s%s%s)", picked ? r->asked : "", picked ? ">" : "",
                      r->strategy);
         }
-        printf("error estimate%s: state relative error max %.3g, rms %.3g over %lld sampled "
-               "states (%lld not bitwise exact)\n",
-               who, st->state_rel_error_max, st->state_rel_error_rms,
+        printf("gradient relative error estimate%s: %.3g (state relative error max %.3g, rms "
+               "%.3g over %lld sampled states, %lld not bitwise exact)\n",
+               who, st->gradient_rel_error_estimate, st->state_rel_error_max,
+               st->state_rel_error_rms,
                (long long)st->error_samples, (long long)st->error_samples_differ);
     }
     if (any)
-        printf("(|x~ - x| / |x| of the states the reverse sweep was given, against exact "
-               "copies kept in the first sweep: --error-samples, %.3g MB of host memory)\n",
+        printf("(ebb's estimate: n x the mean of |x~ - x| / |x| x |x_{s+1} - x_s| / |x_s| over "
+               "the sampled states the reverse sweep was given, against exact copies kept in "
+               "the first sweep: --error-samples, %.3g MB of host memory)\n",
                (double)any->info.error_sample_bytes / 1e6);
 }

@@ -118,7 +118,7 @@ module ebb
      real(c_double) :: host_compress_bps, host_decompress_bps
      ! the lossy error estimate (error_samples)
      integer(c_int64_t) :: error_samples, error_samples_differ
-     real(c_double) :: state_rel_error_max, state_rel_error_rms
+     real(c_double) :: state_rel_error_max, state_rel_error_rms, gradient_rel_error_estimate
   end type ebb_run_stats
 
   ! ---- the callbacks' interfaces -------------------------------------------

@@ -218,9 +218,11 @@ int main(int argc, char **argv)
     printf("\nJ = %.15e, |dJ/dx0| = %.6e, dJ/dF = %.6e, %lld recomputed steps\n", j, sqrt(norm),
            md.grad_f, (long long)st.recomputed_steps);
     if (info.error_samples > 0)
-        printf("error estimate: state relative error max %.3e, rms %.3e over %lld sampled "
-               "states (%lld not bitwise exact; %llu bytes of exact copies)\n",
-               st.state_rel_error_max, st.state_rel_error_rms, (long long)st.error_samples,
+        printf("ebb's estimate: gradient relative error %.3e (state relative error max %.3e, "
+               "rms %.3e over %lld sampled states; %lld not bitwise exact; %llu bytes of exact "
+               "copies)\n",
+               st.gradient_rel_error_estimate, st.state_rel_error_max, st.state_rel_error_rms,
+               (long long)st.error_samples,
                (long long)st.error_samples_differ, (unsigned long long)info.error_sample_bytes);
     int rc = 0;
     if (c.exact) {
@@ -231,15 +233,15 @@ int main(int argc, char **argv)
         printf("exact check: |dJ/dx0 - exact| / |exact| = %.3e, |dJ/dF - exact| / |exact| = "
                "%.3e\n", err_x, err_f);
         if (info.error_samples > 0)
-            printf("estimate / true (dJ/dx0): max %.3g, rms %.3g\n",
-                   err_x > 0 ? st.state_rel_error_max / err_x : NAN,
-                   err_x > 0 ? st.state_rel_error_rms / err_x : NAN);
+            printf("estimate / true (dJ/dx0): %.3g\n",
+                   err_x > 0 ? st.gradient_rel_error_estimate / err_x : NAN);
         printf("figures: rate %g steps %ld slots %ld true_x0 %.6e true_F %.6e est_max %.6e "
-               "est_rms %.6e samples %lld\n",
+               "est_rms %.6e samples %lld estimate %.6e\n",
                c.rate, c.steps, c.slots, err_x, err_f,
                info.error_samples > 0 ? st.state_rel_error_max : NAN,
                info.error_samples > 0 ? st.state_rel_error_rms : NAN,
-               (long long)st.error_samples);
+               (long long)st.error_samples,
+               info.error_samples > 0 ? st.gradient_rel_error_estimate : NAN);
         if (c.rate == 0 && (err_x != 0 || err_f != 0)) {
             printf("  <-- NOT EXACT: without compression the gradient must be bitwise the "
                    "plain loop's\n");

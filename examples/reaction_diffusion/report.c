@@ -98,9 +98,11 @@ void report_stats(const rd_result *res)
         printf("  host   a codec thread compresses %.3g GB/s, decompresses %.3g GB/s\n",
                s->host_compress_bps / 1e9, s->host_decompress_bps / 1e9);
     if (res->info.error_samples > 0) /* run.error_samples: ebb's lossy error estimate */
-        printf("  error  estimate: state relative error max %.3e, rms %.3e over %lld sampled "
-               "states (%lld not bitwise exact; %s of exact copies)\n",
-               s->state_rel_error_max, s->state_rel_error_rms, (long long)s->error_samples,
+        printf("  error  estimate: gradient relative error %.3e; state relative error max "
+               "%.3e, rms %.3e over %lld sampled states (%lld not bitwise exact; %s of exact "
+               "copies)\n",
+               s->gradient_rel_error_estimate, s->state_rel_error_max, s->state_rel_error_rms,
+               (long long)s->error_samples,
                (long long)s->error_samples_differ,
                report_size(res->info.error_sample_bytes, w, sizeof w));
 }

@@ -82,7 +82,7 @@ contains
     end do
     size = rdtest_run_stats_layout(c_off)
     b = c_loc(s)
-    f_off(1:39) = [off(b, c_loc(s%steps)), off(b, c_loc(s%forward_steps)), &
+    f_off(1:40) = [off(b, c_loc(s%steps)), off(b, c_loc(s%forward_steps)), &
          off(b, c_loc(s%recomputed_steps)), off(b, c_loc(s%reverse_steps)), off(b, c_loc(s%stores)), &
          off(b, c_loc(s%restores)), off(b, c_loc(s%copies)), off(b, c_loc(s%prefetches)), &
          off(b, c_loc(s%cache_hits)), off(b, c_loc(s%bytes_written)), off(b, c_loc(s%bytes_read)), &
@@ -98,9 +98,10 @@ contains
          off(b, c_loc(s%compressions)), off(b, c_loc(s%decompressions)), &
          off(b, c_loc(s%host_compress_bps)), off(b, c_loc(s%host_decompress_bps)), &
          off(b, c_loc(s%error_samples)), off(b, c_loc(s%error_samples_differ)), &
-         off(b, c_loc(s%state_rel_error_max)), off(b, c_loc(s%state_rel_error_rms))]
+         off(b, c_loc(s%state_rel_error_max)), off(b, c_loc(s%state_rel_error_rms)), &
+         off(b, c_loc(s%gradient_rel_error_estimate))]
     call require(size == c_sizeof(s), 'sizeof(ebb_run_stats) differs from the C compiler''s')
-    do i = 1, 39
+    do i = 1, 40
        write (what, '(a,i0,a)') 'ebb_run_stats field ', i, ' is not where C puts it'
        call require(f_off(i) == c_off(i), trim(what))
     end do

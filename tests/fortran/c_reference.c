@@ -120,6 +120,7 @@ size_t rdtest_run_stats_layout(size_t *o)
     o[i++] = OFF(ebb_run_stats, error_samples_differ);
     o[i++] = OFF(ebb_run_stats, state_rel_error_max);
     o[i++] = OFF(ebb_run_stats, state_rel_error_rms);
+    o[i++] = OFF(ebb_run_stats, gradient_rel_error_estimate);
     return sizeof(ebb_run_stats);
 }
 

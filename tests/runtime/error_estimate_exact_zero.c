@@ -21,6 +21,7 @@ Test(error_estimate_exact_zero, callback_form)
     cr_assert_eq(st.error_samples_differ, 0);
     cr_assert_eq(st.state_rel_error_max, 0.0, "max %g", st.state_rel_error_max);
     cr_assert_eq(st.state_rel_error_rms, 0.0, "rms %g", st.state_rel_error_rms);
+    cr_assert_eq(st.gradient_rel_error_estimate, 0.0);
     es_free(&e);
     rmdir(dir);
     ebb_config_dispose(&cfg);

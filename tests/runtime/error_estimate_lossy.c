@@ -1,8 +1,9 @@
 /* With the host slots compressed at a fixed rate the estimate is > 0 and is
  * the true state error on the sampled steps: n known, the K steps
  * floor((2j + 1) n / 2K), whose max and rms the test computes from the
- * states the reverse callback was handed against the exact ones; with K = n
- * every step. */
+ * states the reverse callback was handed against the exact ones (with K = n
+ * every step), and the gradient's estimate n x mean(rho_s e_s) with rho_s
+ * the exact step's relative change. */
 #include "estimate.h"
 
 static void check(int64_t n, int32_t k, double rate)
@@ -18,8 +19,8 @@ static void check(int64_t n, int32_t k, double rate)
     int64_t steps[256];
     for (int32_t j = 0; j < k; j++)
         steps[j] = (2 * j + 1) * n / (2 * k);
-    double max, rms;
-    es_expect(&e, steps, k, &max, &rms);
+    double max, rms, estimate;
+    es_expect(&e, steps, k, &max, &rms, &estimate);
     cr_assert_gt(max, 0, "lossy: some sampled state is not exact");
     cr_assert_eq(st.error_samples, k, "compared %lld of %d", (long long)st.error_samples, k);
     cr_assert_gt(st.state_rel_error_max, 0);
@@ -29,6 +30,9 @@ static void check(int64_t n, int32_t k, double rate)
     cr_assert_lt(fabs(st.state_rel_error_rms - rms), 1e-9 * rms,
                  "n %lld, K %d: rms %.9g, the sampled states' %.9g", (long long)n, k,
                  st.state_rel_error_rms, rms);
+    cr_assert_lt(fabs(st.gradient_rel_error_estimate - estimate), 1e-9 * estimate,
+                 "n %lld, K %d: estimate %.9g, expected n x mean(rho e) = %.9g", (long long)n,
+                 k, st.gradient_rel_error_estimate, estimate);
     es_free(&e);
     rmdir(dir);
     ebb_config_dispose(&cfg);

@@ -16,14 +16,16 @@ Test(error_estimate_unknown_n, spread_by_doubling)
     es_run(&e, &cfg, EBB_CONFIG_STRATEGY_ONLINE, 5, 16, 8, &st, &info);
     cr_assert_eq(st.steps, 100);
     const int64_t steps[] = {0, 16, 32, 48, 64, 80, 96};
-    double max, rms;
-    es_expect(&e, steps, 7, &max, &rms);
+    double max, rms, estimate;
+    es_expect(&e, steps, 7, &max, &rms, &estimate);
     cr_assert_gt(max, 0);
     cr_assert_eq(st.error_samples, 7, "compared %lld", (long long)st.error_samples);
     cr_assert_lt(fabs(st.state_rel_error_max - max), 1e-9 * max, "max %.9g, expected %.9g",
                  st.state_rel_error_max, max);
     cr_assert_lt(fabs(st.state_rel_error_rms - rms), 1e-9 * rms, "rms %.9g, expected %.9g",
                  st.state_rel_error_rms, rms);
+    cr_assert_lt(fabs(st.gradient_rel_error_estimate - estimate), 1e-9 * estimate,
+                 "estimate %.9g, expected %.9g", st.gradient_rel_error_estimate, estimate);
     es_free(&e);
     rmdir(dir);
     ebb_config_dispose(&cfg);

@@ -97,18 +97,28 @@ static inline void es_run(es *e, ebb_config *cfg, ebb_config_strategy strategy, 
     ebb_run_destroy(run);
 }
 
-/* The max and rms of true_rel over the steps listed. */
+/* The max and rms of true_rel over the steps listed, and the gradient's
+ * estimate from them: n x the mean of rho_s true_rel[s], rho_s = |x_{s+1} -
+ * x_s| / |x_s|. */
 static inline void es_expect(const es *e, const int64_t *steps, int count, double *max,
-                             double *rms)
+                             double *rms, double *estimate)
 {
-    double sq = 0;
+    double sq = 0, weighted = 0;
     *max = 0;
     for (int j = 0; j < count; j++) {
-        double r = e->true_rel[steps[j]];
+        int64_t s = steps[j];
+        double r = e->true_rel[s], dd = 0, xx = 0;
+        for (size_t i = 0; i < e->values; i++) {
+            double d = e->exact[s + 1][i] - e->exact[s][i];
+            dd += d * d;
+            xx += e->exact[s][i] * e->exact[s][i];
+        }
         *max = r > *max ? r : *max;
         sq += r * r;
+        weighted += sqrt(dd / xx) * r;
     }
     *rms = sqrt(sq / count);
+    *estimate = (double)e->n * weighted / count;
 }
 
 #endif

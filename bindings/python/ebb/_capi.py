@@ -112,6 +112,7 @@ class RunStats(Structure):
         ("error_samples_differ", c_int64),
         ("state_rel_error_max", c_double),
         ("state_rel_error_rms", c_double),
+        ("gradient_rel_error_estimate", c_double),
     ]
 
 
