@@ -459,7 +459,7 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
 
 /* The clock read that ended the previous step of an ADVANCE. The next step
  * starts from it when nothing between them can have taken time (no wait, no
- * read started, no hash, a host state): one clock read a step, not two,
+ * read started, no hash, no error sample, a host state): one clock read a step, not two,
  * which is most of the engine's own cost per step. */
 typedef struct step_clock {
     double t; /* < 0: read the clock */
@@ -471,7 +471,7 @@ static double step_start(ebb_run *run, const step_clock *c)
 {
     if (c->t >= 0 && c->stall == run->stats.stall_total_s &&
         c->prefetches == run->stats.prefetches && !run->hash && !run->audit_lossy &&
-        run->state->tier == EBB_TIER_HOST)
+        !run->errs.cap && run->state->tier == EBB_TIER_HOST)
         return c->t;
     return rt_clock(run);
 }
