@@ -19,9 +19,11 @@
  * x|_2 when |x|_2 is 0). An element type of bytes counts the states that
  * differ only.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/error_internal.h"
 #include "runtime/runtime_internal.h"
@@ -59,13 +61,21 @@ ebb_status rt_errs_init(ebb_run *run)
                         "fit in memory; ask for fewer", (int)k, size);
     e->step = malloc((size_t)k * sizeof *e->step);
     e->rho = calloc((size_t)k, sizeof *e->rho);
-    e->data = malloc((size_t)k * size);
+    /* mapped as the host pool's slots are, transparent huge pages advised:
+     * most of the copies' cost is the first touch of their pages */
+    e->bytes = (size_t)k * size;
+    void *mem = mmap(NULL, e->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int err = errno;
+    if (mem != MAP_FAILED) {
+        e->data = mem;
+        (void)madvise(mem, e->bytes, MADV_HUGEPAGE);
+    }
     if (!e->step || !e->rho || !e->data) {
         rt_errs_free(run);
-        return ebb_fail(EBB_ERR_NO_MEMORY,
-                        "error_samples = %d: cannot allocate %d copies of the %zu-byte state "
-                        "(%llu bytes); ask for fewer",
-                        (int)k, (int)k, size, (unsigned long long)((uint64_t)k * size));
+        return ebb_fail_errno(EBB_ERR_NO_MEMORY, mem == MAP_FAILED ? err : ENOMEM,
+                              "error_samples = %d: cannot allocate %d copies of the %zu-byte "
+                              "state (%llu bytes); ask for fewer",
+                              (int)k, (int)k, size, (unsigned long long)((uint64_t)k * size));
     }
     e->cap = k;
     e->element = element_of(run);
@@ -78,7 +88,8 @@ void rt_errs_free(ebb_run *run)
 {
     free(run->errs.step);
     free(run->errs.rho);
-    free(run->errs.data);
+    if (run->errs.data)
+        munmap(run->errs.data, run->errs.bytes);
     run->errs.step = NULL;
     run->errs.rho = NULL;
     run->errs.data = NULL;

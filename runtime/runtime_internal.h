@@ -106,7 +106,8 @@ typedef struct rt_errs {
     int32_t count;        /* copies kept */
     int64_t every;        /* n unknown: the steps kept are multiples of this */
     int64_t *step;        /* each copy's step, ascending */
-    unsigned char *data;  /* cap states */
+    unsigned char *data;  /* cap states, mapped (bytes) */
+    size_t bytes;
     double *rho;          /* each copy's |x_{s+1} - x_s|_2 / |x_s|_2 (the step's change) */
     int32_t pending;      /* the copy whose x_{s+1} comes next, else -1 */
     double sum_rho_err;   /* of rho x the relative error compared */
