@@ -18,6 +18,11 @@
  * then |x~ - x|_2 / |x|_2 in double over the element type's values (|x~ -
  * x|_2 when |x|_2 is 0). An element type of bytes counts the states that
  * differ only.
+ *
+ * The gradient's estimate: with each copy of x_s the first sweep's step from
+ * it, rho_s = |x_{s+1} - x_s|_2 / |x_s|_2, is kept (taken when x_{s+1} is
+ * computed, the next call here); the estimate is n times the mean of
+ * rho_s e_s over the compared states (docs/compression.md says why).
  */
 #include <errno.h>
 #include <math.h>
@@ -185,7 +190,7 @@ ebb_status rt_errs_computed(ebb_run *run, int64_t step, int32_t b)
             return EBB_OK;
         if (e->count == e->cap)
             thin(run);
-        if (step % e->every)
+        if (step % e->every || e->count == e->cap) /* (K = 1 keeps x_0 alone) */
             return EBB_OK;
     }
     if ((st = rt_settle(run, run->state, b)) != EBB_OK)
