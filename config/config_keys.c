@@ -90,6 +90,16 @@ const ebb_key_def ebb_config_keys[EBB_CONFIG_KEY_COUNT] = {
                "memory per step; a forward step that is not deterministic is named. The "
                "environment variable EBB_AUDIT (off|replay|hash) overrides this key.",
     },
+    [EBB_KEY_RUN_ERROR_SAMPLES] = {
+        .name = "run.error_samples", INT(error_samples), .min = 0, .max = EBB_ERROR_SAMPLES_MAX,
+        .what = "an integer", .unit = "states", .dflt = 0,
+        .doc = "The lossy error estimate: the first forward sweep keeps exact copies of this "
+               "many states spread over the sweep (this many states of host memory), and the "
+               "reverse sweep compares each sampled state it hands out with its copy "
+               "(ebb_run_stats.state_rel_error_max, state_rel_error_rms). 0: off. The "
+               "environment variable EBB_ERROR_SAMPLES overrides this key and "
+               "ebb_run_options.error_samples, which (when >= 0) overrides the key.",
+    },
     [EBB_KEY_GPU_ENABLED] = {
         .name = "tier.gpu.enabled", BOOL(gpu.enabled),
         .default_doc = "`true` if this build has CUDA and a device is found, else `false`",

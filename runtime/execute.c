@@ -393,6 +393,10 @@ ebb_status rt_reverse_done(ebb_run *run)
 
 static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
 {
+    /* the state as it is handed out (the callback may change it) */
+    ebb_status st = rt_errs_compare(run, a->step, run->live);
+    if (st != EBB_OK)
+        return st;
     if (run->pulling) { /* pull form: the caller gets x_i; reverse_done when it asks again */
         run->pulled = a->step;
         run->pulled_at = rt_clock(run);
@@ -455,7 +459,7 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
 
 /* The clock read that ended the previous step of an ADVANCE. The next step
  * starts from it when nothing between them can have taken time (no wait, no
- * read started, no hash, a host state): one clock read a step, not two,
+ * read started, no hash, no error sample, a host state): one clock read a step, not two,
  * which is most of the engine's own cost per step. */
 typedef struct step_clock {
     double t; /* < 0: read the clock */
@@ -467,7 +471,7 @@ static double step_start(ebb_run *run, const step_clock *c)
 {
     if (c->t >= 0 && c->stall == run->stats.stall_total_s &&
         c->prefetches == run->stats.prefetches && !run->hash && !run->audit_lossy &&
-        run->state->tier == EBB_TIER_HOST)
+        !run->errs.cap && run->state->tier == EBB_TIER_HOST)
         return c->t;
     return rt_clock(run);
 }
@@ -584,6 +588,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
     rt_set_ref(m, &run->live, out);
     run->live_step = k + 1;
     st = rt_audit_computed(run, k + 1, out);
+    if (st == EBB_OK && !recomputed)
+        st = rt_errs_computed(run, k + 1, out);
     if (!recomputed)
         run->computed = k + 1;
     return st;

@@ -31,7 +31,7 @@ static const field run_options[] = {
     F(ebb_run_options, staging),         F(ebb_run_options, trace),
     F(ebb_run_options, forward_seconds), F(ebb_run_options, reverse_seconds),
     F(ebb_run_options, element),         F(ebb_run_options, dims),
-    F(ebb_run_options, shape),
+    F(ebb_run_options, shape),           F(ebb_run_options, error_samples),
 };
 
 static const field run_info[] = {
@@ -39,7 +39,7 @@ static const field run_info[] = {
     F(ebb_run_info, slow_tier), F(ebb_run_info, slots),         F(ebb_run_info, buffers),
     F(ebb_run_info, staging),   F(ebb_run_info, bytes),         F(ebb_run_info, steps),
     F(ebb_run_info, audit),     F(ebb_run_info, inplace),       F(ebb_run_info, warnings),
-    F(ebb_run_info, reason),
+    F(ebb_run_info, reason),    F(ebb_run_info, error_samples), F(ebb_run_info, error_sample_bytes),
 };
 
 static const field run_stats[] = {
@@ -62,6 +62,9 @@ static const field run_stats[] = {
     F(ebb_run_stats, codec_s_tier),    F(ebb_run_stats, compressions),
     F(ebb_run_stats, decompressions),
     F(ebb_run_stats, host_compress_bps), F(ebb_run_stats, host_decompress_bps),
+    F(ebb_run_stats, error_samples),   F(ebb_run_stats, error_samples_differ),
+    F(ebb_run_stats, state_rel_error_max), F(ebb_run_stats, state_rel_error_rms),
+    F(ebb_run_stats, gradient_rel_error_estimate),
 };
 
 static const field schedule_options[] = {

@@ -30,6 +30,7 @@ void ebb_run_options_init(ebb_run_options *o)
     o->slow_tier = -1;
     o->audit = EBB_RUN_FROM_CONFIG;
     o->element = -1;
+    o->error_samples = EBB_RUN_FROM_CONFIG;
 }
 
 int ebb_callback_fail(const char *fmt, ...)
@@ -117,7 +118,7 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
         run->slot_cap[t] = INT32_MAX;
     ebb_status st;
     if ((st = rt_setup_schedule(run, a)) == EBB_OK && (st = rt_setup_pools(run, a)) == EBB_OK &&
-        (st = rt_audit_init(run)) == EBB_OK && a->trace &&
+        (st = rt_audit_init(run)) == EBB_OK && (st = rt_errs_init(run)) == EBB_OK && a->trace &&
         (st = rt_trace_open(&run->trace, run->io, a->trace, a->trace_named, rt_clock(run))) ==
             EBB_OK) {
         /* the codec threads' tracks (what the pools compress: tier.*.compression) */
@@ -170,6 +171,7 @@ void rt_run_destroy(ebb_run *run)
     free(run->disk_cache);
     free(run->packed_pending);
     rt_audit_free(run);
+    rt_errs_free(run);
     ebb_schedule_destroy(run->schedule);
     rt_async_destroy(run->async);
     if (run->agree)
@@ -207,7 +209,7 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
         return stop(run, ebb_fail_context(st, "copying x_0"));
     rt_set_ref(m, &run->live, b);
     run->live_step = 0;
-    if ((st = rt_audit_computed(run, 0, b)) != EBB_OK)
+    if ((st = rt_audit_computed(run, 0, b)) != EBB_OK || (st = rt_errs_computed(run, 0, b)) != EBB_OK)
         return stop(run, st);
     run->computed = 0;
     return EBB_OK;

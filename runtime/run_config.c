@@ -45,6 +45,12 @@ static ebb_status check_options(const ebb_run_options *o)
                         ebb_strategy_name(o->strategy));
     if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
+    if (o->error_samples < EBB_RUN_FROM_CONFIG || o->error_samples > EBB_ERROR_SAMPLES_MAX)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.error_samples is %d: expected 0 (off) .. %d states to "
+                        "keep exact for the error estimate, or -1 (EBB_ERROR_SAMPLES, else "
+                        "run.error_samples)",
+                        (int)o->error_samples, EBB_ERROR_SAMPLES_MAX);
     if (o->element < -1 || o->element >= EBB_ELEMENT_COUNT)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.element is %d: expected an ebb_element (bytes 0, "
@@ -69,6 +75,26 @@ static ebb_status resolve_audit(const ebb_run_options *o, const ebb_config *cfg,
         *out = (int)a;
     } else {
         *out = o->audit >= 0 ? o->audit : (int)cfg->audit;
+    }
+    return EBB_OK;
+}
+
+/* EBB_ERROR_SAMPLES, else the options', else run.error_samples. */
+static ebb_status resolve_error_samples(const ebb_run_options *o, const ebb_config *cfg,
+                                        int32_t *out)
+{
+    const char *env = getenv("EBB_ERROR_SAMPLES");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 0 || v > EBB_ERROR_SAMPLES_MAX)
+            return ebb_fail(EBB_ERR_CONFIG,
+                            "environment variable EBB_ERROR_SAMPLES='%s': expected an integer "
+                            "from 0 (off) to %d (states kept exact for the error estimate)",
+                            env, EBB_ERROR_SAMPLES_MAX);
+        *out = (int32_t)v;
+    } else {
+        *out = o->error_samples >= 0 ? o->error_samples : cfg->error_samples;
     }
     return EBB_OK;
 }
@@ -149,8 +175,15 @@ ebb_status rt_args_from_config(const ebb_run_options *o, const ebb_config *cfg, 
                         "steps (ebb_run_options.steps) or one of those strategies",
                         ebb_strategy_name(s), where);
     }
-    if ((st = resolve_audit(o, cfg, &a->options.audit)) != EBB_OK)
+    if ((st = resolve_audit(o, cfg, &a->options.audit)) != EBB_OK ||
+        (st = resolve_error_samples(o, cfg, &a->options.error_samples)) != EBB_OK)
         return st;
+    if (a->options.error_samples > 0 && o->state_tier == EBB_TIER_GPU)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "error_samples = %d: the lossy error estimate is for a host state only "
+                        "(this run's state is in GPU memory); set ebb_run_options.error_samples "
+                        "= 0 (and run.error_samples, EBB_ERROR_SAMPLES to 0 or unset)",
+                        (int)a->options.error_samples);
     const char *trace = getenv("EBB_TRACE");
     a->trace = trace && *trace ? trace : o->trace && *o->trace ? o->trace : NULL;
     a->config = cfg;

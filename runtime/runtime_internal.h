@@ -15,6 +15,7 @@
  *   async.c      the asynchronous strategy's generator (async.h);
  *   prefetch.c   reading the next disk RESTORE ahead in the reverse sweep;
  *   audit.c      the validator replay and the state hashes;
+ *   error_sample.c the lossy error estimate's exact copies and comparisons;
  *   trace.c      the timeline file (trace.h).
  */
 #ifndef EBB_RUNTIME_RUNTIME_INTERNAL_H
@@ -99,6 +100,21 @@ typedef struct rt_memo_cell {
     uint64_t in, out; /* hashes of x_step and of the x_{step+1} computed from it */
 } rt_memo_cell;
 
+/* The lossy error estimate's exact copies (error_sample.c). */
+typedef struct rt_errs {
+    int32_t cap;          /* copies kept at most; 0: off */
+    int32_t count;        /* copies kept */
+    int64_t every;        /* n unknown: the steps kept are multiples of this */
+    int64_t *step;        /* each copy's step, ascending */
+    unsigned char *data;  /* cap states, mapped (bytes) */
+    size_t bytes;
+    double *rho;          /* each copy's |x_{s+1} - x_s|_2 / |x_s|_2 (the step's change) */
+    int32_t pending;      /* the copy whose x_{s+1} comes next, else -1 */
+    double sum_rho_err;   /* of rho x the relative error compared */
+    int element;          /* an ebb_element: how states are compared */
+    double sum_sq;        /* of the relative errors compared */
+} rt_errs;
+
 typedef enum rt_phase {
     RT_CREATED = 0, /* before ebb_run_begin */
     RT_FORWARD,     /* first sweep running */
@@ -180,6 +196,8 @@ struct ebb_run {
     size_t memo_size, memo_used;
     vslots expect[EBB_TIER_COUNT]; /* per slot: the hash of what its restore gives, -1 unknown */
     uint64_t live_hash, prev_hash; /* of the live state, and of x_{to-1} after an ADVANCE */
+
+    rt_errs errs;          /* the lossy error estimate (error_sample.c) */
 
     rt_tiers tiers;        /* what each tier offers (engine.h) */
     rt_agree *agree;       /* other processes run the same schedule (agree.h); NULL: none */
@@ -321,5 +339,13 @@ ebb_status rt_audit_stored(ebb_run *run, const ebb_action *a);
 void rt_audit_turned(ebb_run *run);
 /* Whether a state stored to (or moved into) `tier` comes back changed. */
 int rt_tier_lossy(const ebb_run *run, int tier);
+
+/* error_sample.c: the exact copies allocated at create (a GPU state is
+ * refused), taken as the first sweep computes x_step in buffer b, compared
+ * when the reverse sweep hands x_step out in buffer b. */
+ebb_status rt_errs_init(ebb_run *run);
+void rt_errs_free(ebb_run *run);
+ebb_status rt_errs_computed(ebb_run *run, int64_t step, int32_t b);
+ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b);
 
 #endif

@@ -18,6 +18,7 @@
 #include "tools/cli.h"
 #include "tools/json.h"
 #include "tools/options.h"
+#include "tools/run_estimate.h"
 #include "tools/run_exact.h"
 #include "tools/state_data.h"
 #include "tools/workload.h"
@@ -67,6 +68,10 @@ static const char run_help[] =
     "                     tier.disk.compression fixed-rate, fixed-precision or\n"
     "                     fixed-accuracy): skip the exact run, the gradient's\n"
     "                     relative error is then not measured\n"
+    "  --error-samples K  keep exact copies of K states of the first sweep and compare\n"
+    "                     the reverse sweep's states with them: the lossy error\n"
+    "                     estimate, printed beside the gradient relative error\n"
+    "                     (default: run.error_samples; 0: off)\n"
     "  --mpi              under mpirun: every rank runs the workload with its own x_0\n"
     "                     and configuration (mpirun's MPMD form: -np 1 ebb run --mpi\n"
     "                     --config a.toml : -np 3 ebb run --mpi --config b.toml), the\n"
@@ -107,6 +112,7 @@ typedef struct run_args {
     int64_t fail_step;
     int data, element; /* --data (a state_data), --element (an ebb_element) */
     int no_exact;
+    int32_t error_samples; /* -1: run.error_samples */
 } run_args;
 
 static const cli_name data_names[] = {{"random", STATE_DATA_RANDOM},
@@ -139,6 +145,7 @@ static const cli_option run_options[] = {
     {OPT("data", CLI_ENUM, data), .names = data_names},
     {OPT("element", CLI_ENUM, element), .names = element_names},
     {OPT("no-exact", CLI_FLAG, no_exact)},
+    {OPT("error-samples", CLI_INT32, error_samples), .min = 0, .max = EBB_ERROR_SAMPLES_MAX},
 };
 #undef OPT
 static const cli_command run_command = {"run", run_help, run_options,
@@ -254,6 +261,7 @@ static void json_run(json_writer *w, const workload_plan *p, const workload_resu
     json_double(w, "copy_s", st->copy_s);
     json_string(w, "gradient", hex64(r->gradient, hex));
     json_double(w, "gradient_rel_error", error); /* null: not measured */
+    run_estimate_json(w, &r->info, st);
     json_string(w, "asked", r->asked);
     json_string(w, "reason", r->reason);
     json_string(w, "fast_tier", tier_str(in->fast_tier));
@@ -611,6 +619,7 @@ static int run_and_report(const run_args *a, const workload_plan *plan, workload
     } else {
         print_table(a, plan, res, count, ran, equal, &x);
         run_exact_print(&x, req->config, res, error, count);
+        run_estimate_print(res, count);
     }
     run_exact_free(&x);
     /* lossy runs differ by their errors, printed above */
@@ -655,6 +664,7 @@ int ebb_cmd_run(int argc, char **argv)
     a.audit = -1;
     a.data = STATE_DATA_RANDOM;
     a.element = EBB_ELEMENT_FLOAT64;
+    a.error_samples = -1;
     int fail = 0;
     int rc = parse(argc, argv, &a, &fail);
     if (rc)
@@ -678,7 +688,8 @@ int ebb_cmd_run(int argc, char **argv)
         .config = &cfg, .strategy = a.pick.strategy, .slots = a.slots,
         .slow_slots = a.disk_slots, .period = a.period, .io_ratio = a.io_ratio,
         .audit = a.audit, .inplace = a.inplace, .progress = isatty(STDERR_FILENO) ? 1 : 2,
-        .seed = (uint64_t)a.seed, .fail = fail, .fail_step = a.fail_step};
+        .seed = (uint64_t)a.seed, .fail = fail, .fail_step = a.fail_step,
+        .error_samples = a.error_samples};
 #ifdef EBB_HAVE_MPI
     if (a.mpi)
         rc = run_on_ranks(&a, &plan, &req);

@@ -38,6 +38,7 @@ int run_exact_run(run_exact *x, const ebb_config *cfg, const workload_plan *plan
     q.trace = NULL;
     q.field_gradient = 1;
     q.fail = 0; /* --fail-at-step is for the run asked for */
+    q.error_samples = 0; /* exact: nothing to estimate */
     int rc = -1, failed = 0;
     int asked = req->strategy >= 0 ? req->strategy : (int)cfg->strategy;
     char first[1100] = "";

@@ -390,6 +390,7 @@ static void run_options(const workload_plan *plan, const workload_request *req, 
     o->period = req->period;
     o->io_ratio = req->io_ratio;
     o->audit = req->audit;
+    o->error_samples = req->error_samples;
     o->trace = req->trace;
     /* smooth and sparse states are arrays of floats (for compression) */
     o->element = plan->data == STATE_DATA_RANDOM ? -1 : plan->element;

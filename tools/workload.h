@@ -47,6 +47,7 @@ typedef struct workload_request {
     uint64_t seed;      /* x_0's seed (ebb run --seed); 0: the default x_0 */
     int field_gradient; /* 1: float states also give the numeric gradient
                            (workload_result.field; workload.c, at the top) */
+    int32_t error_samples; /* the lossy error estimate's samples; -1: run.error_samples */
     int fail;           /* tests: 1 = the forward step fail_step fails (--fail-at-step) */
     int64_t fail_step;
     /* another way to create the run (ebb run --mpi), NULL: ebb_run_create;

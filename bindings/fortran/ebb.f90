@@ -55,11 +55,12 @@ module ebb
 
   ! ---- configuration keys (ebb/config.h), for ebb_config_key_set ----------
   integer(c_int), parameter, public :: EBB_KEY_RUN_STRATEGY = 0, EBB_KEY_RUN_AUDIT = 1, &
-       EBB_KEY_GPU_ENABLED = 2, EBB_KEY_GPU_BUDGET = 3, EBB_KEY_GPU_DEVICE = 4, &
-       EBB_KEY_GPU_CHUNK_SIZE = 5, EBB_KEY_HOST_ENABLED = 6, EBB_KEY_HOST_BUDGET = 7, &
-       EBB_KEY_HOST_NUMA = 8, EBB_KEY_HOST_PIN = 9, EBB_KEY_HOST_PREFAULT = 10, &
-       EBB_KEY_HOST_STAGING = 11, EBB_KEY_DISK_ENABLED = 18, EBB_KEY_DISK_PATH = 19, &
-       EBB_KEY_DISK_BUDGET = 20
+       EBB_KEY_RUN_ERROR_SAMPLES = 2, &
+       EBB_KEY_GPU_ENABLED = 3, EBB_KEY_GPU_BUDGET = 4, EBB_KEY_GPU_DEVICE = 5, &
+       EBB_KEY_GPU_CHUNK_SIZE = 6, EBB_KEY_HOST_ENABLED = 7, EBB_KEY_HOST_BUDGET = 8, &
+       EBB_KEY_HOST_NUMA = 9, EBB_KEY_HOST_PIN = 10, EBB_KEY_HOST_PREFAULT = 11, &
+       EBB_KEY_HOST_STAGING = 12, EBB_KEY_DISK_ENABLED = 19, EBB_KEY_DISK_PATH = 20, &
+       EBB_KEY_DISK_BUDGET = 21
 
   ! ---- ebb_run_options and ebb_run_stats, field for field -----------------
   ! (tests/fortran checks every offset against the C compiler's.)
@@ -90,6 +91,8 @@ module ebb
      integer(c_int) :: element = -1           ! compression: EBB_ELEMENT_*, -1: tier.disk.element
      integer(c_int32_t) :: dims = 0           ! 0: one dimension; 1..4 with shape
      integer(c_int64_t) :: shape(4) = 0       ! extents, fastest varying first
+     integer(c_int32_t) :: error_samples = -1 ! lossy error estimate: states kept exact;
+                                              ! 0 off, -1: run.error_samples
   end type ebb_run_options
 
   ! Arrays are indexed by tier: stores(EBB_TIER_DISK).
@@ -113,6 +116,9 @@ module ebb
      real(c_double) :: codec_s_tier(0:2)
      integer(c_int64_t) :: compressions(0:2), decompressions(0:2)
      real(c_double) :: host_compress_bps, host_decompress_bps
+     ! the lossy error estimate (error_samples)
+     integer(c_int64_t) :: error_samples, error_samples_differ
+     real(c_double) :: state_rel_error_max, state_rel_error_rms, gradient_rel_error_estimate
   end type ebb_run_stats
 
   ! ---- the callbacks' interfaces -------------------------------------------

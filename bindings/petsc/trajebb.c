@@ -354,6 +354,13 @@ static PetscErrorCode TSTrajectoryView_Ebb(TSTrajectory tj, PetscViewer viewer)
                                      (long long)s.restores[EBB_TIER_DISK], (long long)s.prefetches));
     PetscCall(PetscViewerASCIIPrintf(viewer, "ebb stall %.6f s (disk %.6f s), wall %.6f s\n",
                                      s.stall_total_s, s.stall_s[EBB_TIER_DISK], s.wall_s));
+    if (info.error_samples > 0) /* run.error_samples, EBB_ERROR_SAMPLES */
+        PetscCall(PetscViewerASCIIPrintf(viewer,
+                                         "ebb error estimate: gradient relative error %.3e; state "
+                                         "relative error max %.3e, rms %.3e over %lld sampled "
+                                         "states\n",
+                                         s.gradient_rel_error_estimate, s.state_rel_error_max,
+                                         s.state_rel_error_rms, (long long)s.error_samples));
     if (info.warnings && info.warnings[0])
         PetscCall(PetscViewerASCIIPrintf(viewer, "ebb warnings: %s\n", info.warnings));
     PetscFunctionReturn(0);

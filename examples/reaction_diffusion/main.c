@@ -218,6 +218,7 @@ static int exact_check(const rd_params *p, const double *target, const double *u
     exact.host.compression.mode = EBB_COMPRESSION_OFF;
     exact.disk.compression.mode = EBB_COMPRESSION_OFF;
     exact.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
+    exact.error_samples = 0; /* nothing to estimate */
     ebb_run_options o;
     ebb_run_options_init(&o);
     o.config = &exact;

@@ -97,6 +97,14 @@ void report_stats(const rd_result *res)
     if (s->host_compress_bps > 0) /* tier.host.compression: what its codec threads measured */
         printf("  host   a codec thread compresses %.3g GB/s, decompresses %.3g GB/s\n",
                s->host_compress_bps / 1e9, s->host_decompress_bps / 1e9);
+    if (res->info.error_samples > 0) /* run.error_samples: ebb's lossy error estimate */
+        printf("  error  estimate: gradient relative error %.3e; state relative error max "
+               "%.3e, rms %.3e over %lld sampled states (%lld not bitwise exact; %s of exact "
+               "copies)\n",
+               s->gradient_rel_error_estimate, s->state_rel_error_max, s->state_rel_error_rms,
+               (long long)s->error_samples,
+               (long long)s->error_samples_differ,
+               report_size(res->info.error_sample_bytes, w, sizeof w));
 }
 
 /* The slots the other strategies are planned with: this run's fast slots C

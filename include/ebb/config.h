@@ -44,6 +44,9 @@ extern "C" {
 /* The largest rate (ebb_parse_rate, tier.disk.max_bandwidth): 1 EB/s. */
 #define EBB_RATE_MAX UINT64_C(1000000000000000000)
 
+/* The most states run.error_samples (ebb_run_options.error_samples) keeps. */
+#define EBB_ERROR_SAMPLES_MAX 65536
+
 /* tier.host.numa = "auto": the node nearest the GPU (or the first thread's). */
 #define EBB_NUMA_AUTO (-1)
 
@@ -67,6 +70,7 @@ typedef ebb_strategy ebb_config_strategy;
 typedef enum ebb_config_key {
     EBB_KEY_RUN_STRATEGY = 0,
     EBB_KEY_RUN_AUDIT,
+    EBB_KEY_RUN_ERROR_SAMPLES,
     EBB_KEY_GPU_ENABLED,
     EBB_KEY_GPU_BUDGET,
     EBB_KEY_GPU_DEVICE,
@@ -172,6 +176,9 @@ typedef struct ebb_config {
     ebb_config_strategy strategy; /* run.strategy */
     int audit;                    /* run.audit: an ebb_audit of ebb/runtime.h
                                      (0 off, 1 replay, 2 hash); default 0 */
+    int32_t error_samples;        /* run.error_samples: exact copies of states kept for
+                                     the lossy error estimate (ebb_run_options.error_samples);
+                                     0 (default): off */
     ebb_config_gpu gpu;
     ebb_config_host host;
     ebb_config_disk disk;

@@ -65,7 +65,7 @@ Test(audit, typo_in_the_key)
 {
     expect_load_error("[run]\naudti = \"hash\"\n", EBB_ERR_CONFIG,
                       "t.toml:2: unknown key 'run.audti'; did you mean 'run.audit'? (the keys of [run] "
-                      "are strategy, audit)", NULL);
+                      "are strategy, audit, error_samples)", NULL);
     expect_load_error("audit = \"hash\"\n", EBB_ERR_CONFIG,
                       "t.toml:1: unknown key 'audit'; did you mean 'run.audit'?", NULL);
 }
@@ -98,9 +98,10 @@ Test(audit, round_trip)
         cr_assert_eq(ebb_config_format(&a, NULL, 0, &len), EBB_OK);
         char *text = malloc(len + 1);
         cr_assert_eq(ebb_config_format(&a, text, len + 1, NULL), EBB_OK);
-        const char *want[] = {"[run]\nstrategy = \"revolve\"\naudit = \"off\"\n\n[tier.gpu]\n",
-                              "[run]\nstrategy = \"revolve\"\naudit = \"replay\"\n\n[tier.gpu]\n",
-                              "[run]\nstrategy = \"revolve\"\naudit = \"hash\"\n\n[tier.gpu]\n"};
+        const char *want[] = {
+            "[run]\nstrategy = \"revolve\"\naudit = \"off\"\nerror_samples = 0\n\n[tier.gpu]\n",
+            "[run]\nstrategy = \"revolve\"\naudit = \"replay\"\nerror_samples = 0\n\n[tier.gpu]\n",
+            "[run]\nstrategy = \"revolve\"\naudit = \"hash\"\nerror_samples = 0\n\n[tier.gpu]\n"};
         cr_expect(strstr(text, want[mode]) != NULL, "%s", text);
         cr_assert_eq(ebb_config_init_default(&b), EBB_OK);
         b.audit = (mode + 1) % 3; /* so the value must come from the text */

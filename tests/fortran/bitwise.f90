@@ -66,7 +66,7 @@ contains
     character(len=64) :: what
     size = rdtest_run_options_layout(c_off)
     b = c_loc(o)
-    f_off(1:25) = [off(b, c_loc(o%state_size)), off(b, c_loc(o%state_tier)), off(b, c_loc(o%device)), &
+    f_off(1:26) = [off(b, c_loc(o%state_size)), off(b, c_loc(o%state_tier)), off(b, c_loc(o%device)), &
          off(b, c_loc(o%stream)), off(b, c_loc(o%forward)), off(b, c_loc(o%forward_inplace)), &
          off(b, c_loc(o%reverse)), off(b, c_loc(o%user)), off(b, c_loc(o%steps)), &
          off(b, c_loc(o%config)), off(b, c_loc(o%strategy)), off(b, c_loc(o%fast_tier)), &
@@ -74,15 +74,15 @@ contains
          off(b, c_loc(o%period)), off(b, c_loc(o%io_ratio)), off(b, c_loc(o%audit)), &
          off(b, c_loc(o%staging)), off(b, c_loc(o%trace)), off(b, c_loc(o%forward_seconds)), &
          off(b, c_loc(o%reverse_seconds)), off(b, c_loc(o%element)), off(b, c_loc(o%dims)), &
-         off(b, c_loc(o%shape))]
+         off(b, c_loc(o%shape)), off(b, c_loc(o%error_samples))]
     call require(size == c_sizeof(o), 'sizeof(ebb_run_options) differs from the C compiler''s')
-    do i = 1, 25
+    do i = 1, 26
        write (what, '(a,i0,a)') 'ebb_run_options field ', i, ' is not where C puts it'
        call require(f_off(i) == c_off(i), trim(what))
     end do
     size = rdtest_run_stats_layout(c_off)
     b = c_loc(s)
-    f_off(1:35) = [off(b, c_loc(s%steps)), off(b, c_loc(s%forward_steps)), &
+    f_off(1:40) = [off(b, c_loc(s%steps)), off(b, c_loc(s%forward_steps)), &
          off(b, c_loc(s%recomputed_steps)), off(b, c_loc(s%reverse_steps)), off(b, c_loc(s%stores)), &
          off(b, c_loc(s%restores)), off(b, c_loc(s%copies)), off(b, c_loc(s%prefetches)), &
          off(b, c_loc(s%cache_hits)), off(b, c_loc(s%bytes_written)), off(b, c_loc(s%bytes_read)), &
@@ -96,9 +96,12 @@ contains
          off(b, c_loc(s%decompress_bps)), off(b, c_loc(s%bytes_before_compression_tier)), &
          off(b, c_loc(s%bytes_after_compression_tier)), off(b, c_loc(s%codec_s_tier)), &
          off(b, c_loc(s%compressions)), off(b, c_loc(s%decompressions)), &
-         off(b, c_loc(s%host_compress_bps)), off(b, c_loc(s%host_decompress_bps))]
+         off(b, c_loc(s%host_compress_bps)), off(b, c_loc(s%host_decompress_bps)), &
+         off(b, c_loc(s%error_samples)), off(b, c_loc(s%error_samples_differ)), &
+         off(b, c_loc(s%state_rel_error_max)), off(b, c_loc(s%state_rel_error_rms)), &
+         off(b, c_loc(s%gradient_rel_error_estimate))]
     call require(size == c_sizeof(s), 'sizeof(ebb_run_stats) differs from the C compiler''s')
-    do i = 1, 35
+    do i = 1, 40
        write (what, '(a,i0,a)') 'ebb_run_stats field ', i, ' is not where C puts it'
        call require(f_off(i) == c_off(i), trim(what))
     end do
@@ -106,10 +109,10 @@ contains
   end subroutine check_layout
 
   subroutine check_keys()
-    integer(c_int) :: c_keys(32), f_keys(15)
+    integer(c_int) :: c_keys(32), f_keys(16)
     integer :: i
     character(len=64) :: what
-    f_keys = [EBB_KEY_RUN_STRATEGY, EBB_KEY_RUN_AUDIT, EBB_KEY_GPU_ENABLED, EBB_KEY_GPU_BUDGET, &
+    f_keys = [EBB_KEY_RUN_STRATEGY, EBB_KEY_RUN_AUDIT, EBB_KEY_RUN_ERROR_SAMPLES, EBB_KEY_GPU_ENABLED, EBB_KEY_GPU_BUDGET, &
          EBB_KEY_GPU_DEVICE, EBB_KEY_GPU_CHUNK_SIZE, EBB_KEY_HOST_ENABLED, EBB_KEY_HOST_BUDGET, &
          EBB_KEY_HOST_NUMA, EBB_KEY_HOST_PIN, EBB_KEY_HOST_PREFAULT, EBB_KEY_HOST_STAGING, &
          EBB_KEY_DISK_ENABLED, EBB_KEY_DISK_PATH, EBB_KEY_DISK_BUDGET]

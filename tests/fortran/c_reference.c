@@ -74,6 +74,7 @@ size_t rdtest_run_options_layout(size_t *o)
     o[i++] = OFF(ebb_run_options, element);
     o[i++] = OFF(ebb_run_options, dims);
     o[i++] = OFF(ebb_run_options, shape);
+    o[i++] = OFF(ebb_run_options, error_samples);
     return sizeof(ebb_run_options);
 }
 
@@ -115,6 +116,11 @@ size_t rdtest_run_stats_layout(size_t *o)
     o[i++] = OFF(ebb_run_stats, decompressions);
     o[i++] = OFF(ebb_run_stats, host_compress_bps);
     o[i++] = OFF(ebb_run_stats, host_decompress_bps);
+    o[i++] = OFF(ebb_run_stats, error_samples);
+    o[i++] = OFF(ebb_run_stats, error_samples_differ);
+    o[i++] = OFF(ebb_run_stats, state_rel_error_max);
+    o[i++] = OFF(ebb_run_stats, state_rel_error_rms);
+    o[i++] = OFF(ebb_run_stats, gradient_rel_error_estimate);
     return sizeof(ebb_run_stats);
 }
 
@@ -124,6 +130,7 @@ size_t rdtest_config_keys(int *k)
     size_t i = 0;
     k[i++] = EBB_KEY_RUN_STRATEGY;
     k[i++] = EBB_KEY_RUN_AUDIT;
+    k[i++] = EBB_KEY_RUN_ERROR_SAMPLES;
     k[i++] = EBB_KEY_GPU_ENABLED;
     k[i++] = EBB_KEY_GPU_BUDGET;
     k[i++] = EBB_KEY_GPU_DEVICE;

@@ -82,17 +82,17 @@ def test_the_source_checkouts_package_uses_its_build_tree(tmp_path):
 STAND_INS = [
     ("shrunk", "RunOptions", "c.RunOptions._fields_[:10]",
      ["ebb_run_options is", "bytes in the library, ", "in the binding",
-      "ebb_run_options has 25 fields in the library, 10 in the binding",
+      "ebb_run_options has 26 fields in the library, 10 in the binding",
       "ebb_run_options field 10: 'strategy' at offset"]),
     ("grown", "RunOptions", "c.RunOptions._fields_ + [('extra', ctypes.c_int64)]",
-     ["ebb_run_options has 25 fields in the library, 26 in the binding",
-      "ebb_run_options field 25: no field in the library, 'extra' at offset"]),
+     ["ebb_run_options has 26 fields in the library, 27 in the binding",
+      "ebb_run_options field 26: no field in the library, 'extra' at offset"]),
     ("a field missing", "RunOptions",
      "[f for f in c.RunOptions._fields_ if f[0] != 'state_tier']",
      ["ebb_run_options field 1: 'state_tier' at offset 8 (4 bytes) in the library, "
       "'device' at offset 8 (4 bytes) in the binding"]),
     ("reordered, same size", "RunOptions",
-     "[c.RunOptions._fields_[i] for i in (0, 2, 1, *range(3, 25))]",
+     "[c.RunOptions._fields_[i] for i in (0, 2, 1, *range(3, 26))]",
      ["ebb_run_options field 1: 'state_tier' at offset 8 (4 bytes) in the library, "
       "'device' at offset 8 (4 bytes) in the binding"]),
     ("retyped", "RunOptions",

@@ -47,6 +47,7 @@ class RunOptions(Structure):
         ("element", c_int),
         ("dims", c_int32),
         ("shape", c_uint64 * 4),
+        ("error_samples", c_int32),
     ]
 
 
@@ -65,6 +66,8 @@ class RunInfo(Structure):
         ("inplace", c_int),
         ("warnings", c_char_p),
         ("reason", c_char_p),
+        ("error_samples", c_int32),
+        ("error_sample_bytes", c_uint64),
     ]
 
 
@@ -105,6 +108,11 @@ class RunStats(Structure):
         ("decompressions", c_int64 * TIER_COUNT),
         ("host_compress_bps", c_double),
         ("host_decompress_bps", c_double),
+        ("error_samples", c_int64),
+        ("error_samples_differ", c_int64),
+        ("state_rel_error_max", c_double),
+        ("state_rel_error_rms", c_double),
+        ("gradient_rel_error_estimate", c_double),
     ]
 
 

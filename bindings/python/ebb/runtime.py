@@ -51,6 +51,8 @@ class RunInfo:
     warnings: str
     reason: str          # why this strategy ("auto: ...")
     staging: int = 0     # of buffers["host"]: those for the disk's transfers
+    error_samples: int = 0       # exact copies the error estimate keeps (0: off)
+    error_sample_bytes: int = 0  # their host memory
 
 
 @dataclass
@@ -93,6 +95,12 @@ class RunStats:
     decompressions: dict = field(default_factory=dict)
     host_compress_bps: float = 0.0
     host_decompress_bps: float = 0.0
+    # the lossy error estimate (error_samples; docs/compression.md, "The error estimate")
+    error_samples: int = 0
+    error_samples_differ: int = 0
+    state_rel_error_max: float = 0.0
+    state_rel_error_rms: float = 0.0
+    gradient_rel_error_estimate: float = 0.0
 
 
 def slot_stride(tier, state_bytes, packed=False):
@@ -173,13 +181,17 @@ class Run:
     element      what a state is an array of, for compression: "float32",
                  "float64" or None (tier.disk.element); shape: its 1 to 4
                  extents, fastest varying first (docs/compression.md)
+    error_samples  the lossy error estimate: exact copies of this many states
+                 kept in the first sweep and compared with those the reverse
+                 sweep hands out (stats(): gradient_rel_error_estimate,
+                 state_rel_error_max, ...); 0: off; None: run.error_samples
     """
 
     def __init__(self, state_size, steps, forward, reverse, *, config=None, strategy=None,
                  slots=None, disk_slots=None, audit=None, fast_tier=None, slow_tier=None,
                  period=0, io_ratio=0.0, staging=0, state_tier="host", device=-1,
                  stream=None, buffers="memoryview", trace=None, forward_seconds=0.0,
-                 reverse_seconds=0.0, element=None, shape=None):
+                 reverse_seconds=0.0, element=None, shape=None, error_samples=None):
         L = _capi.lib()
         if buffers not in ("memoryview", "address"):
             raise ValueError(f"buffers is 'memoryview' or 'address', got {buffers!r}")
@@ -233,6 +245,8 @@ class Run:
             o.dims = len(shape)
             for k, e in enumerate(shape):
                 o.shape[k] = e
+        if error_samples is not None:
+            o.error_samples = int(error_samples)
         self._options = o
         h = ctypes.c_void_p()
         _capi.check(L.ebb_run_create(ctypes.byref(o), ctypes.byref(h)))
@@ -340,7 +354,8 @@ class Run:
             buffers=_capi.per_tier(i.buffers), bytes=_capi.per_tier(i.bytes), steps=i.steps,
             audit=_capi.lib().ebb_audit_name(i.audit).decode(), inplace=bool(i.inplace),
             warnings=(i.warnings or b"").decode(), reason=(i.reason or b"").decode(),
-            staging=i.staging)
+            staging=i.staging, error_samples=i.error_samples,
+            error_sample_bytes=i.error_sample_bytes)
 
     def stats(self):
         s = _capi.out(_capi.RunStats)

@@ -1,0 +1,48 @@
+/* example_lorenz96 runs: its adjoint passes the finite-difference check and,
+ * without compression, gives bitwise the plain loop's gradient; with a fixed
+ * rate of 16 bits it prints ebb's error estimate (> 0) beside the gradient's
+ * true relative error (> 0). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "support/cli_run.h"
+
+#ifdef EBB_EXAMPLE_L96_PATH
+Test(example_lorenz96, exact_and_checked)
+{
+    const char *args[] = {"--steps", "60", "--slots", "4", "--fd-check", "--exact-check", NULL};
+    cli_result r = cli_runv_program(EBB_EXAMPLE_L96_PATH, args);
+    cr_assert_eq(r.status, 0, "exit %d\n%s\n%s", r.status, r.out, r.err);
+    cr_assert(strstr(r.out, "|dJ/dx0 - exact| / |exact| = 0.000e+00"), "%s", r.out);
+    cr_assert(strstr(r.out, "finite differences: dJ/dF"), "%s", r.out);
+    cr_assert_null(strstr(r.out, "TOO LARGE"), "%s", r.out);
+    cli_free(&r);
+}
+
+Test(example_lorenz96, lossy_estimate_beside_the_true_error)
+{
+    const char *args[] = {"--steps", "200", "--rate", "16", "--error-samples", "16",
+                          "--exact-check", NULL};
+    cli_result r = cli_runv_program(EBB_EXAMPLE_L96_PATH, args);
+    cr_assert_eq(r.status, 0, "exit %d\n%s\n%s", r.status, r.out, r.err);
+    const char *f = strstr(r.out, "figures: ");
+    cr_assert_not_null(f, "%s", r.out);
+    double rate, true_x0, true_f, est_max, est_rms;
+    long steps, slots;
+    long long samples;
+    cr_assert_eq(sscanf(f, "figures: rate %lf steps %ld slots %ld true_x0 %lf true_F %lf "
+                        "est_max %lf est_rms %lf samples %lld",
+                        &rate, &steps, &slots, &true_x0, &true_f, &est_max, &est_rms, &samples),
+                 8, "%s", f);
+    cr_assert_eq(samples, 16);
+    cr_assert_gt(true_x0, 0);
+    cr_assert_gt(est_max, 0);
+    cr_assert_geq(est_max, est_rms);
+    cli_free(&r);
+}
+#else
+Test(example_lorenz96, not_built)
+{
+    cr_skip_test("example_lorenz96 is not built");
+}
+#endif
