@@ -137,6 +137,8 @@ static void destroy(rt_agree *a)
 void mpi_agree_init_ops(mpi_agree *m)
 {
     m->ops.ranks_per_node = m->node_ranks;
+    m->ops.rank = m->rank;
+    m->ops.ranks = m->size;
     m->ops.setup = setup;
     m->ops.predictions = predictions;
     m->ops.strategy = strategy;

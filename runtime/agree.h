@@ -27,6 +27,7 @@ typedef struct rt_agree_setup {
 typedef struct rt_agree rt_agree;
 struct rt_agree {
     int ranks_per_node;   /* processes sharing this one's disk */
+    int rank, ranks;      /* this process's rank among `ranks` (its timeline, trace.h) */
     ebb_status (*setup)(rt_agree *a, rt_agree_setup *s);
     /* auto's planner: seconds[k] (k < count <= 8, +inf: does not fit) becomes
      * the largest over the processes; h-revolve's three costs likewise */

@@ -119,7 +119,9 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
     ebb_status st;
     if ((st = rt_setup_schedule(run, a)) == EBB_OK && (st = rt_setup_pools(run, a)) == EBB_OK &&
         (st = rt_audit_init(run)) == EBB_OK && (st = rt_errs_init(run)) == EBB_OK && a->trace &&
-        (st = rt_trace_open(&run->trace, run->io, a->trace, a->trace_named, rt_clock(run))) ==
+        (st = rt_trace_open(&run->trace, run->io, a->trace,
+                            run->agree && run->agree->ranks > 1 ? run->agree->rank : -1,
+                            a->trace_named, rt_clock(run))) ==
             EBB_OK) {
         /* the codec threads' tracks (what the pools compress: tier.*.compression) */
         if (run->disk && run->codec.mode != EBB_COMPRESSION_OFF)

@@ -65,12 +65,31 @@ static int create_beside(rt_trace *t, const char *dir, int named, size_t tmp_len
     return -1;
 }
 
-ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int named, double now)
+/* path, or (rank >= 0) path with ".rank" before its file name's extension
+ * (a leading dot names the file: ".trace" has none); NULL without memory. */
+static char *rank_path(const char *path, int rank)
+{
+    if (rank < 0)
+        return strdup(path);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+    size_t len = strlen(path) + 16;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%.*s.%d%s", (int)stem, path, rank, path + stem);
+    return out;
+}
+
+ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *given, int rank, int named,
+                         double now)
 {
     memset(t, 0, sizeof *t);
     t->io = io;
+    t->path = rank_path(given, rank);
+    const char *path = t->path ? t->path : given;
     size_t tmp_len = strlen(path) + 48;
-    t->path = strdup(path);
     t->tmp = calloc(1, tmp_len);
     char *dir = dir_of(path);
     if (!t->path || !t->tmp || !dir) {

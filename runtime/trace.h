@@ -91,8 +91,12 @@ typedef struct rt_trace {
 } rt_trace;
 
 /* Creates the file beside `path` (named: the named way, as where O_TMPFILE
- * is refused; tests); EBB_ERR_IO naming the path and the errno text. */
-ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int named, double now);
+ * is refused; tests); EBB_ERR_IO naming the path and the errno text. rank
+ * >= 0 (one of several processes): its own timeline, the rank inserted
+ * before the file name's extension (trace.json -> trace.1.json; trace ->
+ * trace.1), so that no process renames its file over another's. */
+ebb_status rt_trace_open(rt_trace *t, rt_io *io, const char *path, int rank, int named,
+                         double now);
 /* Ends the JSON (open transfers end now) and renames the file over the
  * path; EBB_ERR_IO naming the path and the errno text (the file removed, the
  * path as it was). The trace is closed either way. */

@@ -179,34 +179,3 @@ PetscErrorCode EbbPetscBuildConfig(TSTrajectory tj, TSTrajectory_Ebb *e)
     }
     PetscFunctionReturn(0);
 }
-
-/* On one rank the path as given; on several, one file per rank, the rank
- * inserted before the file name's extension (trace.json -> trace.1.json;
- * trace -> trace.1): every rank's timeline is kept, none renamed over
- * another's. */
-PetscErrorCode EbbPetscTracePath(MPI_Comm comm, const char *trace, char *path, size_t size)
-{
-    PetscMPIInt rank, ranks;
-
-    PetscFunctionBegin;
-    path[0] = '\0';
-    if (!trace[0])
-        PetscFunctionReturn(0);
-    PetscCallMPI(MPI_Comm_size(comm, &ranks));
-    PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    if (ranks == 1) {
-        PetscCall(PetscStrncpy(path, trace, size));
-        PetscFunctionReturn(0);
-    }
-    const char *slash = strrchr(trace, '/');
-    const char *base = slash ? slash + 1 : trace;
-    const char *dot = strrchr(base, '.');
-    /* a leading dot (".trace") names the file, it is no extension */
-    size_t stem = dot && dot != base ? (size_t)(dot - trace) : strlen(trace);
-    int n = snprintf(path, size, "%.*s.%d%s", (int)stem, trace, (int)rank, trace + stem);
-    PetscCheck(n >= 0 && (size_t)n < size, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-               "-ts_trajectory_ebb_trace %s: with the rank inserted (one file per rank) the path "
-               "is longer than %zu bytes: give a shorter path",
-               trace, size - 1);
-    PetscFunctionReturn(0);
-}

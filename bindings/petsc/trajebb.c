@@ -146,8 +146,8 @@ static PetscErrorCode StartSweep(TSTrajectory tj, TSTrajectory_Ebb *e, TS ts, Pe
     o.slots = (int32_t)e->opt.slots;
     o.slow_slots = (int32_t)e->opt.slow_slots;
     o.audit = e->opt.audit;
-    PetscCall(EbbPetscTracePath(comm, e->opt.trace, e->trace, sizeof e->trace));
-    o.trace = e->trace[0] ? e->trace : NULL;
+    /* on several ranks ebb writes one timeline per rank (docs/petsc.md) */
+    o.trace = e->opt.trace[0] ? e->opt.trace : NULL;
     e->ts = ts;
     if (ebb_mpi_run_create(&o, comm, &e->run) != EBB_OK)
         PetscCall(Fail(tj, "cannot start the forward sweep (-ts_trajectory_ebb_* options)"));

@@ -60,7 +60,6 @@ typedef struct TSTrajectory_Ebb {
     ebb_config config;           /* built from opt when a sweep starts */
     int config_ready;
     ebb_run *run;
-    char trace[PETSC_MAX_PATH_LEN + 16]; /* this rank's timeline (EbbPetscTracePath), "" = none */
     TS ts;                       /* the TS the forward callback steps */
     ebbpetsc_phase phase;
     size_t local_bytes;          /* this rank's part of the solution */
@@ -82,8 +81,6 @@ typedef struct TSTrajectory_Ebb {
 PETSC_INTERN PetscErrorCode EbbPetscSetFromOptions(TSTrajectory tj, PetscOptionItems *items);
 PETSC_INTERN PetscErrorCode EbbPetscBuildConfig(TSTrajectory tj, TSTrajectory_Ebb *e);
 PETSC_INTERN void EbbPetscOptionsInit(ebbpetsc_options *opt);
-PETSC_INTERN PetscErrorCode EbbPetscTracePath(MPI_Comm comm, const char *trace, char *path,
-                                              size_t size);
 
 /* step.c */
 PETSC_INTERN void EbbPetscPack(TSTrajectory_Ebb *e, const ebbpetsc_header *h, const PetscScalar *x,

@@ -148,7 +148,9 @@ typedef struct ebb_run_options {
     const char *trace;       /* timeline file (Chrome trace-event JSON) or NULL; the
                                 environment variable EBB_TRACE wins. Replaced when the
                                 reverse sweep ends, as it was otherwise; a symbolic
-                                link there is refused (docs/runtime.md) */
+                                link there is refused (docs/runtime.md). On several
+                                ranks (ebb_mpi_run_create) one file per rank, the
+                                rank before the extension: trace.json -> trace.1.json */
     double forward_seconds;  /* strategy "auto": the time of one forward step and one */
     double reverse_seconds;  /* reverse step, if known (0: not known); the planner then
                                 predicts every strategy and the fastest runs (async

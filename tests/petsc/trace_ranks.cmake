@@ -1,17 +1,25 @@
 cmake_minimum_required(VERSION 3.21)
-# -ts_trajectory_ebb_trace on 2 ranks: one timeline per rank, the rank before
+# -ts_trajectory_ebb_trace (MODE option) or the environment variable
+# EBB_TRACE (MODE env) on 2 ranks: one timeline per rank, the rank before
 # the extension (trace.json -> trace.0.json, trace.1.json), each a complete
 # trace with every reverse step of its rank and its recomputations (TSSolve
 # pushes the forward steps: ebb does not time them), and no trace.json.
-# Arguments: RUNNER (run_mpirun.sh), MPIEXEC, EXAMPLE, DIR.
+# Arguments: RUNNER (run_mpirun.sh), MPIEXEC, EXAMPLE, DIR, MODE.
 file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR})
 set(steps 20)
+if(MODE STREQUAL "env")
+  set(launch ${CMAKE_COMMAND} -E env EBB_TRACE=${DIR}/trace.json)
+  set(asked)
+else()
+  set(launch)
+  set(asked -ts_trajectory_ebb_trace ${DIR}/trace.json)
+endif()
 execute_process(
-  COMMAND ${RUNNER} ${MPIEXEC} -np 2 ${EXAMPLE} -problem rd -cells 96 -steps ${steps}
+  COMMAND ${launch} ${RUNNER} ${MPIEXEC} -np 2 ${EXAMPLE} -problem rd -cells 96 -steps ${steps}
           -ts_type rk -ts_rk_type 4 -ts_adapt_type none -ts_trajectory_type ebb
           -ts_trajectory_ebb_strategy revolve -ts_trajectory_ebb_steps ${steps}
-          -ts_trajectory_ebb_slots 4 -ts_trajectory_ebb_trace ${DIR}/trace.json
+          -ts_trajectory_ebb_slots 4 ${asked}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the 2-rank run failed (${rc}):\n${out}\n${err}")
