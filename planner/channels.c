@@ -176,9 +176,17 @@ ebb_status ebb_plan_channels_measure(ebb_plan_problem *p, const ebb_config *cfg)
     double w = 0, r = 0, w1 = INFINITY, r1 = INFINITY;
     probes pr = {.len = (size_t)4 << 20};
     pr.buf = calloc(pr.len / sizeof *pr.buf, sizeof *pr.buf);
-    st = move_all(disk, host, 1, count, &w, pr.buf ? &pr : NULL);
+    /* the rates alone, then the step's slowdown beside a write pass of its
+     * own: a probe checks the transfers only between its passes (a few ms),
+     * which timed with them would be taken for the disk's rate */
+    st = move_all(disk, host, 1, count, &w, NULL);
     if (st == EBB_OK)
-        st = move_all(host, disk, 0, count, &r, pr.buf ? &pr : NULL);
+        st = move_all(host, disk, 0, count, &r, NULL);
+    double beside = 0;
+    if (st == EBB_OK && pr.buf) {
+        (void)probe(pr.buf, pr.len); /* its pages faulted in: not the disk's doing */
+        st = move_all(disk, host, 1, count, &beside, &pr);
+    }
     /* one state alone, after a pause, as the runtime's reads and spaced
      * writes come: what it takes beyond size / bandwidth is the latency */
     for (int k = 0; k < 2 && st == EBB_OK; k++) {
