@@ -694,7 +694,7 @@ class _Scan(torch.autograd.Function):
 
 def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
          disk_slots=None, audit=None, report=None, preserve_rng_state=True, memory=None,
-         until=None, chunk=None, offload=None):
+         until=None, chunk=None, offload=None, error_samples=None):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
     step       step(h, t) -> (h_next, loss_t), or (h_next, loss_t, y_t) with
@@ -726,6 +726,12 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                tier is named; no disk tier). True: host slots for every
                state; or the host budget as memory= takes it
     audit      "off", "replay" or "hash" (None: the configuration's, or EBB_AUDIT)
+    error_samples  K >= 0: the lossy error estimate over K sampled states
+               (docs/compression.md, "The error estimate"), in report's
+               "stats" after the backward (gradient_rel_error_estimate,
+               state_rel_error_max, ...); 0: off; None: run.error_samples
+               (or EBB_ERROR_SAMPLES). A CPU state only: ebb refuses it for
+               a CUDA one
     report     a dict to fill: "info" (ebb.RunInfo: strategy, slots and bytes
                per tier) and "stats" (ebb.RunStats after the forward, then
                after the backward)
@@ -787,7 +793,8 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     dtypes = set(layout.dtypes)
     element = _ELEMENTS.get(dtypes.pop()) if len(dtypes) == 1 else None
     options = dict(config=config, strategy=strategy, slots=slots, disk_slots=disk_slots,
-                   audit=audit, element=element, slow_tier=slow_tier)
+                   audit=audit, element=element, slow_tier=slow_tier,
+                   error_samples=error_samples)
     s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until,
                chunk)
     if auto:
