@@ -15,6 +15,7 @@ void EbbPetscOptionsInit(ebbpetsc_options *opt)
     memset(opt, 0, sizeof *opt);
     opt->strategy = EBB_STRATEGY_FROM_CONFIG;
     opt->audit = -1;
+    opt->error_samples = -1;
 }
 
 #define REGISTER "TSTrajectoryEbbRegister"
@@ -45,23 +46,32 @@ static const text_option text_options[] = {
      FIELD(trace)},
 };
 
-/* The options that count states or steps, 0 meaning "from elsewhere". */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* The options that count states or steps, from `min` to `max`; the default
+ * (0, or -1 for error_samples, whose 0 means off) takes it from elsewhere. */
 typedef struct count_option {
     const char *name, *help, *expected;
     size_t offset, size;
-    PetscInt max;
+    PetscInt min, max;
 } count_option;
 
 static const count_option count_options[] = {
     {"-ts_trajectory_ebb_steps",
      "time steps TSSolve takes, if known (0: not known; the offline strategies need it)",
      "the number of time steps TSSolve takes, or 0 when it is not known", FIELD(steps),
-     PETSC_MAX_INT},
+     0, PETSC_MAX_INT},
     {"-ts_trajectory_ebb_slots", "states kept in the fast tier (0: as many as its budget holds)",
-     "a number of states >= 0 (0: from the budget)", FIELD(slots), INT32_MAX},
+     "a number of states >= 0 (0: from the budget)", FIELD(slots), 0, INT32_MAX},
     {"-ts_trajectory_ebb_slow_slots",
      "states kept in the slow tier (0: as many as its budget holds)",
-     "a number of states >= 0 (0: from the budget)", FIELD(slow_slots), INT32_MAX},
+     "a number of states >= 0 (0: from the budget)", FIELD(slow_slots), 0, INT32_MAX},
+    {"-ts_trajectory_ebb_error_samples",
+     "exact states kept for the lossy error estimate, which -ts_trajectory_view prints (0: off; "
+     "-1, the default: the configuration's run.error_samples)",
+     "0 (off) to " STR(EBB_ERROR_SAMPLES_MAX) " states, or -1 for run.error_samples",
+     FIELD(error_samples), -1, EBB_ERROR_SAMPLES_MAX},
 };
 
 /* The options naming one of ebb's choices; "config" (the field's -1) leaves
@@ -129,7 +139,7 @@ PetscErrorCode EbbPetscSetFromOptions(TSTrajectory tj, PetscOptionItems *PetscOp
         const count_option *c = &count_options[i];
         PetscInt *field = (PetscInt *)(opt + c->offset);
         PetscCall(PetscOptionsInt(c->name, c->help, REGISTER, *field, field, NULL));
-        PetscCheck(*field >= 0 && *field <= c->max, comm, PETSC_ERR_ARG_OUTOFRANGE,
+        PetscCheck(*field >= c->min && *field <= c->max, comm, PETSC_ERR_ARG_OUTOFRANGE,
                    "%s %" PetscInt_FMT ": expected %s", c->name, *field, c->expected);
     }
     PetscOptionsHeadEnd();

@@ -146,6 +146,7 @@ static PetscErrorCode StartSweep(TSTrajectory tj, TSTrajectory_Ebb *e, TS ts, Pe
     o.slots = (int32_t)e->opt.slots;
     o.slow_slots = (int32_t)e->opt.slow_slots;
     o.audit = e->opt.audit;
+    o.error_samples = (int32_t)e->opt.error_samples;
     /* on several ranks ebb writes one timeline per rank (docs/petsc.md) */
     o.trace = e->opt.trace[0] ? e->opt.trace : NULL;
     e->ts = ts;
@@ -354,7 +355,7 @@ static PetscErrorCode TSTrajectoryView_Ebb(TSTrajectory tj, PetscViewer viewer)
                                      (long long)s.restores[EBB_TIER_DISK], (long long)s.prefetches));
     PetscCall(PetscViewerASCIIPrintf(viewer, "ebb stall %.6f s (disk %.6f s), wall %.6f s\n",
                                      s.stall_total_s, s.stall_s[EBB_TIER_DISK], s.wall_s));
-    if (info.error_samples > 0) /* run.error_samples, EBB_ERROR_SAMPLES */
+    if (info.error_samples > 0) /* _error_samples, run.error_samples, EBB_ERROR_SAMPLES */
         PetscCall(PetscViewerASCIIPrintf(viewer,
                                          "ebb error estimate: gradient relative error %.3e; state "
                                          "relative error max %.3e, rms %.3e over %lld sampled "

@@ -34,6 +34,7 @@ typedef struct ebbpetsc_options {
     int audit;                        /* -1 = the configuration's */
     PetscInt steps;                   /* 0 = unknown */
     PetscInt slots, slow_slots;       /* 0 = from the budgets */
+    PetscInt error_samples;           /* -1 = the configuration's, 0 = off */
 } ebbpetsc_options;
 
 typedef enum ebbpetsc_phase {

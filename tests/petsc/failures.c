@@ -178,6 +178,11 @@ int main(int argc, char **argv)
                                 NULL};
     PetscCall(ExpectError(&pb, &setup, slow,
                           "-ts_trajectory_ebb_slow_slots -1: expected a number of states"));
+    const char *const samples[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_error_samples",
+                                   "70000", NULL};
+    PetscCall(ExpectError(&pb, &setup, samples,
+                          "-ts_trajectory_ebb_error_samples 70000: expected 0 (off) to 65536 "
+                          "states, or -1 for run.error_samples"));
     const char *const config[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_config",
                                   "/nonexistent/ebb.toml", NULL};
     PetscCall(ExpectError(&pb, &setup, config, "-ts_trajectory_ebb_config /nonexistent/ebb.toml"));
