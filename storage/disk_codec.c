@@ -15,8 +15,10 @@
  * growing number of them between tries (disk_codec.h). So does a state
  * that shrank but whose channel would have been slower than raw's, by the
  * rule of ebb_codec_pays on the rates the codec threads measure (never
- * slower than off; it is stored compressed, its codec time being spent).
- * Each slot remembers what its
+ * slower than off). Its compression is spent, so such a state is stored
+ * compressed only if reading it back compressed (the read and the
+ * decompression) is faster than reading it raw; else raw, and the reverse
+ * sweep never waits on its decompression. Each slot remembers what its
  * last write stored (the compressed length, or 0: raw); a read moves only
  * those bytes into the host slot, then a codec thread copies them into its
  * scratch, zero-padded to the codec's bound, and decompresses them back into
@@ -147,32 +149,43 @@ void ebb_disk_codec_release(struct ebb_pool *pool, ebb_op *op)
 }
 
 /* Whether to try compressing this state: not while skipping after a run of
- * states that did not shrink or did not pay. */
-static int worth_trying(ebb_disk_codec *c)
+ * states that did not shrink or did not pay; and while the last tries said
+ * raw, one try at a time (two at once would both hold their states back
+ * for a verdict the first gives). */
+static int worth_trying(ebb_disk_codec *c, int take, int *probe)
 {
     int32_t k = atomic_load(&c->skip);
     while (k > 0)
         if (atomic_compare_exchange_weak(&c->skip, &k, k - 1))
             return 0;
-    return 1;
+    if (atomic_load(&c->raw_run) == 0 && atomic_load(&c->backoff) == 0)
+        return 1;
+    if (!take) /* the caller's look: the codec thread takes the try */
+        return atomic_load(&c->probing) == 0;
+    int idle = 0;
+    return *probe = atomic_compare_exchange_strong(&c->probing, &idle, 1);
 }
 
-/* What the last try gave: a state that shrank and paid resets the skipping,
- * one that did not (`slower`: it shrank, but did not pay) counts towards (or
- * lengthens) the next skip. */
-static void tried(ebb_disk_codec *c, int paid, int slower)
+/* What the last try gave: a state that shrank and paid resets the skipping;
+ * one that did not shrink counts towards (or lengthens) the next skip, as
+ * the next states' data may differ; one that shrank but did not pay
+ * (`slower`) starts or lengthens it at once: the verdict rests on the
+ * codec's and the disk's rates, which the next states share. */
+static void tried(ebb_disk_codec *c, const ebb_op *op, int paid, int slower)
 {
+    atomic_store(&c->skip_slower, slower);
+    if (op->probe)
+        atomic_store(&c->probing, 0);
     if (paid) {
         atomic_store(&c->raw_run, 0);
         atomic_store(&c->backoff, 0);
         return;
     }
-    if (atomic_fetch_add(&c->raw_run, 1) + 1 < EBB_DISK_CODEC_RAW_RUN)
+    if (atomic_fetch_add(&c->raw_run, 1) + 1 < EBB_DISK_CODEC_RAW_RUN && !slower)
         return;
     int32_t b = atomic_load(&c->backoff);
     b = b == 0 ? EBB_DISK_CODEC_SKIP_MIN : b < EBB_DISK_CODEC_SKIP_MAX ? 2 * b : b;
     atomic_store(&c->backoff, b);
-    atomic_store(&c->skip_slower, slower);
     atomic_store(&c->skip, b);
 }
 
@@ -209,16 +222,20 @@ void ebb_disk_codec_wrote(struct ebb_pool *pool, const ebb_op *op, uint64_t now)
     pthread_mutex_lock(&c->lock);
     measured(&c->disk_bps, (double)op->bytes * 1e9 / (double)(now - op->io_ns));
     pthread_mutex_unlock(&c->lock);
+    atomic_store(&c->rate_known, 1);
 }
 
 /* A try took `ns` and gave `len` bytes: the figures again, and whether the
  * state through the channel compressed is slower than raw (0 while the
- * disk's rate is not known: an unpaced pool before its first write). */
-static int slower_than_raw(struct ebb_pool *pool, uint64_t ns, size_t len)
+ * disk's rate is not known: an unpaced pool before its first write); with
+ * `read_pays`, whether reading it back compressed beats reading it raw. */
+static int slower_than_raw(struct ebb_pool *pool, uint64_t ns, size_t len, int *read_pays)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_codec *c = &d->codec;
     double size = (double)pool->slot_size;
+    if (read_pays)
+        *read_pays = 1;
     pthread_mutex_lock(&c->lock);
     if (ns > 0)
         measured(&c->seen.compress_bps, size * 1e9 / (double)ns);
@@ -226,8 +243,15 @@ static int slower_than_raw(struct ebb_pool *pool, uint64_t ns, size_t len)
     ebb_codec_rates r = c->seen;
     double disk = disk_rate(d);
     pthread_mutex_unlock(&c->lock);
+    if (pool->fault.codec_always_pays)
+        return 0;
     if (!(r.decompress_bps > 0)) /* no read yet: taken as fast as compressing */
         r.decompress_bps = r.compress_bps;
+    if (read_pays) { /* this state's own ratio: it is the one stored */
+        ebb_codec_rates own = r;
+        own.ratio = size / (double)(len > 0 ? len : 1);
+        *read_pays = !(disk > 0) || ebb_codec_state_seconds(&own, 1.0, disk, 0) < 1.0 / disk;
+    }
     return disk > 0 && !ebb_codec_pays(&r, disk, disk);
 }
 
@@ -237,17 +261,31 @@ static void pause_us(uint32_t us)
     nanosleep(&ts, NULL);
 }
 
-int ebb_disk_codec_skip(struct ebb_pool *pool, ebb_op *op)
+static int skip_state(struct ebb_pool *pool, ebb_op *op, int take)
 {
     ebb_disk_codec *c = &pool->disk->codec;
     op->slower = 0;
-    if (c->fixed_slots || worth_trying(c))
+    op->probe = 0;
+    if (c->fixed_slots)
+        return 0;
+    if (!atomic_load(&c->rate_known) && pool->disk->pace.rate <= 0 &&
+        !pool->fault.codec_always_pays) {
+        /* an unpaced disk's rate is unknown until a write completes: raw till
+           then (a try would have nothing to weigh, and one stored compressed
+           would cost its decompression later) */
+        op->coded = 1;
+        c->len[op->slot] = 0;
+        return 1;
+    }
+    if (worth_trying(c, take, &op->probe))
         return 0;
     op->coded = 1; /* stored as it is, counted as raw */
     op->slower = atomic_load(&c->skip_slower);
     c->len[op->slot] = 0;
     return 1;
 }
+
+int ebb_disk_codec_skip(struct ebb_pool *pool, ebb_op *op) { return skip_state(pool, op, 0); }
 
 /* A codec run counted, and its span for a timeline (when one is recorded). */
 static void ran(struct ebb_pool *pool, const ebb_op *op, int thread, uint64_t t0, uint64_t t1,
@@ -265,7 +303,7 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op, int thread)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_codec *c = &d->codec;
-    if (ebb_disk_codec_skip(pool, op))
+    if (skip_state(pool, op, 1))
         return;
     int32_t i = take_buffer(c);
     unsigned char *buf = c->bufs + (size_t)i * c->cap;
@@ -287,6 +325,8 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op, int thread)
                                  round_up(len, d->layout.align) < d->layout.dstride));
     ran(pool, op, thread, t0, t1, s == EBB_OK ? len : 0, s == EBB_OK && !shrank, s != EBB_OK);
     if (s != EBB_OK) {
+        if (op->probe)
+            atomic_store(&c->probing, 0);
         give_buffer(c, i);
         ebb_op_fail(op, s, "compressing the state for disk slot %d failed: %s", (int)op->slot,
                     ebb_last_error());
@@ -296,12 +336,19 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op, int thread)
     if (!shrank) {
         give_buffer(c, i); /* did not shrink: stored as it is, from the host slot */
         c->len[op->slot] = 0;
-        (void)slower_than_raw(pool, took, len); /* the figures */
-        tried(c, 0, 0);
+        (void)slower_than_raw(pool, took, len, NULL); /* the figures */
+        tried(c, op, 0, 0);
         return;
     }
-    int slower = !c->fixed_slots && slower_than_raw(pool, took, len);
-    tried(c, !slower, slower);
+    int read_pays = 1;
+    int slower = !c->fixed_slots && slower_than_raw(pool, took, len, &read_pays);
+    tried(c, op, !slower, slower);
+    if (slower && !read_pays) { /* raw, from the host slot: no decompression to wait on */
+        give_buffer(c, i);
+        c->len[op->slot] = 0;
+        op->slower = 1;
+        return;
+    }
     uint32_t blocks = (uint32_t)((len + d->layout.block - 1) / d->layout.block);
     op->buf = buf;
     op->fixed = 0; /* not registered memory */

@@ -45,6 +45,7 @@ typedef struct ebb_disk_codec {
      * doubles while the tries keep failing (at most EBB_DISK_CODEC_SKIP_MAX),
      * and falls back once a state shrinks. */
     _Atomic int32_t raw_run, skip, backoff;
+    _Atomic int probing;     /* a try is under way while the last ones said raw */
     /* Never slower than off: what the codec threads measured (recent states
      * weigh most; decompress_bps 0 until a read, taken as compress_bps) and
      * the disk's rate (the pace, else what writes achieved), under `lock`.
@@ -53,6 +54,7 @@ typedef struct ebb_disk_codec {
      * skip_slower: the skip under way is for that reason. */
     ebb_codec_rates seen;
     double disk_bps;
+    _Atomic int rate_known;  /* disk_bps measured: a write completed */
     _Atomic int32_t skip_slower;
     /* fixed rate smaller than the state: every state is stored compressed,
      * and a slot on disk takes only the fixed size (layout.slot_size) */
@@ -79,9 +81,11 @@ void ebb_disk_codec_read_plan(const struct ebb_pool *pool, int32_t slot, size_t 
                               uint32_t *blocks, int *packed);
 
 /* Whether this write is one the pool skips compressing (after states that
- * did not shrink or did not pay: the backoff); if so it is marked stored
- * raw (op->coded, op->slower) and its slot's length reset, and needs no
- * codec thread. 0 for a fixed-rate pool (every state compressed). */
+ * did not shrink or did not pay: the backoff, or a try under way while the
+ * last ones said raw); if so it is marked stored raw (op->coded,
+ * op->slower) and its slot's length reset, and needs no codec thread. 0 for
+ * a fixed-rate pool (every state compressed). The codec thread that takes
+ * a write asks again, and only it takes the one try. */
 int ebb_disk_codec_skip(struct ebb_pool *pool, struct ebb_op *op);
 /* A codec thread (`thread`: its index, for its span on a timeline), for a
  * write that has not failed: takes a compressed buffer (waiting for a write

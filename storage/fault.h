@@ -52,6 +52,10 @@ typedef struct ebb_storage_fault {
     /* disk with compression: every compression takes this many microseconds
      * longer (a slow codec; counted in the codec's time and rate) */
     uint32_t codec_delay_us;
+    /* disk with lossless compression: every state that shrinks is taken to
+     * pay (the rule's verdict fixed, whatever the machine's speed: tests of
+     * what compressed states do) */
+    int codec_always_pays;
     /* io_uring engine: a kick that woke a ring pauses this many microseconds
      * before it is done with the engine (a codec thread that loses the CPU
      * after queueing its write, while the ring completes it) */

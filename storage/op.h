@@ -50,6 +50,8 @@ typedef struct ebb_op {
     int coded;                   /* disk: a write that went through the codec */
     int slower;                  /* disk: a write stored raw because compressing
                                     would have made it slower (ebb_codec_pays) */
+    int probe;                   /* disk: a write whose try is the one under way
+                                    while the last ones said raw */
     uint64_t io_ns;              /* disk, a coded write: when it was queued for the
                                     engine (the disk's rate it achieved) */
     int32_t cbuf;                /* disk: the compressed buffer a write holds, -1 none */

@@ -34,7 +34,7 @@ static const char codec_help[] =
     "  --precision P      fixed-precision: bit planes per value\n"
     "  --accuracy A       fixed-accuracy: the largest absolute error (e.g. 1e-6)\n"
     "  --element E        bytes | float32 | float64 (default float64)\n"
-    "  --data D           random | smooth | sparse | all (default all)\n"
+    "  --data D           random | smooth | sparse | rough | all (default all)\n"
     "  --size BYTES       state size (default 64 MiB)\n"
     "  --total BYTES      state bytes compressed (and decompressed) per data kind, at\n"
     "                     least 3 states (default 1 GiB)\n"
@@ -66,7 +66,8 @@ static const cli_name element_names[] = {{"bytes", EBB_ELEMENT_BYTES},
                                          {"float32", EBB_ELEMENT_FLOAT32},
                                          {"float64", EBB_ELEMENT_FLOAT64}, {NULL, 0}};
 static const cli_name data_names[] = {{"random", STATE_DATA_RANDOM}, {"smooth", STATE_DATA_SMOOTH},
-                                      {"sparse", STATE_DATA_SPARSE}, {"all", DATA_ALL},
+                                      {"sparse", STATE_DATA_SPARSE}, {"rough", STATE_DATA_ROUGH},
+                                      {"all", DATA_ALL},
                                       {NULL, 0}};
 
 #define OPT(n, k, f) CLI_OPT(codec_args, n, k, f)

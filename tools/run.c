@@ -60,10 +60,12 @@ static const char run_help[] =
     "                     is interrupted or a write fails\n"
     "  --seed S           x_0's seed (default 0); with --mpi rank r uses S + r\n"
     "  --data D           what the states hold: random (default: pseudo-random bytes),\n"
-    "                     smooth (a smooth field) or sparse (95 %% zeros), for\n"
-    "                     compression (tier.disk.compression); smooth and sparse\n"
+    "                     smooth (a smooth field), sparse (95 %% zeros) or rough\n"
+    "                     (uniform values, no two neighbours alike: lossless\n"
+    "                     compression barely shrinks them), for compression\n"
+    "                     (tier.disk.compression); smooth, sparse and rough\n"
     "                     states are arrays of --element values\n"
-    "  --element E        float64 (default) or float32, with --data smooth|sparse\n"
+    "  --element E        float64 (default) or float32, with --data smooth|sparse|rough\n"
     "  --no-exact         with a lossy tier (tier.host.compression or\n"
     "                     tier.disk.compression fixed-rate, fixed-precision or\n"
     "                     fixed-accuracy): skip the exact run, the gradient's\n"
@@ -85,13 +87,13 @@ static const char run_help[] =
     "with its slots on disk. The gradient is a hash of every state the reverse steps\n"
     "saw, in order: equal gradients mean every strategy gave each reverse step its\n"
     "exact state.\n"
-    "With a lossy tier the states come back changed, and with --data smooth|sparse\n"
+    "With a lossy tier the states come back changed, and with float --data\n"
     "the run also computes a numeric gradient (of 1/2 sum |x_i|^2 with respect to\n"
     "x_0), then runs the same workload once more with compression off on every\n"
     "tier (the exact run: the same strategy, or the first of all's order that fits\n"
     "uncompressed) and prints the gradient relative error |g - g_exact| / |g_exact|\n"
     "(--json: gradient_rel_error; 0 without a lossy tier). Lossy needs --data\n"
-    "smooth|sparse, and --no-exact with --mpi.\n"
+    "smooth|sparse|rough, and --no-exact with --mpi.\n"
     "On a terminal a progress line goes to stderr, rewritten in place; to a file or\n"
     "a pipe, a plain line every 10 s of a long run (none from a short one).\n";
 
@@ -117,7 +119,8 @@ typedef struct run_args {
 
 static const cli_name data_names[] = {{"random", STATE_DATA_RANDOM},
                                       {"smooth", STATE_DATA_SMOOTH},
-                                      {"sparse", STATE_DATA_SPARSE}, {NULL, 0}};
+                                      {"sparse", STATE_DATA_SPARSE},
+                                      {"rough", STATE_DATA_ROUGH}, {NULL, 0}};
 static const cli_name element_names[] = {{"float32", EBB_ELEMENT_FLOAT32},
                                          {"float64", EBB_ELEMENT_FLOAT64}, {NULL, 0}};
 

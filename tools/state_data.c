@@ -5,7 +5,8 @@
 
 const char *state_data_name(state_data d)
 {
-    static const char *const names[STATE_DATA_COUNT] = {"random", "smooth", "sparse"};
+    static const char *const names[STATE_DATA_COUNT] = {"random", "smooth", "sparse",
+                                                               "rough"};
     return (unsigned)d < STATE_DATA_COUNT ? names[d] : "?";
 }
 
@@ -38,7 +39,7 @@ void state_data_fill(void *buf, size_t n, ebb_element e, state_data d, uint64_t 
     double a = 1 + unit(&s), f = 1e-4 * (1 + unit(&s));
     for (size_t i = 0; i < count; i++) {
         double v = d == STATE_DATA_SMOOTH   ? a * sin(f * (double)i) + 0.5 * cos(3.1 * f * (double)i)
-                   : d == STATE_DATA_RANDOM ? 2 * unit(&s) - 1
+                   : d != STATE_DATA_SPARSE ? 2 * unit(&s) - 1
                    : unit(&s) < 0.95        ? 0.0
                                             : unit(&s) - 0.5;
         if (e == EBB_ELEMENT_FLOAT32)
@@ -55,10 +56,14 @@ static int nonzero_at(size_t i)
     return state_data_next(&s) % 20 == 0;
 }
 
-/* delta(i): a periodic parabola (smooth, continuous across its period), or
- * on the pattern a value from i. */
+/* delta(i): a periodic parabola (smooth, continuous across its period), on
+ * the pattern a value from i, or (rough) a value from i everywhere. */
 static double delta_at(size_t i, state_data d)
 {
+    if (d == STATE_DATA_ROUGH) {
+        uint64_t s = (uint64_t)i ^ 0x27d4eb2fu;
+        return unit(&s) - 0.5;
+    }
     if (d == STATE_DATA_SPARSE) {
         uint64_t s = (uint64_t)i ^ 0x5bd1e995u;
         return nonzero_at(i) ? unit(&s) - 0.5 : 0.0;

@@ -14,7 +14,7 @@
  * starting from the hash of x_n, so the final adjoint (the "gradient")
  * depends on every state and on their order.
  *
- * With float states (--data smooth|sparse) a run may also compute a
+ * With float states (--data smooth|sparse|rough) a run may also compute a
  * numeric gradient (workload_request.field_gradient): that of
  * J = 1/2 sum_{i=0..n} |x_i|^2 with respect to x_0. A pass is
  * out = a in + b delta, so step i's Jacobian is A_i (the product of its
@@ -85,8 +85,8 @@ static void pass(const unsigned char *in, unsigned char *out, size_t size, uint6
         out[8 * m + k] = (unsigned char)mix64(first ^ key ^ ((uint64_t)t[k] << 8 * k) ^ k);
 }
 
-/* One pass as the plan's data wants it: mixed bytes, or a smooth or sparse
- * field updated (state_data.c). */
+/* One pass as the plan's data wants it: mixed bytes, or a smooth, sparse or
+ * rough field updated (state_data.c). */
 static void step_pass(const workload_plan *plan, const unsigned char *in, unsigned char *out,
                       uint64_t key)
 {
@@ -103,7 +103,7 @@ static uint64_t pass_key(int64_t step, int64_t p)
 }
 
 /* x_0: pseudo-random bytes from a fixed seed (seed 0: the original x_0), or
- * a smooth or sparse field. */
+ * a smooth, sparse or rough field. */
 static void fill_x0(const workload_plan *plan, unsigned char *x, uint64_t seed)
 {
     size_t size = plan->size;

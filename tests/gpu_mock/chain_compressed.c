@@ -22,7 +22,9 @@ static ebb_pool *codec_chain_disk(const char *dir, size_t size, int32_t slots, s
     o.direct = 0;
     o.compression = &c;
     o.codec_threads = 2;
-    return create_or_skip(&o, NULL);
+    ebb_storage_fault f = {0};
+    f.codec_always_pays = 1; /* compressed whatever the machine's speed */
+    return create_or_skip(&o, &f);
 }
 
 static void open_codec(chain_pools *p, size_t size, int32_t host_slots, int32_t gpu_slots,

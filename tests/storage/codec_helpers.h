@@ -21,7 +21,9 @@ static inline ebb_codec_options codec_opts(ebb_compression mode, ebb_element ele
 }
 
 /* A disk pool in `dir` with compression `c` (copied at create), staging
- * through `host`; skips where io_uring is asked for and refused. */
+ * through `host`; skips where io_uring is asked for and refused. Every state
+ * that shrinks is stored compressed (fault.codec_always_pays): on a fast
+ * disk, or with a loaded codec, the rule would store some raw. */
 static inline ebb_pool *codec_disk(const char *const *dirs, size_t size, int32_t slots,
                                    ebb_disk_backend backend, int checksum, size_t block,
                                    const ebb_codec_options *c, int32_t codec_threads,
@@ -34,7 +36,9 @@ static inline ebb_pool *codec_disk(const char *const *dirs, size_t size, int32_t
     o.staging = host;
     o.compression = c;
     o.codec_threads = codec_threads;
-    return create_or_skip(&o, NULL);
+    ebb_storage_fault f = {0};
+    f.codec_always_pays = 1;
+    return create_or_skip(&o, &f);
 }
 
 /* host slot hs (filled already) -> disk slot ds -> host slot hs2. */

@@ -22,6 +22,7 @@ static void compress_fails(ebb_disk_backend backend)
     ebb_storage_fault f = {0};
     f.codec_fail_nth = 2;
     f.codec_fail_count = 3; /* compressions 2, 3 and 4 */
+    f.codec_always_pays = 1; /* every state tried, whatever the machine's speed */
     ebb_pool *d = create_or_skip(&o, &f);
     ebb_ticket t[6];
     for (int32_t s = 0; s < 6; s++) {

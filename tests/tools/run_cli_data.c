@@ -1,4 +1,4 @@
-/* `ebb run --data`: smooth and sparse states (arrays of floats) give every
+/* `ebb run --data`: smooth, sparse and rough states (arrays of floats) give every
  * strategy the same gradient, one of their own, and a state size that is
  * not a whole number of elements is refused. */
 #include "support/cli_run.h"
@@ -30,9 +30,10 @@ static void gradient_of(const char *line, char *g, size_t size)
 
 Test(run_cli_data, every_strategy_the_same_gradient)
 {
-    const char *kinds[] = {"random", "smooth", "sparse", "smooth --element float32"};
-    char first[4][64];
-    for (int k = 0; k < 4; k++) {
+    const char *kinds[] = {"random", "smooth", "sparse", "rough", "smooth --element float32"};
+    enum { KINDS = sizeof kinds / sizeof *kinds };
+    char first[KINDS][64];
+    for (int k = 0; k < KINDS; k++) {
         char line[256], g[64];
         snprintf(line, sizeof line,
                  "run --steps 40 --state-size 64KiB --strategy store-all --data %s --json",
@@ -50,6 +51,20 @@ Test(run_cli_data, every_strategy_the_same_gradient)
             cr_assert_str_neq(first[j], first[k], "--data %s and %s give one gradient", kinds[j],
                               kinds[k]);
     }
+}
+
+/* Rough states barely compress: lz4 with byte shuffle shrinks float64 values
+ * with no relation between neighbours by their sign and exponent bytes only. */
+Test(run_cli_data, rough_states_barely_compress)
+{
+    run_cli("bench --compression lossless --data rough --size 1MiB --total 4MiB --json");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *p = strstr(r.out, "\"rough\": {");
+    cr_assert_not_null(p, "%s", r.out);
+    const char *q = strstr(p, "\"ratio\": ");
+    cr_assert_not_null(q, "%s", r.out);
+    double ratio = strtod(q + strlen("\"ratio\": "), NULL);
+    cr_assert(ratio > 1.0 && ratio < 1.15, "rough states compress %g times", ratio);
 }
 
 Test(run_cli_data, size_not_whole_elements_refused)

@@ -8,26 +8,19 @@
 #include <sys/resource.h>
 
 #include "support/cli_run.h"
+#include "support/process_memory.h"
 
 static cli_result r;
 
 /* The sanitizer build cannot run under an address-space limit (ASan
  * reserves terabytes of shadow address space at start): there the bound is
  * the release build's to check, and the behaviour is still tested. */
-#if defined(__SANITIZE_ADDRESS__)
-#define EBB_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define EBB_TEST_ASAN 1
-#endif
-#endif
-
 static void limit_memory(void)
 {
-#ifndef EBB_TEST_ASAN
+    if (EBB_TEST_ASAN)
+        return;
     struct rlimit lim = {UINT64_C(1) << 30, UINT64_C(1) << 30};
     cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
-#endif
 }
 
 /* `ebb validate ARGS` (space-separated) with `stream` on standard input. */
