@@ -105,6 +105,7 @@ static void run_compressed_cases(uint64_t seed, int cases, int disk_only, int in
         f.delay_us_max = delay_us;
         f.delay_seed = seed + (uint64_t)c;
         f.ready_slots = ready_first;
+        f.codec_always_pays = compress; /* every state that shrinks compressed */
         ebb_run_stats rs;
         ebb_status st = wl_run(&o, &f, &w, seed + (uint64_t)c, &rs);
         if (st == EBB_ERR_INVALID_ARG || st == EBB_ERR_NO_MEMORY) {
