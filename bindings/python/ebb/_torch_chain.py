@@ -154,6 +154,10 @@ class _Runner:
         self.kept_bytes += _bytes(h)
         self.peak_kept_bytes = max(self.peak_kept_bytes, self.kept_bytes)
 
+    def _free(self, slot):
+        self.kept_bytes -= _bytes(self.slots.pop(slot))
+        del self.versions[slot]
+
     def _take(self, slot, step):
         h = self.slots[slot]
         if h._version != self.versions[slot]:
@@ -172,6 +176,8 @@ class _Runner:
                     prev, live = live, self._run(i, live)
             elif kind == STORE:
                 self._keep(slot, live)
+            elif kind == FREE:
+                self._free(slot)
             elif kind == TURN:
                 self.live = prev
                 return live
@@ -197,8 +203,7 @@ class _Runner:
             elif kind == STORE:
                 self._keep(slot, live)
             elif kind == FREE:
-                self.kept_bytes -= _bytes(self.slots.pop(slot))
-                del self.versions[slot]
+                self._free(slot)
             elif kind == REVERSE:
                 gy, grads = self._reverse(step, live, gy, step > 0 or x_needs_grad)
                 for p, g in zip(_params_of(self.blocks[step]), grads):
