@@ -18,7 +18,10 @@
  * slower than off). Its compression is spent, so such a state is stored
  * compressed only if reading it back compressed (the read and the
  * decompression) is faster than reading it raw; else raw, and the reverse
- * sweep never waits on its decompression. Each slot remembers what its
+ * sweep never waits on its decompression. Until a try pays (the first one
+ * too), tries are made on a copy: the state goes raw at once and the copy
+ * (of a large lossless state, a sample of it) is compressed after the write
+ * is queued, only to measure. Each slot remembers what its
  * last write stored (the compressed length, or 0: raw); a read moves only
  * those bytes into the host slot, then a codec thread copies them into its
  * scratch, zero-padded to the codec's bound, and decompresses them back into
@@ -52,6 +55,16 @@ ebb_status ebb_disk_codec_init(struct ebb_pool *pool, const ebb_pool_options *o)
     if (s != EBB_OK)
         return ebb_fail_context(s, "disk pool compression");
     c->mode = o->compression->mode;
+    if (c->mode == EBB_COMPRESSION_LOSSLESS && pool->slot_size >= EBB_DISK_CODEC_SAMPLE_FROM) {
+        /* a try on a copy compresses pieces of the state spread over it */
+        size_t piece = pool->slot_size / EBB_DISK_CODEC_SAMPLE_SHARE / EBB_DISK_CODEC_SAMPLE_PIECES;
+        piece -= piece % 64; /* whole elements of any type */
+        if (ebb_codec_create(o->compression, piece * EBB_DISK_CODEC_SAMPLE_PIECES, &c->sample) ==
+            EBB_OK)
+            c->sample_piece = piece;
+        else
+            ebb_clear_error(); /* tries on a copy compress it whole */
+    }
     size_t fixed = ebb_codec_fixed_size(c->codec);
     if (fixed > 0 && fixed < pool->slot_size) { /* a budget holds that many more slots */
         c->fixed_slots = 1;
@@ -98,7 +111,8 @@ void ebb_disk_codec_fini(struct ebb_pool *pool)
 {
     ebb_disk_codec *c = &pool->disk->codec;
     ebb_codec_destroy(c->codec);
-    c->codec = NULL;
+    ebb_codec_destroy(c->sample);
+    c->codec = c->sample = NULL;
     free(c->bufs);
     free(c->free_bufs);
     free(c->len);
@@ -149,21 +163,23 @@ void ebb_disk_codec_release(struct ebb_pool *pool, ebb_op *op)
 }
 
 /* Whether to try compressing this state: not while skipping after a run of
- * states that did not shrink or did not pay; and while the last tries said
- * raw, one try at a time (two at once would both hold their states back
- * for a verdict the first gives). */
-static int worth_trying(ebb_disk_codec *c, int take, int *probe)
+ * states that did not shrink or did not pay. Once a try paid, every state
+ * is tried for real; else (`*shadow`) on a copy, one at a time (a second
+ * would measure what the first is measuring). */
+static int worth_trying(ebb_disk_codec *c, int always_pays, int take, int *probe, int *shadow)
 {
+    *shadow = 0;
     int32_t k = atomic_load(&c->skip);
     while (k > 0)
         if (atomic_compare_exchange_weak(&c->skip, &k, k - 1))
             return 0;
-    if (atomic_load(&c->raw_run) == 0 && atomic_load(&c->backoff) == 0)
+    if (always_pays || atomic_load(&c->paid))
         return 1;
     if (!take) /* the caller's look: the codec thread takes the try */
         return atomic_load(&c->probing) == 0;
     int idle = 0;
-    return *probe = atomic_compare_exchange_strong(&c->probing, &idle, 1);
+    *probe = atomic_compare_exchange_strong(&c->probing, &idle, 1);
+    return *shadow = *probe;
 }
 
 /* What the last try gave: a state that shrank and paid resets the skipping;
@@ -171,10 +187,11 @@ static int worth_trying(ebb_disk_codec *c, int take, int *probe)
  * the next states' data may differ; one that shrank but did not pay
  * (`slower`) starts or lengthens it at once: the verdict rests on the
  * codec's and the disk's rates, which the next states share. */
-static void tried(ebb_disk_codec *c, const ebb_op *op, int paid, int slower)
+static void tried(ebb_disk_codec *c, int probe, int paid, int slower)
 {
     atomic_store(&c->skip_slower, slower);
-    if (op->probe)
+    atomic_store(&c->paid, paid);
+    if (probe)
         atomic_store(&c->probing, 0);
     if (paid) {
         atomic_store(&c->raw_run, 0);
@@ -229,11 +246,12 @@ void ebb_disk_codec_wrote(struct ebb_pool *pool, const ebb_op *op, uint64_t now)
  * state through the channel compressed is slower than raw (0 while the
  * disk's rate is not known: an unpaced pool before its first write); with
  * `read_pays`, whether reading it back compressed beats reading it raw. */
-static int slower_than_raw(struct ebb_pool *pool, uint64_t ns, size_t len, int *read_pays)
+static int slower_than_raw(struct ebb_pool *pool, size_t bytes, uint64_t ns, size_t len,
+                           int *read_pays)
 {
     ebb_disk *d = pool->disk;
     ebb_disk_codec *c = &d->codec;
-    double size = (double)pool->slot_size;
+    double size = (double)bytes;
     if (read_pays)
         *read_pays = 1;
     pthread_mutex_lock(&c->lock);
@@ -261,8 +279,9 @@ static void pause_us(uint32_t us)
     nanosleep(&ts, NULL);
 }
 
-static int skip_state(struct ebb_pool *pool, ebb_op *op, int take)
+static int skip_state(struct ebb_pool *pool, ebb_op *op, int take, int *shadow)
 {
+    *shadow = 0;
     ebb_disk_codec *c = &pool->disk->codec;
     op->slower = 0;
     op->probe = 0;
@@ -277,7 +296,7 @@ static int skip_state(struct ebb_pool *pool, ebb_op *op, int take)
         c->len[op->slot] = 0;
         return 1;
     }
-    if (worth_trying(c, take, &op->probe))
+    if (worth_trying(c, pool->fault.codec_always_pays, take, &op->probe, shadow))
         return 0;
     op->coded = 1; /* stored as it is, counted as raw */
     op->slower = atomic_load(&c->skip_slower);
@@ -285,45 +304,125 @@ static int skip_state(struct ebb_pool *pool, ebb_op *op, int take)
     return 1;
 }
 
-int ebb_disk_codec_skip(struct ebb_pool *pool, ebb_op *op) { return skip_state(pool, op, 0); }
-
-/* A codec run counted, and its span for a timeline (when one is recorded). */
-static void ran(struct ebb_pool *pool, const ebb_op *op, int thread, uint64_t t0, uint64_t t1,
-                size_t coded, int raw, int failed)
+int ebb_disk_codec_skip(struct ebb_pool *pool, ebb_op *op)
 {
-    atomic_fetch_add(op->write ? &pool->st_compressions : &pool->st_decompressions, 1);
+    int shadow;
+    return skip_state(pool, op, 0, &shadow);
+}
+
+/* A codec run counted, and its span for a timeline (when one is recorded):
+ * `write` a compression, of the state of `slot` in its `generation`. */
+static void ran(struct ebb_pool *pool, int write, int32_t slot, uint32_t generation, int thread,
+                uint64_t t0, uint64_t t1, size_t coded, int raw, int failed)
+{
+    atomic_fetch_add(write ? &pool->st_compressions : &pool->st_decompressions, 1);
     if (!atomic_load_explicit(&pool->codec_trace, memory_order_relaxed))
         return;
-    ebb_codec_span span = {t0, t1, pool->slot_size, coded, op->slot, op->generation,
-                           (int8_t)op->write, (int8_t)raw, (int8_t)failed};
+    ebb_codec_span span = {t0, t1, pool->slot_size, coded, slot, generation,
+                           (int8_t)write, (int8_t)raw, (int8_t)failed};
     ebb_codec_trace_record(pool, thread, &span);
 }
 
-void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op, int thread)
+/* Compresses `src` into compressed buffer `i` (the injected failures and
+ * delay applied), timed and counted in the codec's time. */
+static ebb_status compress_timed(struct ebb_pool *pool, const ebb_codec *codec, const void *src,
+                                 unsigned char *buf, size_t *len, uint64_t *t0, uint64_t *t1)
 {
-    ebb_disk *d = pool->disk;
-    ebb_disk_codec *c = &d->codec;
-    if (skip_state(pool, op, 1))
-        return;
-    int32_t i = take_buffer(c);
-    unsigned char *buf = c->bufs + (size_t)i * c->cap;
-    size_t len = 0;
-    uint64_t t0 = now_ns(), n = atomic_fetch_add(&c->packs, 1) + 1;
+    ebb_disk_codec *c = &pool->disk->codec;
     const ebb_storage_fault *f = &pool->fault;
+    *len = 0;
+    *t0 = now_ns();
+    uint64_t n = atomic_fetch_add(&c->packs, 1) + 1;
     ebb_status s;
     if (f->codec_fail_nth && n >= f->codec_fail_nth &&
         n - f->codec_fail_nth < (f->codec_fail_count > 1 ? f->codec_fail_count : 1))
         s = ebb_fail(EBB_ERR_IO, "c-blosc or zfp failed (injected, compression %llu)",
                      (unsigned long long)n);
     else
-        s = ebb_codec_compress(c->codec, op->buf, buf, c->cap, &len);
+        s = ebb_codec_compress(codec, src, buf, c->cap, len);
     if (f->codec_delay_us)
         pause_us(f->codec_delay_us);
-    uint64_t t1 = now_ns(), took = t1 - t0;
-    atomic_fetch_add(&pool->st_codec_ns, took);
-    int shrank = s == EBB_OK && (c->fixed_slots || (len < pool->slot_size &&
-                                 round_up(len, d->layout.align) < d->layout.dstride));
-    ran(pool, op, thread, t0, t1, s == EBB_OK ? len : 0, s == EBB_OK && !shrank, s != EBB_OK);
+    *t1 = now_ns();
+    atomic_fetch_add(&pool->st_codec_ns, *t1 - *t0);
+    return s;
+}
+
+/* Whether `len` bytes out of the codec are a state that shrank. */
+static int shrank_to(const struct ebb_pool *pool, size_t len)
+{
+    const ebb_disk *d = pool->disk;
+    return d->codec.fixed_slots ||
+           (len < pool->slot_size && round_up(len, d->layout.align) < d->layout.dstride);
+}
+
+/* The bytes a try on a copy compresses: the sample's pieces, else the state. */
+static size_t shadow_bytes(const struct ebb_pool *pool)
+{
+    const ebb_disk_codec *c = &pool->disk->codec;
+    return c->sample ? c->sample_piece * EBB_DISK_CODEC_SAMPLE_PIECES : pool->slot_size;
+}
+
+void ebb_disk_codec_shadow(struct ebb_pool *pool, const ebb_disk_shadow *sh, int thread)
+{
+    if (!sh->pending)
+        return;
+    ebb_disk_codec *c = &pool->disk->codec;
+    int32_t i = take_buffer(c);
+    size_t len, bytes = shadow_bytes(pool);
+    uint64_t t0, t1;
+    ebb_status s = compress_timed(pool, c->sample ? c->sample : c->codec,
+                                  c->scratch + (size_t)thread * c->cap,
+                                  c->bufs + (size_t)i * c->cap, &len, &t0, &t1);
+    give_buffer(c, i);
+    /* the state's length at the copy's ratio */
+    size_t whole = (size_t)((double)len * (double)pool->slot_size / (double)bytes);
+    int shrank = s == EBB_OK && shrank_to(pool, whole);
+    ran(pool, 1, sh->slot, sh->generation, thread, t0, t1, s == EBB_OK ? whole : 0, 1,
+        s != EBB_OK);
+    if (s != EBB_OK) {
+        ebb_clear_error(); /* the state is on disk raw; the codec is not tried for it again */
+        tried(c, sh->probe, 0, 0);
+        return;
+    }
+    int slower = slower_than_raw(pool, bytes, t1 - t0, len, NULL);
+    tried(c, sh->probe, shrank && !slower, shrank && slower);
+}
+
+void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op, int thread, ebb_disk_shadow *sh)
+{
+    ebb_disk *d = pool->disk;
+    ebb_disk_codec *c = &d->codec;
+    int shadow;
+    memset(sh, 0, sizeof *sh);
+    if (skip_state(pool, op, 1, &shadow))
+        return;
+    if (shadow && c->cap >= pool->slot_size) {
+        /* stored raw at once; the copy is tried once the write is queued */
+        unsigned char *copy = c->scratch + (size_t)thread * c->cap;
+        if (c->sample) {
+            size_t stride = pool->slot_size / EBB_DISK_CODEC_SAMPLE_PIECES;
+            for (int j = 0; j < EBB_DISK_CODEC_SAMPLE_PIECES; j++)
+                memcpy(copy + (size_t)j * c->sample_piece, op->buf + (size_t)j * stride,
+                       c->sample_piece);
+        } else {
+            memcpy(copy, op->buf, pool->slot_size);
+        }
+        *sh = (ebb_disk_shadow){1, op->probe, op->slot, op->generation};
+        op->probe = 0;
+        op->coded = 1;
+        op->slower = atomic_load(&c->skip_slower);
+        c->len[op->slot] = 0;
+        return;
+    }
+    int32_t i = take_buffer(c);
+    unsigned char *buf = c->bufs + (size_t)i * c->cap;
+    size_t len;
+    uint64_t t0, t1;
+    ebb_status s = compress_timed(pool, c->codec, op->buf, buf, &len, &t0, &t1);
+    uint64_t took = t1 - t0;
+    int shrank = s == EBB_OK && shrank_to(pool, len);
+    ran(pool, 1, op->slot, op->generation, thread, t0, t1, s == EBB_OK ? len : 0,
+        s == EBB_OK && !shrank, s != EBB_OK);
     if (s != EBB_OK) {
         if (op->probe)
             atomic_store(&c->probing, 0);
@@ -336,13 +435,13 @@ void ebb_disk_codec_pack(struct ebb_pool *pool, ebb_op *op, int thread)
     if (!shrank) {
         give_buffer(c, i); /* did not shrink: stored as it is, from the host slot */
         c->len[op->slot] = 0;
-        (void)slower_than_raw(pool, took, len, NULL); /* the figures */
-        tried(c, op, 0, 0);
+        (void)slower_than_raw(pool, pool->slot_size, took, len, NULL); /* the figures */
+        tried(c, op->probe, 0, 0);
         return;
     }
     int read_pays = 1;
-    int slower = !c->fixed_slots && slower_than_raw(pool, took, len, &read_pays);
-    tried(c, op, !slower, slower);
+    int slower = !c->fixed_slots && slower_than_raw(pool, pool->slot_size, took, len, &read_pays);
+    tried(c, op->probe, !slower, slower);
     if (slower && !read_pays) { /* raw, from the host slot: no decompression to wait on */
         give_buffer(c, i);
         c->len[op->slot] = 0;
@@ -372,7 +471,7 @@ int ebb_disk_codec_unpack(struct ebb_pool *pool, ebb_op *op, int thread)
     ebb_status s = ebb_codec_decompress_padded(c->codec, in, op->bytes, op->buf);
     uint64_t t1 = now_ns(), took = t1 - t0;
     atomic_fetch_add(&pool->st_codec_ns, took);
-    ran(pool, op, thread, t0, t1, op->bytes, 0, s != EBB_OK);
+    ran(pool, 0, op->slot, op->generation, thread, t0, t1, op->bytes, 0, s != EBB_OK);
     if (s == EBB_OK) {
         pthread_mutex_lock(&c->lock);
         if (took > 0)

@@ -23,6 +23,11 @@ struct ebb_op;
 #define EBB_DISK_CODEC_BUFS_PER_THREAD 2
 
 enum { EBB_DISK_CODEC_RAW_RUN = 4, EBB_DISK_CODEC_SKIP_MIN = 4, EBB_DISK_CODEC_SKIP_MAX = 256 };
+/* A lossless try on a copy of a state of at least SAMPLE_FROM bytes
+ * compresses 1/SAMPLE_SHARE of it, in SAMPLE_PIECES pieces spread over it:
+ * its CPU time is what a try costs the steps. */
+enum { EBB_DISK_CODEC_SAMPLE_FROM = 1 << 20, EBB_DISK_CODEC_SAMPLE_SHARE = 8,
+       EBB_DISK_CODEC_SAMPLE_PIECES = 8 };
 
 typedef struct ebb_disk_codec {
     ebb_codec *codec;        /* NULL: compression off (nothing below is made) */
@@ -46,6 +51,12 @@ typedef struct ebb_disk_codec {
      * and falls back once a state shrinks. */
     _Atomic int32_t raw_run, skip, backoff;
     _Atomic int probing;     /* a try is under way while the last ones said raw */
+    ebb_codec *sample;       /* lossless, large states: the codec of a try on a
+                                copy, for sample_piece x SAMPLE_PIECES bytes */
+    size_t sample_piece;
+    _Atomic int paid;        /* the last try said compressing pays: the next
+                                states are tried for real; 0 (also before the
+                                first try): tried on a copy (ebb_disk_shadow) */
     /* Never slower than off: what the codec threads measured (recent states
      * weigh most; decompress_bps 0 until a read, taken as compress_bps) and
      * the disk's rate (the pace, else what writes achieved), under `lock`.
@@ -87,15 +98,33 @@ void ebb_disk_codec_read_plan(const struct ebb_pool *pool, int32_t slot, size_t 
  * a fixed-rate pool (every state compressed). The codec thread that takes
  * a write asks again, and only it takes the one try. */
 int ebb_disk_codec_skip(struct ebb_pool *pool, struct ebb_op *op);
-/* A codec thread (`thread`: its index, for its span on a timeline), for a
- * write that has not failed: takes a compressed buffer (waiting for a write
- * to complete when none is free), compresses the host slot into it and
- * points the operation at it (buf, bytes, blocks, remaining, packed, cbuf),
- * or, when the state did not shrink, gives the buffer back and leaves the
- * operation on the host slot (stored raw). Records the slot's length, and
- * counts the run of the codec (with its span, codec_trace.h). A codec
- * failure fails the operation. */
-void ebb_disk_codec_pack(struct ebb_pool *pool, struct ebb_op *op, int thread);
+/* A try on a copy: while the last try said raw (or before the first), a
+ * state goes to disk raw at once and its copy in the codec thread's scratch
+ * is compressed only to measure, after the write is queued, so that a try
+ * never holds a write back. */
+typedef struct ebb_disk_shadow {
+    int pending;          /* a copy waits to be tried */
+    int probe;            /* it holds the one try under way (probing) */
+    int32_t slot;         /* for its span on a timeline */
+    uint32_t generation;
+} ebb_disk_shadow;
+
+/* A codec thread (`thread`: its index, for its scratch and its span on a
+ * timeline), for a write that has not failed. A try for real: takes a
+ * compressed buffer (waiting for a write to complete when none is free),
+ * compresses the host slot into it and points the operation at it (buf,
+ * bytes, blocks, remaining, packed, cbuf), or, when the state did not shrink
+ * or did not pay, gives the buffer back and leaves the operation on the
+ * host slot (stored raw); a codec failure fails the operation. A try on a
+ * copy: copies the host slot into the thread's scratch, marks the operation
+ * stored raw and fills *shadow for ebb_disk_codec_shadow. Records the slot's
+ * length, and counts the run of the codec (with its span, codec_trace.h). */
+void ebb_disk_codec_pack(struct ebb_pool *pool, struct ebb_op *op, int thread,
+                         ebb_disk_shadow *shadow);
+/* The same codec thread, once the write is queued: compresses the copy to
+ * measure (the rule's figures and verdict), keeps nothing. A codec failure
+ * there counts as a state that did not shrink: the state is on disk raw. */
+void ebb_disk_codec_shadow(struct ebb_pool *pool, const ebb_disk_shadow *shadow, int thread);
 
 /* A codec thread (`thread`: its scratch, and its span's track), for a
  * packed read whose blocks are in the host slot: decompresses them into

@@ -58,12 +58,14 @@ static void codec_write(struct ebb_pool *pool, ebb_op *op, int index)
                 break;
         op->gated = 0; /* the engine need not ask again */
     }
+    ebb_disk_shadow shadow = {0};
     if (!atomic_load(&op->failed))
-        ebb_disk_codec_pack(pool, op, index);
+        ebb_disk_codec_pack(pool, op, index, &shadow);
     if (!atomic_load(&op->failed) && d->sums.on_stage)
         ebb_disk_hash_write(pool, op);
     op->io_ns = ebb_disk_now_ns();
-    ebb_disk_enqueue(pool, op->slot, 1);
+    ebb_disk_enqueue(pool, op->slot, 1); /* op may complete and be reused from here */
+    ebb_disk_codec_shadow(pool, &shadow, index);
 }
 
 static void stage_read(struct ebb_pool *pool, ebb_op *op, int index)

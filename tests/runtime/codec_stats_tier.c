@@ -70,9 +70,11 @@ Test(codec_stats_tier, disk_lossless)
     size_t state = 8192 * sizeof(double);
     cfg.host.budget = 3 * state;
     cfg.disk.compression.mode = EBB_COMPRESSION_LOSSLESS;
-    /* Compressing pays, so no state is stored raw, while the codec runs
-     * faster than 2.3 MB/s: states that shrink tenfold through a 2 MB/s disk
-     * leave a machine under load a wide margin. */
+    /* Compressing pays, so every state after the first try is stored
+     * compressed, while the codec runs faster than 2.3 MB/s: states that
+     * shrink tenfold through a 2 MB/s disk leave a machine under load a wide
+     * margin. The first try is on a copy: its state, and any written while
+     * it ran, go raw. */
     cfg.disk.max_bandwidth = 2000000;
     ebb_run_stats st = run(&cfg, EBB_CONFIG_STRATEGY_MULTISTAGE, 60, 1024);
     const uint64_t *before = st.bytes_before_compression_tier;
@@ -81,9 +83,11 @@ Test(codec_stats_tier, disk_lossless)
     cr_assert_eq(before[EBB_TIER_DISK], st.bytes_written[EBB_TIER_DISK],
                  "every state written to disk went through the codec");
     cr_assert_lt(after[EBB_TIER_DISK], before[EBB_TIER_DISK], "smooth states shrink");
-    cr_assert_eq(st.stored_raw, 0);
-    cr_assert_eq((uint64_t)st.compressions[EBB_TIER_DISK] * state, before[EBB_TIER_DISK],
-                 "every state was tried");
+    cr_assert(st.stored_raw >= 1 && st.stored_raw < st.stores[EBB_TIER_DISK] / 4,
+              "%llu of %llu states raw where compressing pays", (unsigned long long)st.stored_raw,
+              (unsigned long long)st.stores[EBB_TIER_DISK]);
+    cr_assert_eq(st.compressions[EBB_TIER_DISK], st.stores[EBB_TIER_DISK] - st.stored_raw + 1,
+                 "every state stored compressed was tried, after one try on a copy");
     cr_assert_gt(st.decompressions[EBB_TIER_DISK], 0);
     cr_assert_gt(st.codec_s_tier[EBB_TIER_DISK], 0);
     cr_assert_gt(st.codec_ratio, 5, "%g: states mostly zero shrink more than fivefold", st.codec_ratio);

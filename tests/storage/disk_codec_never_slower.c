@@ -4,9 +4,10 @@
  * stored_raw and stored_raw_slower, and tries come back now and then as
  * for incompressible data. The codec is made slow by the injected delay of
  * each compression (fault.codec_delay_us); the same states through a slow
- * disk, where compressing pays, all go compressed. While the tries say raw,
- * two codec threads with many states in flight try one state at a time (the
- * others go raw meanwhile). */
+ * disk, where compressing pays, all go compressed but the first. Until a
+ * try says compressing pays, tries are made on a copy once the state's write
+ * is queued, one at a time (two codec threads with many states in flight:
+ * the others go raw meanwhile), so a try never holds a write back. */
 #include "storage/codec_helpers.h"
 #include "storage/codec_trace.h"
 
@@ -47,17 +48,17 @@ Test(disk_codec_never_slower, a_codec_slower_than_the_disk_stores_states_raw)
     ebb_pool *d = paced_pool(dir, h, size, 1e9, &c, &f);
     /* the first verdict (slower) starts the skip at once, as the codec's and
        the disk's rates hold for the next states too: 1 try, 4 skipped, 1 try,
-       8 skipped, 1 try, 16 skipped, 1 try */
+       8 skipped, 1 try, 16 skipped, 1 try at most (the states written while
+       a try runs go raw without one) */
     write_states(d, h, size, 40);
     ebb_pool_stats st;
     ebb_pool_stats_get(d, &st);
-    /* the tries too are stored raw: reading one back compressed (the codec
-       taken as fast as it compressed, 0.2 GB/s) is slower than raw */
-    cr_assert_eq(st.stored_raw_slower, 40, "%llu of 40 states raw for a slow codec",
-                 (unsigned long long)st.stored_raw_slower);
-    cr_assert_eq(st.stored_raw, st.stored_raw_slower, "every raw state did shrink");
+    cr_assert_eq(st.stored_raw, 40, "%llu of 40 states raw for a slow codec",
+                 (unsigned long long)st.stored_raw);
+    cr_assert_gt(st.stored_raw_slower, 0, "raw as slower after the first verdict");
     cr_assert_eq(st.bytes_after_compression, st.bytes_before_compression);
-    cr_assert_eq(st.compressions, 4, "%llu tries", (unsigned long long)st.compressions);
+    cr_assert(st.compressions >= 1 && st.compressions <= 4, "%llu tries",
+              (unsigned long long)st.compressions);
     cr_assert(st.measured.ratio > 2, "ratio %g", st.measured.ratio);
     cr_assert(st.measured.compress_bps > 0 && st.measured.compress_bps < 0.25e9,
               "compress %g B/s", st.measured.compress_bps);
@@ -71,8 +72,9 @@ Test(disk_codec_never_slower, a_codec_slower_than_the_disk_stores_states_raw)
     d = paced_pool(dir, h2, small, 20e6, &c, NULL);
     write_states(d, h2, small, 40);
     ebb_pool_stats_get(d, &st);
-    cr_assert_eq(st.stored_raw, 0, "%llu states raw where compressing pays",
-                 (unsigned long long)st.stored_raw);
+    /* the first, tried on a copy, and any written while that try ran */
+    cr_assert(st.stored_raw >= 1 && st.stored_raw <= 4, "%llu states raw where compressing pays",
+              (unsigned long long)st.stored_raw);
     cr_assert_eq(st.stored_raw_slower, 0);
     ebb_pool_destroy(d);
     ebb_pool_destroy(h2);
@@ -173,6 +175,28 @@ Test(disk_codec_never_slower, one_try_at_a_time_while_the_tries_say_raw)
     cr_assert_lt(tries, STATES / 2, "%d tries of %d states", tries, STATES);
     cr_assert_eq(st.bytes_after_compression, st.bytes_before_compression, "every state raw");
     ebb_pool_destroy(d);
+    ebb_pool_destroy(h);
+    rm_tmpdir(dir);
+}
+
+Test(disk_codec_never_slower, a_try_on_a_copy_does_not_hold_its_write_back)
+{
+    char dir[256];
+    make_tmpdir(dir, sizeof dir);
+    const size_t size = 256 << 10;
+    ebb_codec_options c = codec_opts(EBB_COMPRESSION_LOSSLESS, EBB_ELEMENT_FLOAT64);
+    ebb_pool *h = host_pool(size, 2);
+    ebb_storage_fault f = {0};
+    f.codec_delay_us = 1000000; /* the try takes a second */
+    ebb_pool *d = paced_pool(dir, h, size, 1e9, &c, &f);
+    write_states(d, h, size, 1);
+    ebb_pool_stats st;
+    ebb_pool_stats_get(d, &st);
+    /* on disk raw while its try still runs: a try held its write back for it */
+    cr_assert_eq(st.writes, 1);
+    cr_assert_eq(st.stored_raw, 1);
+    cr_assert_eq(st.compressions, 0, "the try ended before its state's write");
+    ebb_pool_destroy(d); /* waits for the try */
     ebb_pool_destroy(h);
     rm_tmpdir(dir);
 }
