@@ -11,8 +11,12 @@ stage) and its head (pooling, a 1000-way linear layer), written here (no
 torchvision), 18 blocks. Each method runs in its own child process, which
 builds the model and the input (seeded), runs one warm-up step (ebb: its
 profile too), then --steps timed steps; printed: peak RSS above the RSS
-before the warm-up (ru_maxrss of the child, os.wait4), the median step time, and a digest of the gradients (equal
-digests: bitwise equal gradients).
+before the warm-up (ru_maxrss of the child, os.wait4), the same less the
+parameters' gradients (what every method holds alike: the memory the
+method's activations and recomputations took), the median step time, and a
+digest of the gradients (equal digests: bitwise equal gradients). Run it
+with MALLOC_MMAP_THRESHOLD_=131072 so that glibc returns freed tensors to
+the system and the peak RSS follows the live memory.
 """
 
 import argparse
@@ -111,8 +115,9 @@ def child(args):
     g = hashlib.blake2b(digest_size=8)
     for p in params:
         g.update(p.grad.numpy().tobytes())
-    out = dict(method=args.child, setup_rss_kib=setup, step_s=statistics.median(times),
-               grad_digest=g.hexdigest())
+    grad_kib = sum(p.grad.numel() * p.grad.element_size() for p in params) // 1024
+    out = dict(method=args.child, setup_rss_kib=setup, grad_kib=grad_kib,
+               step_s=statistics.median(times), grad_digest=g.hexdigest())
     if report:
         out.update(plan_cost=report["plan"].cost, slots=report["plan"].slots,
                    forward_runs=report["forward_runs"],
@@ -137,22 +142,27 @@ def parent(args):
             row = json.loads(out.strip().splitlines()[-1])
             row["peak_rss_kib"] = usage.ru_maxrss
             row["above_kib"] = usage.ru_maxrss - row["setup_rss_kib"]
+            row["work_kib"] = row["above_kib"] - row["grad_kib"]
             rows.append(row)
             extra = ""
             if "forward_runs" in row:
                 extra = f"  runs {row['forward_runs']}  kept {row['peak_kept_bytes'] / 2**20:.1f} MiB"
             print(f"{m:16s} peak {usage.ru_maxrss / 1024:7.0f} MiB  above set-up "
-                  f"{row['above_kib'] / 1024:7.0f} MiB  step {row['step_s']:.3f} s  "
+                  f"{row['above_kib'] / 1024:7.0f} MiB, less the gradients "
+                  f"{row['work_kib'] / 1024:7.0f} MiB  step {row['step_s']:.3f} s  "
                   f"grad {row['grad_digest']}{extra}", flush=True)
     base = [r for r in rows if r["method"] == "autograd"]
     if base:
         ba = statistics.median(r["above_kib"] for r in base)
+        bw = statistics.median(r["work_kib"] for r in base)
         bt = statistics.median(r["step_s"] for r in base)
         for m in methods:
             mine = [r for r in rows if r["method"] == m]
             if mine:
                 print(f"{m:16s} memory above set-up "
                       f"{statistics.median(r['above_kib'] for r in mine) / ba:.3f} x autograd, "
+                      f"less the gradients "
+                      f"{statistics.median(r['work_kib'] for r in mine) / bw:.3f} x, "
                       f"time {statistics.median(r['step_s'] for r in mine) / bt:.3f} x autograd "
                       f"(medians of {len(mine)})")
     if args.json:

@@ -2,7 +2,10 @@
  * write with EBB_ERR_IO naming the slot, leaves the slot without data, and
  * gives its compressed buffer back: with one codec thread (two buffers)
  * three failures among writes in flight, and every write after them
- * succeeds. Both engines. */
+ * succeeds. Both engines. A try on a copy that fails loses nothing: its
+ * state is on disk raw and reads back whole. */
+#include <time.h>
+
 #include "storage/codec_helpers.h"
 
 static void compress_fails(ebb_disk_backend backend)
@@ -65,3 +68,43 @@ static void compress_fails(ebb_disk_backend backend)
 
 Test(disk_codec_compress_fails, io_uring) { compress_fails(EBB_DISK_BACKEND_URING); }
 Test(disk_codec_compress_fails, threads) { compress_fails(EBB_DISK_BACKEND_THREADS); }
+
+Test(disk_codec_compress_fails, a_try_on_a_copy_that_fails_loses_nothing)
+{
+    char dir[256];
+    make_tmpdir(dir, sizeof dir);
+    const char *dirs[] = {dir};
+    const size_t size = 128 * KiB;
+    ebb_codec_options c = codec_opts(EBB_COMPRESSION_LOSSLESS, EBB_ELEMENT_FLOAT64);
+    ebb_pool *h = host_pool(size, 2);
+    ebb_pool_options o;
+    disk_options(&o, dirs, 1, size, 1, EBB_DISK_BACKEND_THREADS);
+    o.staging = h;
+    o.compression = &c;
+    o.codec_threads = 1;
+    o.max_bandwidth = 1e9; /* the disk's rate known: the first state is tried */
+    ebb_storage_fault f = {0};
+    f.codec_fail_nth = 1; /* the first compression: the first state's try, on a copy */
+    ebb_pool *d = create_or_skip(&o, &f);
+    fill_data(slot_ptr(h, 0), size, EBB_ELEMENT_FLOAT64, DATA_SPARSE, 3);
+    ebb_ticket t;
+    cr_assert_eq(ebb_move(d, 0, h, 0, &t), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_ticket_wait(&t), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_move(h, 1, d, 0, &t), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_ticket_wait(&t), EBB_OK, "%s", ebb_last_error());
+    cr_assert(memcmp(slot_ptr(h, 0), slot_ptr(h, 1), size) == 0, "the state came back changed");
+    ebb_pool_stats st;
+    for (int k = 0; k < 500; k++) { /* the try runs after the write: wait for it */
+        ebb_pool_stats_get(d, &st);
+        if (st.compressions == 1)
+            break;
+        struct timespec ms = {0, 10000000};
+        nanosleep(&ms, NULL);
+    }
+    cr_assert_eq(st.compressions, 1, "the try on a copy did not run");
+    cr_assert_eq(st.errors, 0, "a failed try on a copy failed a write");
+    cr_assert_eq(st.stored_raw, 1);
+    ebb_pool_destroy(d);
+    ebb_pool_destroy(h);
+    rm_tmpdir(dir);
+}
