@@ -221,6 +221,8 @@ ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, rt_ticket t, int other_ti
     x->pending = t;
     x->pending_tier = other_tier;
     x->fills = fills;
+    if (b >= m->marked)
+        m->marked = b + 1;
     requeue(m, b);
     return EBB_OK;
 }
@@ -433,7 +435,7 @@ ebb_status rt_drain(ebb_run *run)
     }
     rt_mem *mems[2] = {&run->host, &run->gpu};
     for (int k = 0; k < 2; k++)
-        for (int32_t b = 0; mems[k]->buf && b < mems[k]->fresh; b++) {
+        for (int32_t b = 0; mems[k]->buf && b < mems[k]->marked; b++) {
             ebb_status st = rt_settle(run, mems[k], b);
             if (first == EBB_OK)
                 first = st;

@@ -21,8 +21,10 @@
  *
  * The gradient's estimate: with each copy of x_s the first sweep's step from
  * it, rho_s = |x_{s+1} - x_s|_2 / |x_s|_2, is kept (taken when x_{s+1} is
- * computed, the next call here); the estimate is n times the mean of
- * rho_s e_s over the compared states (docs/compression.md says why).
+ * computed, the next call here). Two sums over the compared states: of the
+ * sizes, S = sum rho_s e_s, and of the vectors, D = sum rho_s (x~_s - x_s) /
+ * |x_s|_2 (one array of doubles a value); the estimate is n / K' sqrt(S
+ * |D|_2), K' the states compared (docs/compression.md says why).
  */
 #include <errno.h>
 #include <math.h>
@@ -84,8 +86,28 @@ ebb_status rt_errs_init(ebb_run *run)
     }
     e->cap = k;
     e->element = element_of(run);
+    /* D where a tier is lossy and the values are floats (else no state differs,
+       or nothing is measured of it) */
+    size_t value = e->element == EBB_ELEMENT_FLOAT64   ? sizeof(double)
+                 : e->element == EBB_ELEMENT_FLOAT32 ? sizeof(float)
+                                                     : 0;
+    if (value && (rt_tier_lossy(run, EBB_TIER_HOST) || rt_tier_lossy(run, EBB_TIER_DISK))) {
+        e->values = size / value;
+        e->drift_bytes = e->values * sizeof(double);
+        mem = mmap(NULL, e->drift_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                   0);
+        if (mem == MAP_FAILED) {
+            err = errno;
+            rt_errs_free(run);
+            return ebb_fail_errno(EBB_ERR_NO_MEMORY, err,
+                                  "error_samples = %d: cannot allocate the %zu bytes that sum "
+                                  "the sampled errors; ask for none",
+                                  (int)k, e->values * sizeof(double));
+        }
+        e->drift = mem;
+    }
     run->info.error_samples = k;
-    run->info.error_sample_bytes = (uint64_t)k * size;
+    run->info.error_sample_bytes = (uint64_t)k * size + e->drift_bytes;
     return EBB_OK;
 }
 
@@ -95,6 +117,9 @@ void rt_errs_free(ebb_run *run)
     free(run->errs.rho);
     if (run->errs.data)
         munmap(run->errs.data, run->errs.bytes);
+    if (run->errs.drift)
+        munmap(run->errs.drift, run->errs.drift_bytes);
+    run->errs.drift = NULL;
     run->errs.step = NULL;
     run->errs.rho = NULL;
     run->errs.data = NULL;
@@ -137,6 +162,32 @@ static double rel_error(int element, const void *a, const void *x, size_t size)
     if (element == EBB_ELEMENT_FLOAT32)
         return rel_f32(a, x, size / sizeof(float));
     return 0;
+}
+
+/* |x|_2 in double over the state's values of the element type. */
+static double norm_of(int element, const void *x, size_t values)
+{
+    double xx = 0;
+    for (size_t i = 0; i < values; i++) {
+        double v = element == EBB_ELEMENT_FLOAT64 ? ((const double *)x)[i]
+                                                  : (double)((const float *)x)[i];
+        xx += v * v;
+    }
+    return sqrt(xx);
+}
+
+/* D += w (a - x); returns |D|_2. */
+static double drift_add(rt_errs *e, double w, const void *a, const void *x)
+{
+    double dd = 0;
+    for (size_t i = 0; i < e->values; i++) {
+        double d = e->element == EBB_ELEMENT_FLOAT64
+                       ? ((const double *)a)[i] - ((const double *)x)[i]
+                       : (double)((const float *)a)[i] - (double)((const float *)x)[i];
+        e->drift[i] += w * d;
+        dd += e->drift[i] * e->drift[i];
+    }
+    return sqrt(dd);
 }
 
 /* n known: the j-th sampled step. */
@@ -227,6 +278,10 @@ ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b)
     if (memcmp(got, exact, size) != 0) {
         run->stats.error_samples_differ++;
         rel = rel_error(e->element, got, exact, size);
+        if (e->drift) {
+            double x = norm_of(e->element, exact, e->values);
+            e->drift_norm = drift_add(e, e->rho[lo] / (x > 0 ? x : 1.0), got, exact);
+        }
     }
     e->sum_rho_err += e->rho[lo] * rel;
     run->stats.error_samples++;
@@ -234,7 +289,9 @@ ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b)
         run->stats.state_rel_error_max = rel;
     e->sum_sq += rel * rel;
     run->stats.state_rel_error_rms = sqrt(e->sum_sq / (double)run->stats.error_samples);
+    /* bytes: S is 0 (nothing is measured but which states differ) */
+    double sum = e->drift ? sqrt(e->sum_rho_err * e->drift_norm) : e->sum_rho_err;
     run->stats.gradient_rel_error_estimate =
-        (double)run->info.steps * e->sum_rho_err / (double)run->stats.error_samples;
+        (double)run->info.steps * sum / (double)run->stats.error_samples;
     return EBB_OK;
 }

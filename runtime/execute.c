@@ -366,6 +366,25 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
     return EBB_OK;
 }
 
+/* Where a callback's time starts: the last one's end when nothing between
+ * can have taken time (no wait, no read started, no hash, no error sample, a
+ * host state), else a clock read. */
+static double step_start(ebb_run *run)
+{
+    const rt_step_clock *c = &run->clock;
+    if (c->t >= 0 && c->stall == run->stats.stall_total_s &&
+        c->prefetches == run->stats.prefetches && !run->hash && !run->audit_lossy &&
+        !run->errs.cap && run->state->tier == EBB_TIER_HOST)
+        return c->t;
+    return rt_clock(run);
+}
+
+/* A callback ended at t1: the next may start from it. */
+static void callback_ended(ebb_run *run, double t1)
+{
+    run->clock = (rt_step_clock){t1, run->stats.stall_total_s, run->stats.prefetches};
+}
+
 /* After reverse(i) (the callback, or the caller of the pull form done with
  * x_i): the bookkeeping of the step. t0, t1: its span on the timeline. */
 static ebb_status reverse_done(ebb_run *run, int64_t step, double t0, double t1)
@@ -404,9 +423,10 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
     }
     void *state = rt_buf_ptr(run, run->state, run->live);
     ebb_clear_error();
-    double t0 = rt_clock(run);
+    double t0 = step_start(run);
     int rc = run->opt.reverse(run->opt.user, a->step, state);
     double t1 = rt_clock(run);
+    callback_ended(run, t1);
     run->stats.reverse_callback_s += t1 - t0;
     if (rc != EBB_STEP_OK) {
         if (run->trace.f)
@@ -416,8 +436,29 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
     return reverse_done(run, a->step, t0, t1);
 }
 
+/* Whether an action is bookkeeping only (no copy, no transfer) up to its
+ * callback if it has one: the next callback may start from the last one's
+ * end. */
+static int bookkeeping_only(const ebb_run *run, const ebb_action *a)
+{
+    switch (a->kind) {
+    case EBB_ACT_ADVANCE:
+    case EBB_ACT_TURN:
+    case EBB_ACT_REVERSE:
+        return 1;
+    case EBB_ACT_STORE:
+    case EBB_ACT_RESTORE:
+    case EBB_ACT_FREE:
+        return a->tier == EBB_TIER_HOST && a->tier == (int)run->state->tier && !run->packed;
+    default:
+        return 0;
+    }
+}
+
 ebb_status rt_execute(ebb_run *run, const ebb_action *a)
 {
+    if (!bookkeeping_only(run, a))
+        run->clock.t = -1;
     ebb_status st = rt_audit_action(run, a);
     run->cur_step = a->step;
     if (run->trace.f)
@@ -457,36 +498,14 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
     }
 }
 
-/* The clock read that ended the previous step of an ADVANCE. The next step
- * starts from it when nothing between them can have taken time (no wait, no
- * read started, no hash, no error sample, a host state): one clock read a step, not two,
- * which is most of the engine's own cost per step. */
-typedef struct step_clock {
-    double t; /* < 0: read the clock */
-    double stall;
-    int64_t prefetches;
-} step_clock;
-
-static double step_start(ebb_run *run, const step_clock *c)
-{
-    if (c->t >= 0 && c->stall == run->stats.stall_total_s &&
-        c->prefetches == run->stats.prefetches && !run->hash && !run->audit_lossy &&
-        !run->errs.cap && run->state->tier == EBB_TIER_HOST)
-        return c->t;
-    return rt_clock(run);
-}
-
-/* Charges a forward callback's time (and draws it on the timeline); the
- * clock read that ends it is kept for the next step. */
-static void forward_timed(ebb_run *run, int64_t k, int recomputed, double t0, step_clock *c)
+/* Charges a forward callback's time (and draws it on the timeline). */
+static void forward_timed(ebb_run *run, int64_t k, int recomputed, double t0)
 {
     double t1 = rt_clock(run);
     run->stats.forward_callback_s += t1 - t0;
     if (run->trace.f)
         rt_trace_span(&run->trace, recomputed ? "recompute" : "forward", k, NULL, t0, t1);
-    c->t = t1;
-    c->stall = run->stats.stall_total_s;
-    c->prefetches = run->stats.prefetches;
+    callback_ended(run, t1);
 }
 
 ebb_status rt_put_state(ebb_run *run, const void *src, int32_t *out)
@@ -512,7 +531,7 @@ ebb_status rt_put_state(ebb_run *run, const void *src, int32_t *out)
 
 /* One forward step from the live state x_k; keep_prev: x_k must survive (the
  * turn may follow). */
-static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last, step_clock *c)
+static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last)
 {
     rt_mem *m = run->state;
     int recomputed = k + 1 <= run->computed;
@@ -535,16 +554,16 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         run->pushed = NULL; /* one state, one step */
         run->stats.copies++;
         run->stats.copy_s += rt_clock(run) - t0;
-        c->t = -1;
+        run->clock.t = -1;
         rc = EBB_STEP_OK;
     } else if (run->opt.forward) {
         st = rt_take(run, m, 1, &out);
         if (st != EBB_OK)
             return st;
         ebb_clear_error();
-        double t0 = step_start(run, c);
+        double t0 = step_start(run);
         rc = run->opt.forward(run->opt.user, k, rt_buf_ptr(run, m, in), rt_buf_ptr(run, m, out));
-        forward_timed(run, k, recomputed, t0, c);
+        forward_timed(run, k, recomputed, t0);
         if ((st = slot_used(run, m, in)) != EBB_OK || (st = slot_used(run, m, out)) != EBB_OK)
             return st;
     } else {
@@ -563,14 +582,14 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
                 return st;
             run->stats.copies++;
             run->stats.copy_s += rt_clock(run) - t0;
-            c->t = -1;
+            run->clock.t = -1;
         }
         if (run->disk_cache && m->tier == EBB_TIER_HOST)
             rt_forget(run, m, out); /* changed in place */
         ebb_clear_error();
-        double t0 = step_start(run, c);
+        double t0 = step_start(run);
         rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(run, m, out));
-        forward_timed(run, k, recomputed, t0, c);
+        forward_timed(run, k, recomputed, t0);
         if ((st = slot_used(run, m, out)) != EBB_OK)
             return st;
     }
@@ -602,7 +621,6 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
 {
     *done = 0;
     int64_t n = run->opt.steps;
-    step_clock clock = {.t = -1};
     while (run->advance_at < to && *done < max_steps) {
         int64_t k = run->advance_at;
         ebb_status st;
@@ -614,7 +632,7 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
         int last = 0;
         if (run->trace.f)
             rt_trace_poll(&run->trace, rt_clock(run), 0);
-        st = forward_step(run, k, keep, &last, &clock);
+        st = forward_step(run, k, keep, &last);
         if (st != EBB_OK)
             return st;
         run->advance_at++;

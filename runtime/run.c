@@ -103,6 +103,7 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
     run->tiers = a->tiers;
     run->live = run->prev = run->xn = run->scratch = -1;
     run->computed = -1;
+    run->clock.t = -1;
     run->last_step_at = -1;
     run->pulled = -1;
     run->info.steps = o->steps;
@@ -251,6 +252,7 @@ static ebb_status advance(ebb_run *run, int64_t max_steps, int64_t *done)
 {
     ebb_status st;
     int64_t total = 0;
+    run->clock.t = -1; /* the caller's time since its last call is no step's */
     while (total < max_steps && run->last_step_at < 0) {
         if ((st = tell_online_n(run)) != EBB_OK)
             return stop(run, st);
@@ -393,6 +395,7 @@ static ebb_status reverse_actions(ebb_run *run, int *ended)
 {
     ebb_status st;
     *ended = 0;
+    run->clock.t = -1; /* the caller's time since its last call is no step's */
     for (;;) {
         const ebb_action *a = NULL;
         if ((st = peek(run, &a)) != EBB_OK)

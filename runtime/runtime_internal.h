@@ -71,6 +71,8 @@ typedef struct rt_mem {
     int32_t head[RT_CLASSES], tail[RT_CLASSES], size[RT_CLASSES]; /* the lists */
     int32_t spare;   /* buffers beyond the schedule's slots and the working ones */
     int32_t ahead;   /* buffers the reads ahead hold (prefetch.c), at most spare (host: - 1) */
+    int32_t marked;  /* one past the highest buffer ever given a transfer (rt_mark): rt_drain
+                        looks no further */
 } rt_mem;
 
 /* The buffer schedule slot `slot` holds, -1 when it holds none. */
@@ -113,7 +115,21 @@ typedef struct rt_errs {
     double sum_rho_err;   /* of rho x the relative error compared */
     int element;          /* an ebb_element: how states are compared */
     double sum_sq;        /* of the relative errors compared */
+    double *drift;        /* float types: per value, the sum over the compared states of
+                             rho_s (x~_s - x_s) / |x_s|_2 (mapped, drift_bytes) */
+    size_t values, drift_bytes;
+    double drift_norm;    /* |drift|_2 */
 } rt_errs;
+
+/* The clock read that ended the last forward or reverse callback. The next
+ * callback starts from it when only bookkeeping ran between (execute.c):
+ * one clock read a step, not two, which is most of the engine's own cost
+ * per step. */
+typedef struct rt_step_clock {
+    double t; /* < 0: read the clock */
+    double stall;
+    int64_t prefetches;
+} rt_step_clock;
 
 typedef enum rt_phase {
     RT_CREATED = 0, /* before ebb_run_begin */
@@ -158,6 +174,8 @@ struct ebb_run {
     int pulling;           /* the reverse sweep is pulled (ebb_run_reverse_next) */
     int64_t pulled;        /* pull form: the step whose x_i the caller holds, else -1 */
     double pulled_at;      /* when it was handed out (its span on the timeline) */
+    rt_step_clock clock;   /* the last callback's end (rt_step_clock); t < 0 between calls,
+                              after the schedule was asked, or after a transfer */
 
     rt_mem host, gpu;      /* gpu.pool NULL for a host state */
     rt_mem *state;         /* the memory the live state lives in */

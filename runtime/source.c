@@ -85,6 +85,7 @@ ebb_status rt_source_next(void *ctx, ebb_action *out, size_t cap, size_t *count)
 {
     ebb_run *run = ctx;
     ebb_status st;
+    run->clock.t = -1; /* the schedule's time is not the next callback's */
     if (run->async)
         st = rt_async_next_batch(run->async, out, cap, count,
                                  run->agree ? agreed_idle : local_idle, run);

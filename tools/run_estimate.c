@@ -39,8 +39,9 @@ void run_estimate_print(const workload_result *res, int n)
                (long long)st->error_samples, (long long)st->error_samples_differ);
     }
     if (any)
-        printf("(ebb's estimate: n x the mean of |x~ - x| / |x| x |x_{s+1} - x_s| / |x_s| over "
-               "the sampled states the reverse sweep was given, against exact copies kept in "
-               "the first sweep: --error-samples, %.3g MB of host memory)\n",
+        printf("(ebb's estimate: the sampled states the reverse sweep was given against exact "
+               "copies kept in the first sweep, their errors weighted by each step's change "
+               "|x_{s+1} - x_s| / |x_s| and added as sizes and as vectors, scaled to the n "
+               "steps: --error-samples, %.3g MB of host memory)\n",
                (double)any->info.error_sample_bytes / 1e6);
 }

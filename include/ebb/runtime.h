@@ -168,8 +168,9 @@ typedef struct ebb_run_options {
     uint64_t shape[4];
     /* The lossy error estimate (docs/compression.md, *The error estimate*):
      * the first forward sweep keeps exact copies of this many states spread
-     * over the sweep (error_samples x state_size bytes of host memory,
-     * ebb_run_info.error_sample_bytes), and the reverse sweep compares each
+     * over the sweep (error_samples x state_size bytes of host memory, and
+     * with a lossy tier a double a value more: ebb_run_info.error_sample_bytes),
+     * and the reverse sweep compares each
      * sampled state it hands out with its copy (ebb_run_stats.error_samples,
      * state_rel_error_max, state_rel_error_rms). 0: off; -1 (default):
      * run.error_samples (whose default is 0); the environment variable
@@ -380,14 +381,16 @@ typedef struct ebb_run_stats {
     int64_t error_samples_differ;
     double state_rel_error_max;
     double state_rel_error_rms;
-    /* The gradient's estimated relative error: n times the mean over the
-     * compared states of rho_s e_s, e_s the state's relative error above and
-     * rho_s = |x_{s+1} - x_s|_2 / |x_s|_2 the first sweep's step from it
-     * (how strongly a step, and so its adjoint, depends on its input): the
-     * errors of the n reverse steps summed as they add up in the adjoint.
-     * Measured within 3x of the true error on a chaotic and a diffusive
-     * model (docs/compression.md, *The error estimate*); above 1 the
-     * gradient has no correct digit left. */
+    /* The gradient's estimated relative error: (n / K') sqrt(S |D|_2) over
+     * the K' compared states, S the sum of rho_s e_s, e_s the state's
+     * relative error above and rho_s = |x_{s+1} - x_s|_2 / |x_s|_2 the first
+     * sweep's step from it (how strongly a step, and so its adjoint, depends
+     * on its input), D the sum of the error vectors rho_s (x~_s - x_s) /
+     * |x_s|_2: the errors of the n reverse steps added as sizes and as
+     * vectors, the two ways they add up in an adjoint. Measured within 3x
+     * of the true error on a chaotic and a diffusive model
+     * (docs/compression.md, *The error estimate*); above 1 the gradient has
+     * no correct digit left. */
     double gradient_rel_error_estimate;
 } ebb_run_stats;
 

@@ -2,8 +2,9 @@
  * the true state error on the sampled steps: n known, the K steps
  * floor((2j + 1) n / 2K), whose max and rms the test computes from the
  * states the reverse callback was handed against the exact ones (with K = n
- * every step), and the gradient's estimate n x mean(rho_s e_s) with rho_s
- * the exact step's relative change. */
+ * every step), and the gradient's estimate n / K sqrt(S |D|) from the sum
+ * S of rho_s e_s and the sum D of the error vectors rho_s (x~_s - x_s) /
+ * |x_s|, rho_s the exact step's relative change. */
 #include "estimate.h"
 
 static void check(int64_t n, int32_t k, double rate)
@@ -31,7 +32,7 @@ static void check(int64_t n, int32_t k, double rate)
                  "n %lld, K %d: rms %.9g, the sampled states' %.9g", (long long)n, k,
                  st.state_rel_error_rms, rms);
     cr_assert_lt(fabs(st.gradient_rel_error_estimate - estimate), 1e-9 * estimate,
-                 "n %lld, K %d: estimate %.9g, expected n x mean(rho e) = %.9g", (long long)n,
+                 "n %lld, K %d: estimate %.9g, expected n / K sqrt(S |D|) = %.9g", (long long)n,
                  k, st.gradient_rel_error_estimate, estimate);
     es_free(&e);
     rmdir(dir);

@@ -15,7 +15,8 @@ typedef struct es {
     int64_t n;         /* the steps; the forward says EBB_STEP_LAST at x_n when unknown */
     int unknown;
     double **exact;    /* x_0 .. x_n */
-    double *true_rel;  /* per step i < n: |x~_i - x_i| / |x_i| of the state handed out */
+    double **handed;   /* per step i < n: x~_i, the state handed out */
+    double *true_rel;  /* per step i < n: |x~_i - x_i| / |x_i| */
 } es;
 
 static inline void es_step(size_t values, int64_t k, const double *in, double *out)
@@ -41,6 +42,7 @@ static inline int es_reverse(void *user, int64_t k, void *state)
         tt += t[i] * t[i];
     }
     e->true_rel[k] = sqrt(dd / tt);
+    memcpy(e->handed[k], x, e->values * sizeof(double));
     memset(state, 0, e->values * sizeof(double)); /* the callback may overwrite it */
     return EBB_STEP_OK;
 }
@@ -51,7 +53,10 @@ static inline void es_init(es *e, size_t values, int64_t n)
     e->n = n;
     e->exact = malloc((size_t)(n + 1) * sizeof *e->exact);
     e->true_rel = calloc((size_t)n, sizeof *e->true_rel);
+    e->handed = malloc((size_t)n * sizeof *e->handed);
     for (int64_t k = 0; k <= n; k++) {
+        if (k < n)
+            e->handed[k] = calloc(values, sizeof(double));
         e->exact[k] = malloc(values * sizeof(double));
         if (k == 0)
             for (size_t i = 0; i < values; i++)
@@ -63,9 +68,13 @@ static inline void es_init(es *e, size_t values, int64_t n)
 
 static inline void es_free(es *e)
 {
-    for (int64_t k = 0; k <= e->n; k++)
+    for (int64_t k = 0; k <= e->n; k++) {
         free(e->exact[k]);
+        if (k < e->n)
+            free(e->handed[k]);
+    }
     free(e->exact);
+    free(e->handed);
     free(e->true_rel);
 }
 
@@ -98,12 +107,14 @@ static inline void es_run(es *e, ebb_config *cfg, ebb_config_strategy strategy, 
 }
 
 /* The max and rms of true_rel over the steps listed, and the gradient's
- * estimate from them: n x the mean of rho_s true_rel[s], rho_s = |x_{s+1} -
- * x_s| / |x_s|. */
+ * estimate from them: n / count x sqrt(S |D|), S the sum of rho_s
+ * true_rel[s] and D that of the vectors rho_s (x~_s - x_s) / |x_s|, rho_s =
+ * |x_{s+1} - x_s| / |x_s|. */
 static inline void es_expect(const es *e, const int64_t *steps, int count, double *max,
                              double *rms, double *estimate)
 {
     double sq = 0, weighted = 0;
+    double *sum = calloc(e->values, sizeof *sum);
     *max = 0;
     for (int j = 0; j < count; j++) {
         int64_t s = steps[j];
@@ -113,12 +124,19 @@ static inline void es_expect(const es *e, const int64_t *steps, int count, doubl
             dd += d * d;
             xx += e->exact[s][i] * e->exact[s][i];
         }
+        double rho = sqrt(dd / xx);
+        for (size_t i = 0; i < e->values; i++)
+            sum[i] += rho * (e->handed[s][i] - e->exact[s][i]) / sqrt(xx);
         *max = r > *max ? r : *max;
         sq += r * r;
-        weighted += sqrt(dd / xx) * r;
+        weighted += rho * r;
     }
+    double norm = 0;
+    for (size_t i = 0; i < e->values; i++)
+        norm += sum[i] * sum[i];
+    free(sum);
     *rms = sqrt(sq / count);
-    *estimate = (double)e->n * weighted / count;
+    *estimate = (double)e->n * sqrt(weighted * sqrt(norm)) / count;
 }
 
 #endif
