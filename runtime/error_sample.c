@@ -126,13 +126,14 @@ void rt_errs_free(ebb_run *run)
     run->errs.cap = 0;
 }
 
-/* |a - x|_2 / |x|_2 in double (|a - x|_2 when |x|_2 is 0). */
-static double rel_of(double dd, double xx)
+/* |a - x|_2 / |x|_2 in double (|a - x|_2 when |x|_2 is 0); *norm: |x|_2. */
+static double rel_of(double dd, double xx, double *norm)
 {
+    *norm = sqrt(xx);
     return xx > 0 ? sqrt(dd / xx) : sqrt(dd);
 }
 
-static double rel_f64(const double *a, const double *x, size_t count)
+static double rel_f64(const double *a, const double *x, size_t count, double *norm)
 {
     double dd = 0, xx = 0;
     for (size_t i = 0; i < count; i++) {
@@ -140,10 +141,10 @@ static double rel_f64(const double *a, const double *x, size_t count)
         dd += d * d;
         xx += x[i] * x[i];
     }
-    return rel_of(dd, xx);
+    return rel_of(dd, xx, norm);
 }
 
-static double rel_f32(const float *a, const float *x, size_t count)
+static double rel_f32(const float *a, const float *x, size_t count, double *norm)
 {
     double dd = 0, xx = 0;
     for (size_t i = 0; i < count; i++) {
@@ -151,29 +152,19 @@ static double rel_f32(const float *a, const float *x, size_t count)
         dd += d * d;
         xx += (double)x[i] * (double)x[i];
     }
-    return rel_of(dd, xx);
+    return rel_of(dd, xx, norm);
 }
 
-/* |a - x|_2 / |x|_2 over the state's values of the element type (0 for bytes). */
-static double rel_error(int element, const void *a, const void *x, size_t size)
+/* |a - x|_2 / |x|_2 over the state's values of the element type (0 for
+ * bytes); *norm: |x|_2 (0 for bytes). */
+static double rel_error(int element, const void *a, const void *x, size_t size, double *norm)
 {
+    *norm = 0;
     if (element == EBB_ELEMENT_FLOAT64)
-        return rel_f64(a, x, size / sizeof(double));
+        return rel_f64(a, x, size / sizeof(double), norm);
     if (element == EBB_ELEMENT_FLOAT32)
-        return rel_f32(a, x, size / sizeof(float));
+        return rel_f32(a, x, size / sizeof(float), norm);
     return 0;
-}
-
-/* |x|_2 in double over the state's values of the element type. */
-static double norm_of(int element, const void *x, size_t values)
-{
-    double xx = 0;
-    for (size_t i = 0; i < values; i++) {
-        double v = element == EBB_ELEMENT_FLOAT64 ? ((const double *)x)[i]
-                                                  : (double)((const float *)x)[i];
-        xx += v * v;
-    }
-    return sqrt(xx);
 }
 
 /* D += w (a - x); returns |D|_2. */
@@ -228,8 +219,9 @@ ebb_status rt_errs_computed(ebb_run *run, int64_t step, int32_t b)
     if (e->pending >= 0) { /* x_step = x_{s+1} of the last copy: the step's change */
         if ((st = rt_settle(run, run->state, b)) != EBB_OK)
             return st;
+        double norm;
         e->rho[e->pending] = rel_error(e->element, rt_buf_ptr(run, run->state, b),
-                                       e->data + (size_t)e->pending * size, size);
+                                       e->data + (size_t)e->pending * size, size, &norm);
         e->pending = -1;
     }
     int64_t n = run->opt.steps;
@@ -277,11 +269,10 @@ ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b)
     double rel = 0;
     if (memcmp(got, exact, size) != 0) {
         run->stats.error_samples_differ++;
-        rel = rel_error(e->element, got, exact, size);
-        if (e->drift) {
-            double x = norm_of(e->element, exact, e->values);
+        double x;
+        rel = rel_error(e->element, got, exact, size, &x);
+        if (e->drift)
             e->drift_norm = drift_add(e, e->rho[lo] / (x > 0 ? x : 1.0), got, exact);
-        }
     }
     e->sum_rho_err += e->rho[lo] * rel;
     run->stats.error_samples++;
