@@ -20,22 +20,32 @@ static inline ebb_codec_options codec_opts(ebb_compression mode, ebb_element ele
     return c;
 }
 
-/* A disk pool in `dir` with compression `c` (copied at create), staging
- * through `host`; skips where io_uring is asked for and refused. Every state
- * that shrinks is stored compressed (fault.codec_always_pays): on a fast
- * disk, or with a loaded codec, the rule would store some raw. */
+/* The options of a disk pool in dirs[0] with compression `c` (copied at
+ * create) and `codec_threads` codec threads, staging through `host`. */
+static inline void codec_disk_options(ebb_pool_options *o, const char *const *dirs, size_t size,
+                                      int32_t slots, ebb_disk_backend backend,
+                                      const ebb_codec_options *c, int32_t codec_threads,
+                                      ebb_pool *host)
+{
+    disk_options(o, dirs, 1, size, slots, backend);
+    o->staging = host;
+    o->compression = c;
+    o->codec_threads = codec_threads;
+}
+
+/* Such a pool with its checksum and block; skips where io_uring is asked
+ * for and refused. Every state that shrinks is stored compressed
+ * (fault.codec_always_pays): on a fast disk, or with a loaded codec, the
+ * rule would store some raw. */
 static inline ebb_pool *codec_disk(const char *const *dirs, size_t size, int32_t slots,
                                    ebb_disk_backend backend, int checksum, size_t block,
                                    const ebb_codec_options *c, int32_t codec_threads,
                                    ebb_pool *host)
 {
     ebb_pool_options o;
-    disk_options(&o, dirs, 1, size, slots, backend);
+    codec_disk_options(&o, dirs, size, slots, backend, c, codec_threads, host);
     o.block = block;
     o.checksum = checksum;
-    o.staging = host;
-    o.compression = c;
-    o.codec_threads = codec_threads;
     ebb_storage_fault f = {0};
     f.codec_always_pays = 1;
     return create_or_skip(&o, &f);

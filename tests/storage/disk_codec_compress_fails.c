@@ -17,11 +17,8 @@ static void compress_fails(ebb_disk_backend backend)
     ebb_codec_options c = codec_opts(EBB_COMPRESSION_LOSSLESS, EBB_ELEMENT_FLOAT64);
     ebb_pool *h = host_pool(size, 12);
     ebb_pool_options o;
-    disk_options(&o, dirs, 1, size, 6, backend);
+    codec_disk_options(&o, dirs, size, 6, backend, &c, 1, h);
     o.block = 64 * KiB;
-    o.staging = h;
-    o.compression = &c;
-    o.codec_threads = 1;
     ebb_storage_fault f = {0};
     f.codec_fail_nth = 2;
     f.codec_fail_count = 3; /* compressions 2, 3 and 4 */
@@ -78,10 +75,7 @@ Test(disk_codec_compress_fails, a_try_on_a_copy_that_fails_loses_nothing)
     ebb_codec_options c = codec_opts(EBB_COMPRESSION_LOSSLESS, EBB_ELEMENT_FLOAT64);
     ebb_pool *h = host_pool(size, 2);
     ebb_pool_options o;
-    disk_options(&o, dirs, 1, size, 1, EBB_DISK_BACKEND_THREADS);
-    o.staging = h;
-    o.compression = &c;
-    o.codec_threads = 1;
+    codec_disk_options(&o, dirs, size, 1, EBB_DISK_BACKEND_THREADS, &c, 1, h);
     o.max_bandwidth = 1e9; /* the disk's rate known: the first state is tried */
     ebb_storage_fault f = {0};
     f.codec_fail_nth = 1; /* the first compression: the first state's try, on a copy */

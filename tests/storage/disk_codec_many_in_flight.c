@@ -17,12 +17,9 @@ static void many(ebb_disk_backend backend, int checksum, double bandwidth)
     ebb_codec_options c = codec_opts(EBB_COMPRESSION_LOSSLESS, EBB_ELEMENT_FLOAT64);
     ebb_pool *h = host_pool(size, 2 * SLOTS);
     ebb_pool_options o;
-    disk_options(&o, dirs, 1, size, SLOTS, backend);
+    codec_disk_options(&o, dirs, size, SLOTS, backend, &c, 1, h);
     o.block = 64 * KiB;
     o.checksum = checksum;
-    o.staging = h;
-    o.compression = &c;
-    o.codec_threads = 1;
     o.queue_depth = 3;
     o.max_bandwidth = bandwidth;
     ebb_storage_fault f = {0};

@@ -28,10 +28,7 @@ static ebb_pool *paced_pool(const char *dir, ebb_pool *h, size_t size, double pa
 {
     const char *dirs[] = {dir};
     ebb_pool_options o;
-    disk_options(&o, dirs, 1, size, 4, EBB_DISK_BACKEND_THREADS);
-    o.staging = h;
-    o.compression = c;
-    o.codec_threads = 1;
+    codec_disk_options(&o, dirs, size, 4, EBB_DISK_BACKEND_THREADS, c, 1, h);
     o.max_bandwidth = pace;
     return create_or_skip(&o, f);
 }
@@ -129,10 +126,7 @@ Test(disk_codec_never_slower, one_try_at_a_time_while_the_tries_say_raw)
     ebb_storage_fault f = {0};
     f.codec_delay_us = 3000; /* 256 KiB in >= 3 ms: < 0.09 GB/s, the disk 1 GB/s */
     ebb_pool_options o;
-    disk_options(&o, dirs, 1, size, STATES, EBB_DISK_BACKEND_THREADS);
-    o.staging = h;
-    o.compression = &c;
-    o.codec_threads = THREADS;
+    codec_disk_options(&o, dirs, size, STATES, EBB_DISK_BACKEND_THREADS, &c, THREADS, h);
     o.max_bandwidth = 1e9;
     ebb_pool *d = create_or_skip(&o, &f);
     int32_t threads = 0;

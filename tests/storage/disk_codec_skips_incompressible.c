@@ -29,10 +29,7 @@ Test(disk_codec_skips_incompressible, tries_thin_out_and_come_back)
     ebb_codec_options c = codec_opts(EBB_COMPRESSION_LOSSLESS, EBB_ELEMENT_FLOAT64);
     ebb_pool *h = host_pool(size, 2);
     ebb_pool_options o;
-    disk_options(&o, dirs, 1, size, 4, EBB_DISK_BACKEND_THREADS);
-    o.staging = h;
-    o.compression = &c;
-    o.codec_threads = 1;
+    codec_disk_options(&o, dirs, size, 4, EBB_DISK_BACKEND_THREADS, &c, 1, h);
     /* paced well below the codec's rate, so that compressing the sparse
      * states pays (an unpaced file in the page cache may be faster than the
      * codec: raw then, by the rule of disk_codec_never_slower.c) */
