@@ -493,6 +493,11 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
         return do_reverse(run, a);
     case EBB_ACT_END:
         return rt_drain(run);
+    case EBB_ACT_TAPE:
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "the runtime does not keep tapes (action %s at step %lld): a chain "
+                        "schedule with tapes is run by its own driver (ebb.torch.sequential)",
+                        ebb_action_kind_name(a->kind), (long long)a->step);
     default:
         return ebb_fail(EBB_ERR_INTERNAL, "the runtime cannot execute action kind %d", a->kind);
     }

@@ -90,8 +90,8 @@ static const field action[] = {
 };
 
 static const field chain[] = {
-    F(ebb_chain, steps), F(ebb_chain, forward_cost), F(ebb_chain, reverse_cost),
-    F(ebb_chain, state_bytes),
+    F(ebb_chain, steps),      F(ebb_chain, forward_cost), F(ebb_chain, reverse_cost),
+    F(ebb_chain, state_bytes), F(ebb_chain, tape_bytes),  F(ebb_chain, backward_cost),
 };
 
 static const field chain_options[] = {

@@ -10,7 +10,7 @@
 #include "ebb/schedule.h"
 
 static const char *const kind_names[] = {"advance", "store", "restore", "prefetch", "evict",
-                                         "free",    "turn",  "reverse", "end"};
+                                         "free",    "turn",  "reverse", "end",   "tape"};
 
 const char *ebb_action_kind_name(int32_t kind)
 {
@@ -35,6 +35,7 @@ int ebb_action_format(const ebb_action *a, char *buf, size_t len)
                         a->slot, ebb_tier_name(a->tier_to), a->slot_to);
     case EBB_ACT_TURN:
     case EBB_ACT_REVERSE:
+    case EBB_ACT_TAPE:
         return snprintf(buf, len, "%s %lld", name, step);
     default:
         return snprintf(buf, len, "%s", name);
@@ -180,7 +181,7 @@ ebb_status ebb_action_parse(const char *line, ebb_action *out)
     if (n == 0 || kind == kinds || (p[n] && !isspace((unsigned char)p[n])))
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "unknown action %s: expected advance, store, restore, prefetch, evict, "
-                        "free, turn, reverse or end",
+                        "free, turn, reverse, end or tape",
                         got_text(p, buf, sizeof buf));
     p += n;
     out->kind = kind;
@@ -209,6 +210,7 @@ ebb_status ebb_action_parse(const char *line, ebb_action *out)
         break;
     case EBB_ACT_TURN:
     case EBB_ACT_REVERSE:
+    case EBB_ACT_TAPE:
         if ((st = parse_step(&p, "the step", &out->step)) != EBB_OK)
             return st;
         break;

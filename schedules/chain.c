@@ -28,6 +28,7 @@ enum chain_mode { MODE_TREE, MODE_REVOLVE, MODE_FROM_X0 };
 
 typedef struct part {
     int32_t depth, s, k, t, m; /* (s, k, t, m) of the node solved at depth */
+    int32_t taped;             /* 1: reverse child s from its tape, then free x_s */
 } part;
 
 typedef struct chain_schedule {
@@ -35,6 +36,8 @@ typedef struct chain_schedule {
     int mode;
     int32_t n;
     double *fwd, *rev; /* the chain's costs, n each */
+    double *bwd;       /* NULL, or the reverse costs from tapes, n */
+    int32_t *tape;     /* with bwd: the tapes in units, n */
     double *pre;       /* pre[i] = fwd[0] + .. + fwd[i-1], n + 1 */
     int32_t *size;     /* its states in units, n */
     chain_tree tree;
@@ -47,6 +50,7 @@ typedef struct chain_schedule {
     int32_t nfree, next_slot;
     int32_t live; /* the live state, NONE after a reverse step */
     int32_t next_step; /* MODE_FROM_X0: the step to reverse next */
+    int tape_one;      /* n == 1: step 0 keeps its tape */
     int turned, started;
 } chain_schedule;
 
@@ -113,7 +117,21 @@ static ebb_action *reverse(chain_schedule *c, ebb_action *a, int32_t i)
 
 static void push(chain_schedule *c, int32_t depth, int32_t s, int32_t k, int32_t t, int32_t m)
 {
-    c->stack[c->depth++] = (part){depth, s, k, t, m};
+    c->stack[c->depth++] = (part){depth, s, k, t, m, 0};
+}
+
+/* Runs step i on the live x_i keeping its tape; reaching x_n for the
+ * first time is the turn, which leaves x_{n-1} live. */
+static ebb_action *tape(chain_schedule *c, ebb_action *a, int32_t i)
+{
+    a = ebb_emit(a, EBB_ACT_TAPE, 0, 0, i, 0);
+    c->live = i + 1;
+    if (i == c->n - 1 && !c->turned) {
+        a = ebb_emit(a, EBB_ACT_TURN, 0, 0, c->n, 0);
+        c->turned = 1;
+        c->live = i;
+    }
+    return a;
 }
 
 /* Reverses child i of the node at `depth`, whose input x_at is live, with
@@ -139,7 +157,7 @@ static ebb_action *reverse_child(chain_schedule *c, ebb_action *a, int32_t depth
     return a;
 }
 
-/* One part's actions (at most five) and the parts it leaves. */
+/* One part's actions (at most seven) and the parts it leaves. */
 static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
 {
     chain_tree *t = &c->tree;
@@ -147,6 +165,10 @@ static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
     int32_t node = t->node_of[p.depth];
     const int32_t *x = &t->cut[t->at[node] + node]; /* the children's inputs */
     const int32_t *size = dp->in.size;
+    if (p.taped) {
+        a = reverse(c, a, x[p.s]);
+        return release(c, a, x[p.s]);
+    }
     chain_choice ch = chain_dp_choice(dp, p.s, p.k, p.t, p.m);
     switch (ch.kind) {
     case CHAIN_NONE:
@@ -169,9 +191,34 @@ static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
         push(c, p.depth, p.k, p.k, p.t, m < dp->levels ? m : dp->levels);
         return a;
     }
+    case CHAIN_TAPE: {
+        /* child s is one step, x[s] -> x[s] + 1 = x[s+1] */
+        int32_t left = p.m - c->tape[x[p.s]];
+        a = restore(c, a, x[p.s]);
+        a = tape(c, a, x[p.s]);
+        if (p.t - 1 == p.s) {
+            a = reverse(c, a, x[p.s]);
+            return release(c, a, x[p.s]);
+        }
+        c->stack[c->depth++] = (part){p.depth, p.s, p.k, p.t, p.m, 1};
+        if (ch.j) { /* child s+1, the last left, from the live x[s+1] */
+            a = advance(c, a, x[p.s + 1], x[p.s + 1]);
+            return reverse_child(c, a, p.depth, p.s + 1, left, 0);
+        }
+        a = store(c, a, x[p.s + 1]);
+        push(c, p.depth, p.s + 1, p.s + 1, p.t, left - size[p.s + 1]);
+        return a;
+    }
     default: /* CHAIN_SPLIT */
         a = restore(c, a, x[p.s]);
-        a = advance(c, a, x[p.s], x[ch.j]);
+        if (ch.j == p.t - 1) {
+            /* x_{t-1} stored for its part to tape step t-1: the first
+             * sweep stops there, the tape reaches x_n */
+            a = ebb_emit(a, EBB_ACT_ADVANCE, 0, 0, x[p.s], x[ch.j]);
+            c->live = x[ch.j];
+        } else {
+            a = advance(c, a, x[p.s], x[ch.j]);
+        }
         a = store(c, a, x[ch.j]);
         push(c, p.depth, p.s, p.k, ch.kk, p.m);
         push(c, p.depth, ch.j, ch.kk, p.t, p.m - size[ch.j]);
@@ -199,7 +246,7 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
     if (!c->started) {
         c->started = 1;
         if (n == 1) {
-            a = advance(c, a, 0, 0);
+            a = c->tape_one ? tape(c, a, 0) : advance(c, a, 0, 0);
             return (size_t)(reverse(c, a, 0) - out);
         }
         a = store(c, a, 0);
@@ -217,8 +264,9 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
             a = ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0);
         return (size_t)(a - out);
     }
-    /* a part writes at most five actions; a child's program one more */
-    while (c->depth > 0 && (size_t)(a - out) + 6 <= capacity)
+    /* a part writes at most seven actions (a tape whose next step is
+     * reversed at once, the turn between) */
+    while (c->depth > 0 && (size_t)(a - out) + 7 <= capacity)
         a = do_part(c, a, c->stack[--c->depth]);
     if (c->depth == 0 && a - out < (ptrdiff_t)capacity)
         a = ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0);
@@ -232,6 +280,8 @@ static void destroy(ebb_schedule *s)
     ebb_schedule_destroy(c->inner);
     free(c->fwd);
     free(c->rev);
+    free(c->bwd);
+    free(c->tape);
     free(c->pre);
     free(c->size);
     free(c->stack);
@@ -285,7 +335,7 @@ static ebb_status check_chain(const ebb_chain *ch, const ebb_chain_options *o)
 
 /* The unit the budget is counted in, the budget and the sizes in units. */
 static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, int32_t group,
-                              int32_t *size, ebb_chain_info *info)
+                              int32_t *size, int32_t *tape, ebb_chain_info *info)
 {
     int32_t n = (int32_t)ch->steps;
     uint64_t levels = o->memory_levels ? (uint64_t)o->memory_levels : 256;
@@ -300,6 +350,9 @@ static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, i
     uint64_t unit = 0;
     for (int32_t i = 0; i < n; i++)
         unit = gcd(unit, ch->state_bytes[i]);
+    if (tape)
+        for (int32_t i = 0; i < n; i++)
+            unit = gcd(unit, ch->tape_bytes[i]);
     if (o->memory_bytes / unit > levels)
         unit = o->memory_bytes / levels + (o->memory_bytes % levels != 0);
     info->unit_bytes = unit;
@@ -313,6 +366,11 @@ static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, i
      * stored beside it and a state that replaces it takes whole units. */
     if (size[0] > info->units)
         size[0] = info->units;
+    if (tape)
+        for (int32_t i = 0; i < n; i++) {
+            uint64_t u = ch->tape_bytes[i] / unit + (ch->tape_bytes[i] % unit != 0);
+            tape[i] = u > (uint64_t)info->units ? info->units + 1 : (int32_t)u;
+        }
     return EBB_OK;
 }
 
@@ -432,7 +490,16 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
     }
     if (group == 0)
         group = n <= CHAIN_DP_MAX_STEPS ? n : CHAIN_TREE_GROUP;
-    st = count_units(chain, options, group, c->size, &c->info);
+    if (chain->tape_bytes) {
+        c->bwd = malloc(sizeof *c->bwd * (size_t)n);
+        c->tape = malloc(sizeof *c->tape * (size_t)n);
+        if (!c->bwd || !c->tape)
+            return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate "
+                                                      "the tapes of a chain of %d steps", n));
+        for (int32_t i = 0; i < n; i++)
+            c->bwd[i] = chain->backward_cost[i];
+    }
+    st = count_units(chain, options, group, c->size, c->tape, &c->info);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
     /* Longer than one exact program: Revolve with the largest state's
@@ -441,7 +508,7 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
     if (with_revolve && n > group &&
         (st = make_revolve(c, largest, options->memory_bytes, &revolve_cost)) != EBB_OK)
         return ebb_schedule_discard(out, st);
-    if (c->inner && uniform(chain)) {
+    if (c->inner && !c->tape && uniform(chain)) {
         use_revolve(c, revolve_cost);
         return EBB_OK;
     }
@@ -454,11 +521,14 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
         return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,
                                                   "cannot allocate a chain schedule of %d steps",
                                                   n));
-    st = chain_tree_build(&c->tree, n, c->fwd, c->rev, c->pre, c->size, c->info.units, group);
+    st = chain_tree_build(&c->tree, n, c->fwd, c->rev, c->pre, c->size, c->bwd, c->tape,
+                          c->info.units, group);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
     c->mode = MODE_TREE;
     c->info.cost = chain_tree_total(&c->tree);
+    c->tape_one = n == 1 && c->tape && (int64_t)c->tape[0] + c->size[0] <= c->info.units &&
+                  c->bwd[0] < c->rev[0];
     if (c->inner && revolve_cost <= c->info.cost) {
         chain_tree_free(&c->tree);
         use_revolve(c, revolve_cost);

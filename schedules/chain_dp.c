@@ -23,13 +23,13 @@ double chain_dp_cost(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_
 
 static int32_t pack(int kind, int32_t j, int32_t kk)
 {
-    return kind | j << 2 | kk << 16;
+    return kind | j << 3 | kk << 17;
 }
 
 chain_choice chain_dp_choice(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
 {
     int32_t c = dp->choice[row(dp, s, k, t) * (dp->levels + 1) + m];
-    return (chain_choice){.kind = c & 3, .j = (c >> 2) & 0x3fff, .kk = (c >> 16) & 0x3fff};
+    return (chain_choice){.kind = c & 7, .j = (c >> 3) & 0x3fff, .kk = (c >> 17) & 0x3fff};
 }
 
 void chain_dp_free(chain_dp *dp)
@@ -83,8 +83,33 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
             how = pack(CHAIN_MOVE, 0, 0);
         }
     }
+    if (dp->in.tape && k == s && s < t) {
+        const int32_t *tape = dp->in.tape;
+        double c = HUGE_VAL;
+        int32_t direct = 0;
+        if (t - 1 == s) {
+            if (tape[s] <= m)
+                c = dp->in.bwd[s] + (t == dp->n && dp->in.ends_chain ? 0 : dp->in.fwd[s]);
+        } else if (tape[s] <= m) {
+            /* x_{s+1} is live: stored for its part, or, when it is the
+             * last step left, reversed at once (j = 1) */
+            if ((int64_t)tape[s] + size[s + 1] <= m)
+                c = *cell(dp, s + 1, s + 1, t, m - tape[s] - size[s + 1]);
+            if (t - 2 == s && chain_dp_reverse(dp, s + 1, m - tape[s]) < c) {
+                c = chain_dp_reverse(dp, s + 1, m - tape[s]);
+                direct = 1;
+            }
+            c += dp->in.fwd[s] + dp->in.bwd[s];
+        }
+        if (c < best) {
+            best = c;
+            how = pack(CHAIN_TAPE, direct, 0);
+        }
+    }
     if (k < t) {
-        for (int32_t j = s + 1; j <= t - 2; j++) {
+        /* with tapes, storing x_{t-1} lets its part tape step t-1 */
+        int32_t last_j = dp->in.tape ? t - 1 : t - 2;
+        for (int32_t j = s + 1; j <= last_j; j++) {
             if (size[j] > m)
                 continue;
             double to_j = pre[j] - pre[s];
@@ -161,8 +186,14 @@ ebb_status chain_dp_build(chain_dp *dp, const chain_dp_steps *in, int32_t levels
 double chain_dp_total(const chain_dp *dp)
 {
     int32_t n = dp->n;
-    if (n == 1)
-        return dp->in.fwd[0] + chain_dp_reverse(dp, 0, dp->levels);
+    if (n == 1) {
+        double r = chain_dp_reverse(dp, 0, dp->levels);
+        /* the tape holds x_0 beside its own bytes */
+        if (dp->in.tape && (int64_t)dp->in.tape[0] + dp->in.size[0] <= dp->levels &&
+            dp->in.bwd[0] < r)
+            r = dp->in.bwd[0];
+        return dp->in.fwd[0] + r;
+    }
     /* The first sweep runs step n-1 once more than the table counts: the
      * table reverses t-1 from the state before it, the sweep reaches x_n. */
     return chain_dp_cost(dp, 0, 0, n, dp->levels - dp->in.size[0]) + dp->in.fwd[n - 1];

@@ -9,8 +9,15 @@
  *   - reverses t-1 from x_s without storing it (LAST),
  *   - moves its checkpoint: frees x_s and advances to x_k, stored in its
  *     place (MOVE, k > s: the steps s .. k-1 belong to a part below),
- *   - or advances to x_j, stores it, lets x_j's part reverse kk .. t-1
- *     and then reverses k .. kk-1 itself (SPLIT).
+ *   - advances to x_j, stores it, lets x_j's part reverse kk .. t-1
+ *     and then reverses k .. kk-1 itself (SPLIT),
+ *   - or, where steps keep tapes and k == s, runs step s keeping its tape
+ *     (x_s stays stored), then stores x_{s+1} and lets x_{s+1}'s part
+ *     reverse s+1 .. t-1, or reverses s+1 from the live x_{s+1} where it
+ *     is the last (t == s+2), and reverses s from the tape (TAPE).
+ * Where the table's x_n is the chain's (ends_chain), a part with t == n
+ * is in the first sweep, which reaches x_n anyway: the whole chain's total
+ * adds that step once, so taping step n-1 there costs only its backward.
  * A step's reverse cost may depend on the units free when it runs
  * (chain_dp_steps.rev_by_m): a group of steps reversed by its own schedule.
  * Letting a stored state serve a later range (kk > j) and freeing a
@@ -29,7 +36,9 @@ enum chain_choice_kind {
     CHAIN_NONE = 0,  /* k == t: nothing left to reverse; x_s is freed */
     CHAIN_LAST = 1,  /* reverse t-1 from x_s (t-1 == s: the step s itself) */
     CHAIN_MOVE = 2,  /* free x_s, advance to x_k (stored unless k == t-1) */
-    CHAIN_SPLIT = 3  /* advance to x_j, store it; x_j's part reverses kk .. t-1 */
+    CHAIN_SPLIT = 3, /* advance to x_j, store it; x_j's part reverses kk .. t-1 */
+    CHAIN_TAPE = 4   /* run step s keeping its tape; x_{s+1}'s part (j = 0) or s+1 reversed
+                        from the live x_{s+1} (j = 1); then s from the tape */
 };
 
 typedef struct chain_choice {
@@ -47,6 +56,10 @@ typedef struct chain_dp_steps {
                                      step's reverse with M units free, its input
                                      state's included (a group of steps, chain_tree.h) */
     const int32_t *size;          /* x_0 .. x_{n-1} in units (rounded up) */
+    const double *bwd;            /* NULL (no tapes), or n costs: a step's reverse from its tape */
+    const int32_t *tape;          /* with bwd: n tapes in units (rounded up; more than the
+                                     budget for a step that keeps none) */
+    int ends_chain;               /* x_n here is the chain's: t == n is the first sweep */
 } chain_dp_steps;
 
 typedef struct chain_dp {

@@ -22,6 +22,8 @@ void chain_tree_free(chain_tree *t)
     free(t->srev);
     free(t->srevm);
     free(t->ssize);
+    free(t->sbwd);
+    free(t->stape);
     *t = (chain_tree){0};
 }
 
@@ -41,7 +43,19 @@ void chain_tree_solve(chain_tree *t, int32_t depth, int32_t node)
         rm[i] = kid[i] < 0 ? NULL : &t->node_rev[(int64_t)kid[i] * (t->levels + 1)];
         size[i] = t->size[cut[i]];
     }
-    chain_dp_steps steps = {.n = cnt, .fwd = f, .rev = r, .rev_by_m = rm, .size = size};
+    chain_dp_steps steps = {.n = cnt, .fwd = f, .rev = r, .rev_by_m = rm, .size = size,
+                            .ends_chain = cut[cnt] == t->n};
+    if (t->tape) {
+        /* a single step's tape; a group keeps none (more than the budget) */
+        double *b = &t->sbwd[depth * g];
+        int32_t *tp = &t->stape[depth * g];
+        for (int32_t i = 0; i < cnt; i++) {
+            b[i] = kid[i] < 0 ? t->bwd[cut[i]] : 0;
+            tp[i] = kid[i] < 0 ? t->tape[cut[i]] : t->levels + 1;
+        }
+        steps.bwd = b;
+        steps.tape = tp;
+    }
     chain_dp_solve(&t->dp[depth], &steps);
     t->node_of[depth] = node;
 }
@@ -110,11 +124,11 @@ static ebb_status make(chain_tree *t, int32_t a, int32_t b, int32_t depth, int32
 }
 
 ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const double *rev,
-                            const double *pre, const int32_t *size, int32_t levels,
-                            int32_t group)
+                            const double *pre, const int32_t *size, const double *bwd,
+                            const int32_t *tape, int32_t levels, int32_t group)
 {
     *t = (chain_tree){.n = n, .levels = levels, .group = group, .fwd = fwd, .rev = rev,
-                      .pre = pre, .size = size};
+                      .pre = pre, .size = size, .bwd = tape ? bwd : NULL, .tape = tape};
     /* every node has >= 2 children: at most n - 1 nodes, 2n - 2 children */
     size_t most = (size_t)(n > 1 ? n - 1 : 1), g = (size_t)group;
     t->at = malloc(sizeof *t->at * most);
@@ -128,8 +142,13 @@ ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const d
     t->srev = malloc(sizeof *t->srev * CHAIN_TREE_MAX_DEPTHS * g);
     t->srevm = malloc(sizeof *t->srevm * CHAIN_TREE_MAX_DEPTHS * g);
     t->ssize = malloc(sizeof *t->ssize * CHAIN_TREE_MAX_DEPTHS * g);
+    if (tape) {
+        t->sbwd = malloc(sizeof *t->sbwd * CHAIN_TREE_MAX_DEPTHS * g);
+        t->stape = malloc(sizeof *t->stape * CHAIN_TREE_MAX_DEPTHS * g);
+    }
     if (!t->at || !t->count || !t->cut || !t->kid || !t->node_rev || !t->dp ||
-        !t->node_of || !t->sfwd || !t->srev || !t->srevm || !t->ssize) {
+        !t->node_of || !t->sfwd || !t->srev || !t->srevm || !t->ssize ||
+        (tape && (!t->sbwd || !t->stape))) {
         chain_tree_free(t);
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the program of a chain of %d steps "
                         "in %d memory units: fewer units (memory_levels) need less", n, levels);
@@ -161,7 +180,7 @@ ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const d
 double chain_tree_total(const chain_tree *t)
 {
     if (t->n == 1)
-        return t->fwd[0] + t->rev[0];
+        return chain_dp_total(&t->dp[0]);
     /* the first sweep runs step n-1 once more than the tables count */
     return chain_dp_cost(&t->dp[0], 0, 0, t->count[0], t->levels - t->size[0]) + t->fwd[t->n - 1];
 }

@@ -8,7 +8,7 @@
  * program's least cost from that input stored with M - size units beside it.
  * Every level counts the one budget in the same units, so the tables line
  * up. A chain of at most CHAIN_DP_MAX_STEPS steps is one node of single
- * steps: the exact program itself.
+ * steps: the exact program itself. Single-step children may keep tapes.
  *
  * Only the nodes' reverse tables (levels + 1 costs each) are kept; a node's
  * table of choices is solved again when the schedule reaches its reverse,
@@ -27,6 +27,9 @@ typedef struct chain_tree {
     const double *fwd, *rev;/* the chain's costs, n each (not copied) */
     const double *pre;      /* pre[i]: fwd[0] + .. + fwd[i-1], n + 1 (not copied) */
     const int32_t *size;    /* its states in units, n (not copied) */
+    const double *bwd;      /* NULL, or the steps' reverse costs from their tapes, n */
+    const int32_t *tape;    /* with bwd: the tapes in units, n (single-step
+                               children keep them; a group child keeps none) */
     int32_t *at;            /* per node: where its children start in cut[] and kid[] */
     int32_t *count;         /* per node: its children */
     int32_t *cut;           /* per node count + 1: child i runs x_cut[i] .. x_cut[i+1] */
@@ -37,6 +40,8 @@ typedef struct chain_tree {
     double *sfwd, *srev;    /* per depth, group each: the children as steps */
     const double **srevm;
     int32_t *ssize;
+    double *sbwd;           /* per depth, group each, where tapes: the children's */
+    int32_t *stape;
 } chain_tree;
 
 /* The most children per node for chains longer than CHAIN_DP_MAX_STEPS
@@ -48,10 +53,11 @@ enum { CHAIN_TREE_GROUP = 12 };
 enum { CHAIN_TREE_MAX_DEPTHS = 64 };
 
 /* Cuts the chain and solves every node, children first; the root's table
- * is left solved at depth 0. EBB_ERR_NO_MEMORY, saying so. */
+ * is left solved at depth 0. bwd and tape: the steps' tapes (NULL: none;
+ * not copied). EBB_ERR_NO_MEMORY, saying so. */
 ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const double *rev,
-                            const double *pre, const int32_t *size, int32_t levels,
-                            int32_t group);
+                            const double *pre, const int32_t *size, const double *bwd,
+                            const int32_t *tape, int32_t levels, int32_t group);
 
 /* Solves node's table into dp[depth]. */
 void chain_tree_solve(chain_tree *t, int32_t depth, int32_t node);

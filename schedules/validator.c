@@ -40,6 +40,13 @@ struct ebb_validator {
     int sized[EBB_TIER_COUNT];
     uint64_t bytes_budget[EBB_TIER_COUNT], bytes_held[EBB_TIER_COUNT],
         bytes_peak[EBB_TIER_COUNT];
+    /* Tapes (EBB_ACT_TAPE): which steps' tapes are held (n flags, made at
+     * the first TAPE; each is taken by its step's reverse), and their sizes in tape_tier's budget
+     * where set (ebb_validator_set_tape_bytes). */
+    uint8_t *taped;
+    uint64_t *tape_bytes;
+    int64_t tape_bytes_count;
+    int tape_tier;
     ebb_schedule_stats stats;
     char failure[512]; /* repeated if the caller goes on after a failure */
 };
@@ -82,6 +89,8 @@ void ebb_validator_destroy(ebb_validator *v)
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         vslots_free(&v->slot[t]);
     free(v->bytes);
+    free(v->taped);
+    free(v->tape_bytes);
     free(v);
 }
 
@@ -164,12 +173,17 @@ static void give_bytes(ebb_validator *v, int tier, int64_t step)
         v->bytes_held[tier] -= state_bytes(v, step);
 }
 
+static uint64_t tape_size(const ebb_validator *v, int64_t step)
+{
+    return step < v->tape_bytes_count ? v->tape_bytes[step] : 0;
+}
+
 /* Every action but END names a state x_step: it must be one of x_0 .. x_n.
  * While n is unknown (before an online stream's turn) only negative steps are
  * refused here; the turn then checks that nothing went past x_n. */
 static ebb_status check_range(ebb_validator *v, const ebb_action *a)
 {
-    if (a->kind == EBB_ACT_END || a->kind < EBB_ACT_ADVANCE || a->kind > EBB_ACT_END)
+    if (a->kind == EBB_ACT_END || a->kind < EBB_ACT_ADVANCE || a->kind > EBB_ACT_TAPE)
         return EBB_OK;
     if (v->steps > 0 && (a->step < 0 || a->step > v->steps))
         return refuse(v, a, "step %lld is outside 0 .. n = %lld: a schedule names only x_0 .. x_n",
@@ -331,6 +345,49 @@ static ebb_status check_transfer(ebb_validator *v, const ebb_action *a, int64_t 
     return EBB_OK;
 }
 
+/* TAPE: one forward step that keeps its tape until its reverse step. */
+static ebb_status check_tape(ebb_validator *v, const ebb_action *a, int64_t prev)
+{
+    char buf[64];
+    (void)prev;
+    if (v->steps == 0)
+        return refuse(v, a, "a tape needs n known before the turn (an offline stream)");
+    if (v->live != a->step)
+        return refuse(v, a, "the live state is %s, not x_%lld", live_text(v->live, buf, sizeof buf),
+                      (long long)a->step);
+    if (a->step >= v->steps)
+        return refuse(v, a, "x_n has no step after it to tape");
+    if (v->turned && (v->next_reverse == NONE || a->step > v->next_reverse))
+        return refuse(v, a, "step %lld is reversed already: its tape would never be used",
+                      (long long)a->step);
+    if (!v->taped && !(v->taped = calloc((size_t)v->steps, 1)))
+        return ebb_fail(EBB_ERR_NO_MEMORY, "validator: out of memory for the tapes of %lld steps",
+                        (long long)v->steps);
+    if (v->taped[a->step])
+        return refuse(v, a, "step %lld's tape is held already", (long long)a->step);
+    int tier = v->tape_tier;
+    uint64_t b = tape_size(v, a->step), held = v->bytes_held[tier];
+    if (v->sized[tier] && b > v->bytes_budget[tier] - held)
+        return refuse(v, a, "step %lld's tape (%llu bytes) does not fit: %s holds %llu of its "
+                      "%llu bytes", (long long)a->step, (unsigned long long)b,
+                      ebb_tier_name((ebb_tier)tier), (unsigned long long)held,
+                      (unsigned long long)v->bytes_budget[tier]);
+    if (v->sized[tier]) {
+        v->bytes_held[tier] = held + b;
+        if (v->bytes_held[tier] > v->bytes_peak[tier])
+            v->bytes_peak[tier] = v->bytes_held[tier];
+    }
+    if (v->stats.forward_steps == INT64_MAX)
+        return refuse(v, a, "the forward step count overflows 64 bits");
+    v->taped[a->step] = 1;
+    v->stats.forward_steps++;
+    v->live = a->step + 1;
+    v->prev = a->step;
+    if (v->live > v->reached)
+        v->reached = v->live;
+    return EBB_OK;
+}
+
 static ebb_status check_reverse(ebb_validator *v, const ebb_action *a, int64_t prev)
 {
     char buf[64];
@@ -341,8 +398,14 @@ static ebb_status check_reverse(ebb_validator *v, const ebb_action *a, int64_t p
         return refuse(v, a, "every step is reversed already");
     if (a->step != v->next_reverse)
         return refuse(v, a, "the next step to reverse is %lld", (long long)v->next_reverse);
-    if (v->live != a->step)
+    if (v->taped && v->taped[a->step]) {
+        /* from its tape, whatever the live state */
+        v->taped[a->step] = 0;
+        if (v->sized[v->tape_tier])
+            v->bytes_held[v->tape_tier] -= tape_size(v, a->step);
+    } else if (v->live != a->step) {
         return refuse(v, a, "the live state is %s", live_text(v->live, buf, sizeof buf));
+    }
     v->stats.reverse_steps++;
     v->next_reverse--;
     v->live = NONE; /* the reverse step may consume the state */
@@ -367,12 +430,12 @@ static ebb_status check_end(ebb_validator *v, const ebb_action *a, int64_t prev)
 }
 
 /* Indexed by ebb_action_kind. */
-static const check_fn check_kind[EBB_ACT_END + 1] = {
+static const check_fn check_kind[EBB_ACT_TAPE + 1] = {
     [EBB_ACT_ADVANCE] = check_advance,   [EBB_ACT_STORE] = check_store,
     [EBB_ACT_RESTORE] = check_restore,   [EBB_ACT_PREFETCH] = check_transfer,
     [EBB_ACT_EVICT] = check_transfer,    [EBB_ACT_FREE] = check_free,
     [EBB_ACT_TURN] = check_turn,         [EBB_ACT_REVERSE] = check_reverse,
-    [EBB_ACT_END] = check_end,
+    [EBB_ACT_END] = check_end,           [EBB_ACT_TAPE] = check_tape,
 };
 
 /* Not inlined: inlined into ebb_validator_check, it cost the fast loop
@@ -386,7 +449,7 @@ __attribute__((noinline)) static ebb_status check_one(ebb_validator *v, const eb
     ebb_status st = check_range(v, a);
     if (st != EBB_OK)
         return st;
-    if (a->kind < EBB_ACT_ADVANCE || a->kind > EBB_ACT_END)
+    if (a->kind < EBB_ACT_ADVANCE || a->kind > EBB_ACT_TAPE)
         return refuse(v, a, "unknown action kind %d", a->kind);
     return check_kind[a->kind](v, a, prev);
 }
@@ -568,10 +631,10 @@ ebb_status ebb_validator_check(ebb_validator *v, const ebb_action *actions, size
     if (v->failed)
         return ebb_fail(EBB_ERR_SCHEDULE, "%s", v->failure);
     size_t i = 0;
-    /* The fast loop keeps no bytes: sized streams take the checked path. */
-    const int fast = !v->bytes;
+    /* The fast loop keeps no bytes and no tapes: sized streams, and
+     * streams once they tape, take the checked path. */
     while (i < count) {
-        if (fast)
+        if (!v->bytes && !v->taped)
             i = run_fast(v, actions, i, count);
         if (i == count)
             break;
@@ -642,6 +705,36 @@ ebb_status ebb_validator_set_state_bytes(ebb_validator *v, ebb_tier tier, const 
     v->bytes_count = count;
     v->sized[tier] = 1;
     v->bytes_budget[tier] = budget;
+    return EBB_OK;
+}
+
+ebb_status ebb_validator_set_tape_bytes(ebb_validator *v, ebb_tier tier, const uint64_t *bytes,
+                                        int64_t count)
+{
+    if (!v || (!bytes && count > 0))
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_set_tape_bytes: NULL argument");
+    if (tier < 0 || tier >= EBB_TIER_COUNT)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_set_tape_bytes: tier %d is not a tier",
+                        (int)tier);
+    if (count < 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_validator_set_tape_bytes: count must be >= 0, got %lld",
+                        (long long)count);
+    if (v->stats.actions > 0 || v->failed)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_validator_set_tape_bytes: the validator has seen %lld actions; "
+                        "set the sizes before the first",
+                        (long long)v->stats.actions);
+    uint64_t *copy = malloc(sizeof *copy * (size_t)(count > 0 ? count : 1));
+    if (!copy)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the sizes of %lld tapes",
+                        (long long)count);
+    for (int64_t i = 0; i < count; i++)
+        copy[i] = bytes[i];
+    free(v->tape_bytes);
+    v->tape_bytes = copy;
+    v->tape_bytes_count = count;
+    v->tape_tier = tier;
     return EBB_OK;
 }
 

@@ -1,7 +1,10 @@
 """ResNet-50's blocks on the CPU: peak memory and time of one training step
 (forward + backward) with plain autograd, torch.utils.checkpoint's
 checkpoint_sequential over s segments, and ebb.torch.sequential under a
-budget (a fraction of all the blocks' inputs).
+budget: ebb:F, the fraction F of all the blocks' inputs, with tapes where
+they fit; ebbt:F, the fraction F of all the blocks' inputs and tapes
+(what autograd keeps, as the profile measures it); ebbn:F as ebb:F with no
+tapes.
 
     PYTHONPATH=bindings/python EBB_LIBRARY=build/release/libebb.so \\
         /usr/bin/python3 benchmarks/python/resnet_blocks.py --image 64 --batch 8
@@ -96,7 +99,11 @@ def child(args):
             import ebb.torch
             if profile is None:
                 profile = ebb.torch.profile_blocks(blocks, x)
-            y = ebb.torch.sequential(blocks, x, float(arg), profile=profile, report=report)
+            memory = float(arg)
+            if method == "ebbt":
+                memory = int(memory * (sum(profile["state_bytes"]) + sum(profile["tape_bytes"])))
+            y = ebb.torch.sequential(blocks, x, memory, profile=profile, report=report,
+                                     tapes=method != "ebbn")
         loss = torch.nn.functional.cross_entropy(y, target)
         loss.backward()
         return loss
@@ -120,7 +127,7 @@ def child(args):
                step_s=statistics.median(times), grad_digest=g.hexdigest())
     if report:
         out.update(plan_cost=report["plan"].cost, slots=report["plan"].slots,
-                   forward_runs=report["forward_runs"],
+                   forward_runs=report["forward_runs"], tape_runs=report["tape_runs"],
                    peak_kept_bytes=report["peak_kept_bytes"])
     print(json.dumps(out))
     return 0
@@ -146,7 +153,8 @@ def parent(args):
             rows.append(row)
             extra = ""
             if "forward_runs" in row:
-                extra = f"  runs {row['forward_runs']}  kept {row['peak_kept_bytes'] / 2**20:.1f} MiB"
+                extra = (f"  runs {row['forward_runs']} + {row['tape_runs']} taped  kept "
+                         f"{row['peak_kept_bytes'] / 2**20:.1f} MiB")
             print(f"{m:16s} peak {usage.ru_maxrss / 1024:7.0f} MiB  above set-up "
                   f"{row['above_kib'] / 1024:7.0f} MiB, less the gradients "
                   f"{row['work_kib'] / 1024:7.0f} MiB  step {row['step_s']:.3f} s  "

@@ -9,7 +9,8 @@
  *
  * ebb_chain_schedule_create gives, for up to 32 steps, the schedule of least
  * total cost (forward steps, first sweep included, plus reverse steps) whose
- * stored states never take more than memory_bytes at once, x_0 included. It
+ * stored states (and tapes, where the chain has them) never take more than
+ * memory_bytes at once, x_0 included. It
  * is exact over every schedule, not only nested ones. A longer chain gets
  * the schedule of a hierarchy of such programs over groups of at most 12
  * steps or groups, or Revolve with the slots the budget holds of the
@@ -34,8 +35,17 @@ extern "C" {
 typedef struct ebb_chain {
     int64_t steps;               /* n >= 1 */
     const double *forward_cost;  /* n costs >= 0: step i, x_i -> x_{i+1} */
-    const double *reverse_cost;  /* n costs >= 0: step i's reverse step */
+    const double *reverse_cost;  /* n costs >= 0: step i's reverse step from x_i */
     const uint64_t *state_bytes; /* n sizes >= 1: x_0 .. x_{n-1} */
+    /* Tapes (both NULL: none). A step may keep what its reverse step needs
+     * (its tape: the graph a framework records) from a forward run
+     * (EBB_ACT_TAPE), at its forward cost; its reverse step then costs
+     * backward_cost[i] instead of reverse_cost[i]. The tape takes
+     * tape_bytes[i] bytes of the budget beside x_i, which stays stored,
+     * from that run to the reverse step. Taken for chains of up to 32
+     * steps (the exact program); a longer chain's schedule keeps none. */
+    const uint64_t *tape_bytes;  /* n sizes >= 0, or NULL */
+    const double *backward_cost; /* n costs >= 0 with tape_bytes, or NULL */
 } ebb_chain;
 
 typedef struct ebb_chain_options {

@@ -38,7 +38,11 @@ typedef enum ebb_action_kind {
     EBB_ACT_FREE = 5,     /* (tier, slot), holding x_step, may be reused */
     EBB_ACT_TURN = 6,     /* the forward sweep ended at x_step (= n); live state becomes x_{n-1} */
     EBB_ACT_REVERSE = 7,  /* the user's reverse step for step `step`; live state is x_step */
-    EBB_ACT_END = 8       /* the reverse sweep is complete */
+    EBB_ACT_END = 8,      /* the reverse sweep is complete */
+    EBB_ACT_TAPE = 9      /* run forward step `step` on the live state x_step keeping what its
+                             reverse step needs (its tape); the live state becomes x_{step+1},
+                             and REVERSE(step) then runs from the tape, not from x_step
+                             (heterogeneous chains, ebb/chain.h) */
 } ebb_action_kind;
 
 /* One action. Fields a kind does not use are zero. */
@@ -63,7 +67,7 @@ EBB_API int ebb_action_format(const ebb_action *a, char *buf, size_t len);
 /* Parses one action in the text form ebb_action_format writes: "advance 0 ->
  * 4", "store 0 host[0]", "restore 2 host[1]", "free 6 disk[1]", "prefetch 3
  * disk[1] -> host[0]", "evict 3 host[0] -> disk[1]", "turn 8", "reverse 7",
- * "end". Spaces and tabs may separate the tokens; a trailing newline (and
+ * "end", "tape 5". Spaces and tabs may separate the tokens; a trailing newline (and
  * carriage return) is allowed. *out is zeroed first, so the fields a kind
  * does not use are zero, and format -> parse gives back the same action.
  * Steps are read as signed 64-bit numbers and not range checked (the
@@ -191,6 +195,14 @@ EBB_API ebb_status ebb_validator_stats(const ebb_validator *validator, ebb_sched
 EBB_API ebb_status ebb_validator_set_state_bytes(ebb_validator *validator, ebb_tier tier,
                                                  const uint64_t *bytes, int64_t count,
                                                  uint64_t budget);
+
+/* Tapes (EBB_ACT_TAPE): step i's tape takes bytes[i] bytes (i < count),
+ * counted against `tier`'s budget from the TAPE that makes it to the
+ * REVERSE that uses it, beside the states its slots hold; call
+ * ebb_validator_set_state_bytes for the tier too. Call it before the first
+ * action. EBB_ERR_INVALID_ARG as for ebb_validator_set_state_bytes. */
+EBB_API ebb_status ebb_validator_set_tape_bytes(ebb_validator *validator, ebb_tier tier,
+                                                const uint64_t *bytes, int64_t count);
 
 /* The most bytes `tier`'s slots held at once (0 unless
  * ebb_validator_set_state_bytes was called for the tier). */

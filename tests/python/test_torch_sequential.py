@@ -29,7 +29,7 @@ def stack(seed, depth):
     return blocks, widths[0]
 
 
-def run(seed, depth, memory, x_grad=True):
+def run(seed, depth, memory, x_grad=True, tapes=True):
     """Gradients (parameters, then x), buffers and a draw of the generator
     after the backward; `memory` None: plain autograd."""
     blocks, width = stack(seed, depth)
@@ -41,7 +41,7 @@ def run(seed, depth, memory, x_grad=True):
         for b in blocks:
             y = b(y)
     else:
-        y = ebb.torch.sequential(blocks, x, memory, report=report)
+        y = ebb.torch.sequential(blocks, x, memory, report=report, tapes=tapes)
     y.pow(2).sum().backward()
     grads = [p.grad for b in blocks for p in b.parameters()] + ([x.grad] if x_grad else [])
     bufs = [t.clone() for b in blocks for t in b.buffers()]
@@ -85,11 +85,75 @@ def test_the_budget_holds_for_any_measured_costs(seed):
 
 
 def test_a_small_budget_recomputes_and_a_full_one_does_not():
-    _, _, _, full = run(3, 10, 1.0)
-    assert full["forward_runs"] == 10
-    _, _, _, small = run(3, 10, 0.15)
+    _, _, _, full = run(3, 10, 1.0, tapes=False)
+    assert (full["forward_runs"], full["tape_runs"]) == (10, 0)
+    _, _, _, small = run(3, 10, 0.15, tapes=False)
     assert small["forward_runs"] > 10
     assert small["peak_kept_bytes"] < full["peak_kept_bytes"]
+
+
+def tape_profile(blocks, x):
+    """A profile where keeping a tape pays: a reverse step from x_i costs
+    its forward and its backward, from the tape its backward alone."""
+    sizes = ebb.torch.profile_blocks(blocks, x)["state_bytes"]
+    n = len(blocks)
+    return {"forward_s": [1.0] * n, "reverse_s": [3.0] * n, "backward_s": [2.0] * n,
+            "state_bytes": sizes, "tape_bytes": [2 * s for s in sizes]}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tapes_spare_reruns_and_keep_gradients_bitwise(seed):
+    """Room for every tape: each block runs once, keeping its graph, and no
+    reverse step reruns it; room for half the inputs: what fits. Gradients,
+    buffers and generators are autograd's either way, the budget kept."""
+    rng = random.Random(seed)
+    depth = rng.randint(2, 12)
+    blocks, width = stack(seed, depth)
+    prof = tape_profile(blocks, torch.randn(6, width))
+    everything = sum(prof["state_bytes"]) + sum(prof["tape_bytes"])
+    for memory, all_taped in ((everything, True), (sum(prof["state_bytes"]) // 2, False)):
+        g0, b0, r0, _ = run(seed, depth, None)
+        blocks, width = stack(seed, depth)
+        torch.manual_seed(1000 + seed)
+        x = torch.randn(6, width, requires_grad=True)
+        report = {}
+        # units of the sizes' common divisor: every tape fits exactly
+        y = ebb.torch.sequential(blocks, x, memory, profile=prof, report=report,
+                                 memory_levels=65536)
+        y.pow(2).sum().backward()
+        g1 = [p.grad for b in blocks for p in b.parameters()] + [x.grad]
+        assert all(torch.equal(a, b) for a, b in zip(g0, g1))
+        assert all(torch.equal(a, b.clone()) for a, b in
+                   zip(b0, [t for b in blocks for t in b.buffers()]))
+        assert torch.equal(r0, torch.rand(3))
+        assert report["peak_kept_bytes"] <= memory
+        if all_taped:
+            assert (report["tape_runs"], report["forward_runs"]) == (depth, 0)
+
+
+def test_tapes_false_keeps_none():
+    blocks, width = stack(4, 6)
+    x = torch.randn(6, width, requires_grad=True)
+    prof = tape_profile(blocks, x)
+    report = {}
+    y = ebb.torch.sequential(blocks, x, 10**9, profile=prof, report=report, tapes=False)
+    y.sum().backward()
+    assert report["tape_runs"] == 0
+    assert ebb.chain.TAPE not in [a[0] for a in report["plan"].actions]
+
+
+def test_the_profile_measures_tapes():
+    blocks = [torch.nn.Sequential(torch.nn.Linear(8, 64), torch.nn.Tanh()),
+              torch.nn.Sequential(torch.nn.Linear(64, 4))]
+    x = torch.randn(16, 8)
+    prof = ebb.torch.profile_blocks(blocks, x)
+    # Tanh saves its output (16 x 64 floats), which is also the block's
+    # output: counted once; the first Linear's saved input is x_0, not counted
+    assert prof["tape_bytes"][0] == 16 * 64 * 4
+    # the second block keeps its output (16 x 4) and saves its input x_1
+    # (not counted) and its weight (a parameter: not counted)
+    assert prof["tape_bytes"][1] == 16 * 4 * 4
+    assert all(b > 0 for b in prof["backward_s"])
 
 
 def test_the_schedule_is_the_chains_optimum():

@@ -51,3 +51,44 @@ Test(chain_long_property, a_budget_of_x0_alone_recomputes_from_x0)
     cr_assert_eq(r.peak_bytes, 1000);
     long_chain_free(&c);
 }
+
+/* Long chains whose steps may keep tapes: the stream, tapes counted in the
+ * budget, replays within it at the cost info says, and never costs more
+ * than the same chain without tapes. */
+Test(chain_long_property, long_chains_with_tapes_replay_within_the_budget, .timeout = 600)
+{
+    uint64_t seed = 0x2f1e0d4c3b5a6978ull;
+    int taping = 0;
+    for (int i = 0; i < 40; i++) {
+        int n = (int)rng_range(&seed, 33, 150);
+        long_chain c = long_chain_alloc(n);
+        long_chain_add_tapes(&c);
+        uint64_t total = 0, largest = 0;
+        for (int k = 0; k < n; k++) {
+            c.fwd[k] = (double)rng_range(&seed, 1, 10);
+            c.bwd[k] = (double)rng_range(&seed, 1, 10);
+            c.rev[k] = c.fwd[k] + c.bwd[k];
+            c.bytes[k] = (uint64_t)rng_range(&seed, 1, 64) * 1024;
+            c.tape[k] = (uint64_t)rng_range(&seed, 0, 3) * c.bytes[k];
+            total += c.bytes[k];
+            if (c.bytes[k] > largest)
+                largest = c.bytes[k];
+        }
+        c.budget = c.bytes[0] + largest + (uint64_t)rng_range(&seed, 0, (int64_t)(total / 2));
+        chain_replay r = chain_replayed_grouped(&c, 0, 0, 1);
+        cr_assert_eq(r.cost, r.predicted, "case %d, n=%d budget %llu: the stream costs %g, "
+                     "info says %g", i, n, (unsigned long long)c.budget, r.cost, r.predicted);
+        double *bwd = c.bwd;
+        uint64_t *tape = c.tape;
+        c.bwd = NULL;
+        c.tape = NULL;
+        chain_replay plain = chain_replayed_grouped(&c, 0, 0, 1);
+        c.bwd = bwd;
+        c.tape = tape;
+        cr_assert_leq(r.cost, plain.cost, "case %d: %g with tapes, %g without", i, r.cost,
+                      plain.cost);
+        taping += r.tapes > 0;
+        long_chain_free(&c);
+    }
+    cr_assert_gt(taping, 20, "only %d of 40 schedules kept a tape", taping);
+}

@@ -16,18 +16,27 @@ long_chain long_chain_alloc(int n)
     return c;
 }
 
+void long_chain_add_tapes(long_chain *c)
+{
+    c->bwd = malloc(sizeof *c->bwd * (size_t)c->n);
+    c->tape = malloc(sizeof *c->tape * (size_t)c->n);
+    cr_assert(c->bwd && c->tape);
+}
+
 void long_chain_free(long_chain *c)
 {
     free(c->fwd);
     free(c->rev);
     free(c->bytes);
+    free(c->bwd);
+    free(c->tape);
 }
 
 chain_replay chain_replayed_grouped(const long_chain *c, int32_t levels, int32_t group,
                                     int with_revolve)
 {
     ebb_chain ch = {.steps = c->n, .forward_cost = c->fwd, .reverse_cost = c->rev,
-                    .state_bytes = c->bytes};
+                    .state_bytes = c->bytes, .tape_bytes = c->tape, .backward_cost = c->bwd};
     ebb_chain_options o;
     ebb_chain_options_init(&o);
     o.memory_bytes = c->budget;

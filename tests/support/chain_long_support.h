@@ -15,9 +15,13 @@ typedef struct long_chain {
     double *fwd, *rev;
     uint64_t *bytes;
     uint64_t budget;
+    double *bwd;    /* NULL, or tapes: a step's reverse from its tape */
+    uint64_t *tape; /* with bwd */
 } long_chain;
 
 long_chain long_chain_alloc(int n);
+/* Gives c tapes (bwd, tape), allocated. */
+void long_chain_add_tapes(long_chain *c);
 void long_chain_free(long_chain *c);
 
 /* As chain_replayed, with memory_levels `levels`, at most `group` children

@@ -2,11 +2,13 @@
 #include "support/chain_support.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 
 ebb_chain test_chain_view(const test_chain *c)
 {
     return (ebb_chain){.steps = c->n, .forward_cost = c->fwd, .reverse_cost = c->rev,
-                       .state_bytes = c->bytes};
+                       .state_bytes = c->bytes, .tape_bytes = c->taped ? c->tape : NULL,
+                       .backward_cost = c->taped ? c->bwd : NULL};
 }
 
 chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_t budget)
@@ -20,6 +22,10 @@ chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_
     cr_assert_eq(ebb_validator_create(n, slots, &v), EBB_OK);
     cr_assert_eq(ebb_validator_set_state_bytes(v, EBB_TIER_HOST, ch->state_bytes, n, budget),
                  EBB_OK);
+    if (ch->tape_bytes)
+        cr_assert_eq(ebb_validator_set_tape_bytes(v, EBB_TIER_HOST, ch->tape_bytes, n), EBB_OK);
+    char *taped = calloc((size_t)n, 1);
+    cr_assert_not_null(taped);
     chain_replay r = {.predicted = info.cost};
     int64_t next_reverse = n - 1;
     ebb_action batch[37];
@@ -34,11 +40,19 @@ chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_
             if (a->kind == EBB_ACT_ADVANCE) {
                 for (int64_t k = a->step; k < a->to; k++)
                     r.cost += ch->forward_cost[k];
+            } else if (a->kind == EBB_ACT_TAPE) {
+                cr_assert_not_null(ch->tape_bytes, "n=%d: a tape on a chain without tapes", n);
+                r.cost += ch->forward_cost[a->step];
+                taped[a->step] = 1;
+                r.tapes++;
             } else if (a->kind == EBB_ACT_REVERSE) {
                 cr_assert_eq(a->step, next_reverse, "n=%d: reversed step %lld, expected %lld",
                              n, (long long)a->step, (long long)next_reverse);
                 next_reverse--;
-                r.cost += ch->reverse_cost[a->step];
+                int from_tape = ch->tape_bytes && taped[a->step];
+                r.cost += from_tape ? ch->backward_cost[a->step] : ch->reverse_cost[a->step];
+                if (from_tape)
+                    taped[a->step] = 0;
             }
         }
     } while (got > 0 && batch[got - 1].kind != EBB_ACT_END);
@@ -54,6 +68,7 @@ chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_
                   (unsigned long long)r.peak_bytes);
     ebb_validator_destroy(v);
     ebb_schedule_destroy(s);
+    free(taped);
     return r;
 }
 

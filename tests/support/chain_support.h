@@ -15,12 +15,16 @@ typedef struct test_chain {
     double fwd[TEST_CHAIN_MAX], rev[TEST_CHAIN_MAX];
     uint64_t bytes[TEST_CHAIN_MAX];
     uint64_t budget;
+    int taped;                  /* 1: the steps may keep tapes (bwd, tape) */
+    double bwd[TEST_CHAIN_MAX]; /* a step's reverse from its tape */
+    uint64_t tape[TEST_CHAIN_MAX];
 } test_chain;
 
 /* What a replayed stream did. */
 typedef struct chain_replay {
     double cost;            /* forward costs of every step run + reverse costs */
-    int64_t forward_steps;
+    int64_t forward_steps;  /* TAPE actions included */
+    int64_t tapes;          /* TAPE actions */
     uint64_t peak_bytes;    /* the most bytes the tier held at once */
     double predicted;       /* ebb_chain_schedule_info's cost */
 } chain_replay;
@@ -33,8 +37,10 @@ ebb_chain test_chain_view(const test_chain *c);
 chain_replay chain_replayed(const test_chain *c);
 
 /* Replays schedule s of chain ch through a validator sized in bytes with
- * `budget`, fails the test if anything is refused, a step is reversed out
- * of order or never, or the peak passes the budget; destroys s. */
+ * `budget` (tapes counted in it where ch has them), fails the test if
+ * anything is refused, a step is reversed out of order or never, or the
+ * peak passes the budget; destroys s. A TAPE costs its step's forward
+ * cost, a REVERSE from a tape its backward cost. */
 chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_t budget);
 
 #endif

@@ -165,6 +165,8 @@ class Chain(Structure):
         ("forward_cost", POINTER(c_double)),
         ("reverse_cost", POINTER(c_double)),
         ("state_bytes", POINTER(c_uint64)),
+        ("tape_bytes", POINTER(c_uint64)),
+        ("backward_cost", POINTER(c_double)),
     ]
 
 

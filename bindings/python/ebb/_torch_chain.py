@@ -20,7 +20,7 @@ import time
 import torch
 
 from . import chain as _chain
-from .chain import ADVANCE, END, FREE, RESTORE, REVERSE, STORE, TURN
+from .chain import ADVANCE, END, FREE, RESTORE, REVERSE, STORE, TAPE, TURN
 
 
 def _bytes(t):
@@ -45,24 +45,49 @@ class _Buffers:
         if self.buffers:
             self.saved = [b.detach().clone() for b in self.buffers]
 
+    def restore(self):
+        if self.saved is not None:
+            with torch.no_grad():
+                for b, s in zip(self.buffers, self.saved):
+                    b.copy_(s)
+
     @contextlib.contextmanager
     def kept(self):
         try:
             yield
         finally:
-            if self.saved is not None:
-                with torch.no_grad():
-                    for b, s in zip(self.buffers, self.saved):
-                        b.copy_(s)
+            self.restore()
+
+
+def _storage(t):
+    """t's storage (untyped_storage where torch has it: storage() warns there)."""
+    return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage()
+
+
+def _tape_bytes(saved, y, exclude):
+    """The bytes a block's graph keeps: the storages of what it saved and
+    of its output, each once, less those in `exclude` (its input's, its
+    parameters' and buffers')."""
+    seen, total = set(exclude), 0
+    for t in saved + [y]:
+        st = _storage(t)
+        if st.data_ptr() not in seen:
+            seen.add(st.data_ptr())
+            total += st.nbytes()
+    return total
 
 
 def profile_blocks(blocks, x, repeat=1):
     """Runs each block once forward (with grad) and backward from x, in turn,
-    and returns {"forward_s": [...], "reverse_s": [...], "state_bytes": [...]}:
-    each block's forward time, its reverse time (a forward with grad and the
-    backward, as the reverse step runs it), and the size of its input x_i.
-    The random generators and the blocks' buffers are left as they were."""
-    fwd, rev, size = [], [], []
+    and returns {"forward_s": [...], "reverse_s": [...], "state_bytes": [...],
+    "backward_s": [...], "tape_bytes": [...]}: each block's forward time,
+    its reverse time (a forward with grad and the backward, as a reverse
+    step from x_i runs it), the size of its input x_i, its backward time
+    alone and the bytes its graph keeps beside its input (what it saved
+    for the backward and its output, parameters and buffers not counted),
+    which a reverse step from the block's tape needs. The random generators
+    and the blocks' buffers are left as they were."""
+    fwd, rev, size, bwd, tape = [], [], [], [], []
     devices = [x.device.index or 0] if x.device.type == "cuda" else []
     sync = torch.cuda.synchronize if devices else (lambda: None)
     with torch.random.fork_rng(devices=devices):
@@ -72,7 +97,8 @@ def profile_blocks(blocks, x, repeat=1):
             buf.keep()
             with buf.kept():
                 size.append(_bytes(h))
-                best_f = best_r = None
+                best_f = best_r = best_b = None
+                kept = 0
                 for _ in range(max(1, repeat)):
                     sync()
                     t0 = time.perf_counter()
@@ -80,30 +106,53 @@ def profile_blocks(blocks, x, repeat=1):
                         out = block(h)
                     sync()
                     t1 = time.perf_counter()
-                    with torch.enable_grad():
+                    saved = []
+
+                    def pack(t):
+                        saved.append(t)
+                        return t
+
+                    with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(
+                            pack, lambda t: t):
                         hi = h.detach().requires_grad_(h.is_floating_point())
                         y = block(hi)
-                        inputs = [hi] if hi.requires_grad else []
-                        inputs += _params_of(block)
-                        if inputs and y.requires_grad:
-                            torch.autograd.grad(y, inputs, torch.ones_like(y), allow_unused=True)
+                    sync()
+                    t1b = time.perf_counter()
+                    inputs = [hi] if hi.requires_grad else []
+                    inputs += _params_of(block)
+                    if inputs and y.requires_grad:
+                        torch.autograd.grad(y, inputs, torch.ones_like(y), allow_unused=True)
                     sync()
                     t2 = time.perf_counter()
-                    f, r = t1 - t0, t2 - t1
+                    own = [_storage(h).data_ptr()]
+                    if isinstance(block, torch.nn.Module):
+                        own += [_storage(p).data_ptr() for p in block.parameters()]
+                        own += [_storage(b).data_ptr() for b in block.buffers()]
+                    kept = _tape_bytes(saved, y, own)
+                    saved = y = hi = None
+                    f, r, b = t1 - t0, t2 - t1, t2 - t1b
                     best_f = f if best_f is None else min(best_f, f)
                     best_r = r if best_r is None else min(best_r, r)
+                    best_b = b if best_b is None else min(best_b, b)
                 fwd.append(best_f)
                 rev.append(best_r)
+                bwd.append(best_b)
+                tape.append(kept)
                 h = out
-    return {"forward_s": fwd, "reverse_s": rev, "state_bytes": size}
+    return {"forward_s": fwd, "reverse_s": rev, "state_bytes": size, "backward_s": bwd,
+            "tape_bytes": tape}
 
 
 class _Runner:
     """One sweep's state: the plan, the kept outputs, the generators' and
     buffers' states of each block's first run."""
 
-    def __init__(self, blocks, plan, preserve_rng_state, device):
+    def __init__(self, blocks, plan, preserve_rng_state, device, tape_sizes=None):
         self.blocks = blocks
+        self.tape_sizes = tape_sizes
+        self.tapes = {}
+        self.tape_runs = 0
+        self.x_needs_grad = True
         self.plan = plan
         self.pos = 0
         self.slots = {}
@@ -137,15 +186,42 @@ class _Runner:
         with self._again(i), torch.no_grad():
             return block(h)
 
+    def _tape(self, i, h):
+        """Block i on h with grad, keeping its graph (its tape) for its
+        reverse step; returns its output, detached."""
+        self.tape_runs += 1
+        block = self.blocks[i]
+        first = self.first[i]
+        self.first[i] = False
+        if first and self.preserve:
+            self.rng[i] = self._rng_state()
+        # A later run's buffers are put back after its reverse step, not
+        # now: its graph may have saved them (BatchNorm's running statistics).
+        with (contextlib.nullcontext() if first else self._rng_again(i)), torch.enable_grad():
+            hi = h.detach().requires_grad_(i > 0 or self.x_needs_grad)
+            y = block(hi)
+        if first:
+            self.buffers[i].keep()
+        self.tapes[i] = (hi, y, not first)
+        self.kept_bytes += self.tape_sizes[i]
+        self.peak_kept_bytes = max(self.peak_kept_bytes, self.kept_bytes)
+        return y.detach()
+
     @contextlib.contextmanager
-    def _again(self, i):
+    def _rng_again(self, i):
+        """The generators as block i's first run saw them, and back after."""
         with contextlib.ExitStack() as stack:
             if self.preserve:
                 stack.enter_context(torch.random.fork_rng(devices=self.devices))
                 torch.set_rng_state(self.rng[i][0])
                 if self.rng[i][1] is not None:
                     torch.cuda.set_rng_state(self.rng[i][1], self.devices[0])
-            stack.enter_context(self.buffers[i].kept())
+            yield
+
+    @contextlib.contextmanager
+    def _again(self, i):
+        """A later run of block i: its first run's generators and buffers."""
+        with self._rng_again(i), self.buffers[i].kept():
             yield
 
     def _keep(self, slot, h):
@@ -174,6 +250,8 @@ class _Runner:
             if kind == ADVANCE:
                 for i in range(step, to):
                     prev, live = live, self._run(i, live)
+            elif kind == TAPE:
+                prev, live = live, self._tape(step, live)
             elif kind == STORE:
                 self._keep(slot, live)
             elif kind == FREE:
@@ -198,6 +276,8 @@ class _Runner:
             if kind == ADVANCE:
                 for i in range(step, to):
                     live = self._run(i, live)
+            elif kind == TAPE:
+                live = self._tape(step, live)
             elif kind == RESTORE:
                 live = self._take(slot, step)
             elif kind == STORE:
@@ -213,6 +293,7 @@ class _Runner:
             elif kind == END:
                 if self.report is not None:
                     self.report["forward_runs"] = self.forward_runs
+                    self.report["tape_runs"] = self.tape_runs
                     self.report["peak_kept_bytes"] = self.peak_kept_bytes
                 break
         return gy, total
@@ -220,13 +301,24 @@ class _Runner:
     def _reverse(self, i, h, gy, input_grad):
         block = self.blocks[i]
         params = _params_of(block)
-        with self._again(i), torch.enable_grad():
-            hi = h.detach().requires_grad_(input_grad)
-            y = block(hi)
+        taped = self.tapes.pop(i, None)
+        if taped is not None:
+            self.kept_bytes -= self.tape_sizes[i]
+        restore = False
+        with (contextlib.nullcontext() if taped else self._again(i)), torch.enable_grad():
+            if taped:
+                hi, y, restore = taped
+            else:
+                hi = h.detach().requires_grad_(input_grad)
+                y = block(hi)
             inputs = ([hi] if input_grad else []) + params
-            if not inputs or not y.requires_grad:
-                return None, [None] * len(params)
-            g = torch.autograd.grad(y, inputs, gy, allow_unused=True)
+            g = None
+            if inputs and y.requires_grad:
+                g = torch.autograd.grad(y, inputs, gy, allow_unused=True)
+        if restore:
+            self.buffers[i].restore()
+        if g is None:
+            return None, [None] * len(params)
         gx = g[0] if input_grad else None
         return gx, list(g[1:] if input_grad else g)
 
@@ -236,6 +328,7 @@ class _Sequential(torch.autograd.Function):
     def forward(ctx, runner, x, *params):
         ctx.runner = runner
         ctx.x_needs_grad = x.requires_grad
+        runner.x_needs_grad = x.requires_grad
         y = runner.forward(x.detach())
         return y
 
@@ -272,7 +365,7 @@ def _budget(memory, sizes):
 
 
 def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memory_levels=0,
-               report=None):
+               report=None, tapes=True):
     """y = blocks[n-1](... blocks[1](blocks[0](x))), differentiable, keeping at
     most `memory` of block inputs (x included) for the backward.
 
@@ -283,15 +376,22 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
                (0, 1]: that fraction of all the blocks' inputs together (at
                least x's size: x is kept whatever the budget)
     profile    ebb.torch.profile_blocks(blocks, x)'s result, or a dict of the
-               same lists (forward_s, reverse_s, state_bytes) from elsewhere;
-               None: measured now (each block once forward and backward)
+               same lists (forward_s, reverse_s, state_bytes, and for tapes
+               backward_s and tape_bytes) from elsewhere; None: measured now
+               (each block once forward and backward)
     preserve_rng_state  every later run of block i starts from the generators'
                states its first run saw (torch.utils.checkpoint's semantics)
     memory_levels  the most units the budget is counted in (0: 256)
+    tapes      where the profile has backward_s and tape_bytes, a block may keep
+               its graph from a forward run until its reverse step (its tape,
+               counted in `memory` as profiled), sparing that step's rerun;
+               False: every reverse step reruns its block (up to 32 blocks
+               use tapes: docs/heterogeneous.md)
     report     a dict to fill: "plan" (ebb.ChainPlan), "profile", and after
                the backward "forward_runs" (block runs without grad, the
-               first sweep included) and "peak_kept_bytes" (the most bytes
-               of block inputs kept at once)
+               first sweep included), "tape_runs" (runs keeping their graph)
+               and "peak_kept_bytes" (the most bytes of block inputs and
+               tapes, as profiled, kept at once)
     """
     blocks = list(blocks)
     if not blocks:
@@ -320,9 +420,16 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
     if not len(fwd) == len(rev) == len(sizes) == len(blocks):
         raise ValueError(f"the profile has {len(fwd)} forward, {len(rev)} reverse and "
                          f"{len(sizes)} size entries for {len(blocks)} blocks")
+    tape_sizes = bwd = None
+    if tapes and "tape_bytes" in profile and "backward_s" in profile:
+        tape_sizes, bwd = list(profile["tape_bytes"]), list(profile["backward_s"])
+        if not len(tape_sizes) == len(bwd) == len(blocks):
+            raise ValueError(f"the profile has {len(bwd)} backward and {len(tape_sizes)} tape "
+                             f"entries for {len(blocks)} blocks")
     plan = _chain.chain_plan(fwd, rev, sizes, _budget(memory, sizes),
-                             memory_levels=memory_levels)
-    runner = _Runner(blocks, plan, preserve_rng_state, x.device)
+                             memory_levels=memory_levels, tape_bytes=tape_sizes,
+                             backward_cost=bwd)
+    runner = _Runner(blocks, plan, preserve_rng_state, x.device, tape_sizes)
     runner.all_params = params
     if report is not None:
         report["plan"] = plan

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from . import _capi
 
 #: action kinds (ebb_action_kind, include/ebb/schedule.h)
-ADVANCE, STORE, RESTORE, PREFETCH, EVICT, FREE, TURN, REVERSE, END = range(9)
+ADVANCE, STORE, RESTORE, PREFETCH, EVICT, FREE, TURN, REVERSE, END, TAPE = range(10)
 #: the most steps a chain may have (EBB_CHAIN_MAX_STEPS)
 MAX_STEPS = 100000
 
@@ -27,16 +27,29 @@ class ChainPlan:
     actions: list = field(default_factory=list)
 
 
-def _chain(forward_cost, reverse_cost, state_bytes):
-    """The ctypes chain of the three lists (kept alive by the returned tuple)."""
+def _chain(forward_cost, reverse_cost, state_bytes, tape_bytes=None, backward_cost=None):
+    """The ctypes chain of the lists (kept alive by the returned tuple)."""
     n = len(forward_cost)
     if len(reverse_cost) != n or len(state_bytes) != n:
         raise ValueError(f"forward_cost, reverse_cost and state_bytes must have one entry per "
                          f"step; got {n}, {len(reverse_cost)} and {len(state_bytes)}")
+    if (tape_bytes is None) != (backward_cost is None):
+        raise ValueError("tape_bytes and backward_cost go together: give both (tapes) or "
+                         "neither")
+    if tape_bytes is not None and not len(tape_bytes) == len(backward_cost) == n:
+        raise ValueError(f"tape_bytes and backward_cost must have one entry per step; got "
+                         f"{len(tape_bytes)} and {len(backward_cost)} for {n} steps")
     f = (ctypes.c_double * max(n, 1))(*[float(v) for v in forward_cost])
     r = (ctypes.c_double * max(n, 1))(*[float(v) for v in reverse_cost])
     b = (ctypes.c_uint64 * max(n, 1))(*[int(v) for v in state_bytes])
-    return _capi.Chain(steps=n, forward_cost=f, reverse_cost=r, state_bytes=b), (f, r, b)
+    chain = _capi.Chain(steps=n, forward_cost=f, reverse_cost=r, state_bytes=b)
+    keep = [f, r, b]
+    if tape_bytes is not None:
+        tb = (ctypes.c_uint64 * max(n, 1))(*[int(v) for v in tape_bytes])
+        bw = (ctypes.c_double * max(n, 1))(*[float(v) for v in backward_cost])
+        chain.tape_bytes, chain.backward_cost = tb, bw
+        keep += [tb, bw]
+    return chain, keep
 
 
 def _drain(L, s, tier):
@@ -57,13 +70,16 @@ def _drain(L, s, tier):
 
 
 def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_levels=0,
-               tier="host"):
+               tier="host", tape_bytes=None, backward_cost=None):
     """The schedule of least cost for n = len(forward_cost) steps (1 .. MAX_STEPS):
     step i costs forward_cost[i] and reverse_cost[i], x_i takes state_bytes[i]
     bytes, and the stored states (x_0 included) never take more than
-    memory_bytes. Raises EbbError: INVALID_ARG (which input, why), NO_MEMORY
-    (x_0 does not fit)."""
-    chain, _keep = _chain(forward_cost, reverse_cost, state_bytes)
+    memory_bytes. With tape_bytes and backward_cost (one entry per step), a
+    step may keep its tape (TAPE: its forward run keeping what its reverse
+    needs, tape_bytes[i] bytes beside x_i) and is then reversed at
+    backward_cost[i]; chains of up to 32 steps use them. Raises EbbError:
+    INVALID_ARG (which input, why), NO_MEMORY (x_0 does not fit)."""
+    chain, _keep = _chain(forward_cost, reverse_cost, state_bytes, tape_bytes, backward_cost)
     L = _capi.lib()
     o = _capi.ChainOptions()
     L.ebb_chain_options_init(ctypes.byref(o))

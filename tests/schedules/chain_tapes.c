@@ -1,0 +1,260 @@
+/* Heterogeneous chains with tapes: on random chains of up to 8 steps whose
+ * steps may keep their tapes, the schedule's cost, replayed and checked in
+ * bytes (tapes included), equals the least cost an exhaustive search over
+ * every schedule with tapes finds; a chain whose tapes never fit gets the
+ * schedule it gets without them; with room for every tape and backward
+ * steps cheaper than reverse steps, the schedule is store-all's with every
+ * step taped. */
+#include <math.h>
+#include <string.h>
+
+#include "support/chain_support.h"
+#include "support/schedule_support.h"
+
+/*
+ * The search: Dijkstra over every situation a schedule can be in: the
+ * stored states (a bitmask), the tapes held (a bitmask), the live state, t
+ * (the adjoint is at x_t) and whether the forward sweep has reached x_n.
+ * A tape of step i holds x_i and tape[i] bytes; x_i counts once when it is
+ * stored too. From each situation: advance the live state one step, run
+ * it keeping its tape, store it, make a stored state live, free one,
+ * reverse step t-1 from its tape or from the live x_{t-1}. Nothing of the
+ * library's program is used.
+ */
+enum { MAXN = 8, NOLIVE = MAXN + 1 };
+
+typedef struct node {
+    double d;
+    uint32_t key;
+} node;
+
+typedef struct search {
+    double *dist;
+    node *heap;
+    size_t len, cap;
+} search;
+
+static uint32_t key_of(uint32_t mask, uint32_t tapes, int live, int t, int turned)
+{
+    return (((mask << MAXN | tapes) * (MAXN + 2) + (uint32_t)live) * (MAXN + 1) + (uint32_t)t) *
+               2 + (uint32_t)turned;
+}
+
+static const size_t all_keys = (size_t)(1u << 2 * MAXN) * (MAXN + 2) * (MAXN + 1) * 2;
+
+static void heap_push(search *s, double d, uint32_t key)
+{
+    if (s->len == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->heap = realloc(s->heap, s->cap * sizeof *s->heap);
+        cr_assert_not_null(s->heap);
+    }
+    size_t i = s->len++;
+    while (i > 0 && s->heap[(i - 1) / 2].d > d) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = (node){d, key};
+}
+
+static node heap_pop(search *s)
+{
+    node top = s->heap[0], last = s->heap[--s->len];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = l + 1, b = i;
+        double bd = last.d;
+        if (l < s->len && s->heap[l].d < bd)
+            b = l, bd = s->heap[l].d;
+        if (m < s->len && s->heap[m].d < bd)
+            b = m;
+        if (b == i)
+            break;
+        s->heap[i] = s->heap[b];
+        i = b;
+    }
+    if (s->len > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+static void relax(search *s, double d, uint32_t mask, uint32_t tapes, int live, int t, int turned)
+{
+    uint32_t k = key_of(mask, tapes, live, t, turned);
+    if (d < s->dist[k]) {
+        s->dist[k] = d;
+        heap_push(s, d, k);
+    }
+}
+
+static uint64_t held_bytes(const test_chain *c, uint32_t mask, uint32_t tapes)
+{
+    uint64_t held = 0;
+    for (int i = 0; i < c->n; i++) {
+        if ((mask | tapes) >> i & 1)
+            held += c->bytes[i];
+        if (tapes >> i & 1)
+            held += c->tape[i];
+    }
+    return held;
+}
+
+static double exhaustive(search *s, const test_chain *c)
+{
+    const int n = c->n;
+    for (size_t i = 0; i < all_keys; i++)
+        s->dist[i] = HUGE_VAL;
+    s->len = 0;
+    relax(s, 0, 0, 0, 0, n, 0);
+    while (s->len > 0) {
+        node top = heap_pop(s);
+        if (top.d > s->dist[top.key])
+            continue;
+        uint32_t k = top.key;
+        int turned = (int)(k % 2);
+        k /= 2;
+        int t = (int)(k % (MAXN + 1));
+        k /= MAXN + 1;
+        int live = (int)(k % (MAXN + 2));
+        k /= MAXN + 2;
+        uint32_t tapes = k & ((1u << MAXN) - 1), mask = k >> MAXN;
+        double d = top.d;
+        if (turned && t == 0)
+            return d;
+        uint64_t held = held_bytes(c, mask, tapes);
+        uint32_t below = (1u << (t > 0 ? t - 1 : 0)) - 1; /* x_0 .. x_{t-2} */
+        if (turned && (tapes >> (t - 1) & 1)) /* reverse t-1 from its tape */
+            relax(s, d + c->bwd[t - 1], mask & below, tapes & below, NOLIVE, t - 1, 1);
+        if (live != NOLIVE) {
+            if (!turned && live == n - 1)
+                relax(s, d + c->fwd[live], mask, tapes, n - 1, n, 1); /* reach x_n, turn */
+            else if (!turned || live + 1 <= t - 1)
+                relax(s, d + c->fwd[live], mask, tapes, live + 1, t, turned);
+            if (!(tapes >> live & 1) && (!turned || live <= t - 1) &&
+                held + c->tape[live] + ((mask >> live & 1) ? 0 : c->bytes[live]) <= c->budget) {
+                uint32_t with = tapes | 1u << live;
+                if (!turned && live == n - 1)
+                    relax(s, d + c->fwd[live], mask, with, n - 1, n, 1);
+                else
+                    relax(s, d + c->fwd[live], mask, with,
+                          turned && live + 1 == t ? NOLIVE : live + 1, t, turned);
+            }
+            if (turned && live == t - 1 && !(tapes >> live & 1))
+                relax(s, d + c->rev[live], mask & below, tapes & below, NOLIVE, t - 1, 1);
+            if (!(mask >> live & 1) &&
+                held + ((tapes >> live & 1) ? 0 : c->bytes[live]) <= c->budget)
+                relax(s, d, mask | 1u << live, tapes, live, t, turned);
+        }
+        for (int i = 0; i < n; i++)
+            if (mask >> i & 1) {
+                if (i != live)
+                    relax(s, d, mask, tapes, i, t, turned);
+                relax(s, d, mask & ~(1u << i), tapes, live, t, turned);
+            }
+    }
+    return HUGE_VAL;
+}
+
+static void random_chain(uint64_t *seed, test_chain *c, int case_no)
+{
+    c->n = (int)rng_range(seed, 1, MAXN);
+    c->taped = 1;
+    int shape = case_no % 3;
+    uint64_t total = 0;
+    for (int i = 0; i < c->n; i++) {
+        c->fwd[i] = (double)rng_range(seed, 1, 10);
+        c->bwd[i] = (double)rng_range(seed, 0, 10);
+        /* a reverse step from x_i runs the step again and its backward, or
+         * any cost */
+        c->rev[i] = shape == 2 ? (double)rng_range(seed, 0, 20) : c->fwd[i] + c->bwd[i];
+        c->bytes[i] = shape == 1 ? 2 : (uint64_t)rng_range(seed, 1, 8);
+        c->tape[i] = (uint64_t)rng_range(seed, 0, 3) * c->bytes[i] + (uint64_t)rng_range(seed, 0, 2);
+        total += c->bytes[i] + c->tape[i];
+    }
+    /* x_0 always fits (n >= 2 needs it); up to every state and tape */
+    c->budget = (uint64_t)rng_range(seed, (int64_t)c->bytes[0], (int64_t)total);
+}
+
+Test(chain_tapes, random_chains_cost_the_optimum, .timeout = 900)
+{
+    search s = {0};
+    s.dist = malloc(all_keys * sizeof *s.dist);
+    cr_assert_not_null(s.dist);
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int by_n[MAXN + 1] = {0}, taping = 0;
+    for (int i = 0; i < 300; i++) {
+        test_chain c = {0};
+        random_chain(&seed, &c, i);
+        double best = exhaustive(&s, &c);
+        chain_replay r = chain_replayed(&c);
+        cr_assert_eq(r.cost, best, "case %d, n=%d budget %llu: the schedule costs %g, the "
+                     "optimum is %g", i, c.n, (unsigned long long)c.budget, r.cost, best);
+        cr_assert_eq(r.predicted, best, "case %d: predicted %g, optimum %g", i, r.predicted,
+                     best);
+        by_n[c.n]++;
+        taping += r.tapes > 0;
+    }
+    for (int n = 1; n <= MAXN; n++)
+        cr_assert_gt(by_n[n], 0, "no chain of %d steps was tried", n);
+    /* the cases exercise tapes, and not only tapes */
+    cr_assert_gt(taping, 30, "only %d of 300 schedules kept a tape", taping);
+    cr_assert_lt(taping, 270, "%d of 300 schedules kept a tape", taping);
+    free(s.dist);
+    free(s.heap);
+}
+
+/* Tapes larger than the budget: the schedule without them, action for
+ * action. */
+Test(chain_tapes, tapes_that_never_fit_change_nothing)
+{
+    uint64_t seed = 0x7f4a7c159e3779b9ull;
+    for (int i = 0; i < 100; i++) {
+        test_chain c = {0};
+        random_chain(&seed, &c, i);
+        test_chain plain = c;
+        plain.taped = 0;
+        for (int k = 0; k < c.n; k++)
+            c.tape[k] = c.budget + 1;
+        ebb_chain a = test_chain_view(&c), b = test_chain_view(&plain);
+        ebb_chain_options o;
+        ebb_chain_options_init(&o);
+        o.memory_bytes = c.budget;
+        o.memory_levels = 65536;
+        ebb_schedule *sa = NULL, *sb = NULL;
+        cr_assert_eq(ebb_chain_schedule_create(&a, &o, &sa), EBB_OK);
+        cr_assert_eq(ebb_chain_schedule_create(&b, &o, &sb), EBB_OK);
+        ebb_action x, y;
+        do {
+            cr_assert_eq(ebb_schedule_next(sa, &x), EBB_OK);
+            cr_assert_eq(ebb_schedule_next(sb, &y), EBB_OK);
+            cr_assert(memcmp(&x, &y, sizeof x) == 0, "case %d: %s against %s", i,
+                      ebb_action_kind_name(x.kind), ebb_action_kind_name(y.kind));
+        } while (x.kind != EBB_ACT_END);
+        ebb_schedule_destroy(sa);
+        ebb_schedule_destroy(sb);
+    }
+}
+
+/* Room for every state and tape, and backward steps cheaper than reverse
+ * steps: every step runs once, keeping its tape, as autograd does. */
+Test(chain_tapes, room_for_every_tape_runs_each_step_once)
+{
+    uint64_t seed = 0x3c6ef372fe94f82bull;
+    for (int i = 0; i < 100; i++) {
+        test_chain c = {0};
+        random_chain(&seed, &c, i);
+        uint64_t total = 0;
+        double least = 0;
+        for (int k = 0; k < c.n; k++) {
+            c.rev[k] = c.fwd[k] + c.bwd[k] + 1;
+            total += c.bytes[k] + c.tape[k];
+            least += c.fwd[k] + c.bwd[k];
+        }
+        c.budget = total;
+        chain_replay r = chain_replayed(&c);
+        cr_assert_eq(r.tapes, c.n, "case %d: %lld of %d steps taped", i, (long long)r.tapes,
+                     c.n);
+        cr_assert_eq(r.forward_steps, c.n, "case %d", i);
+        cr_assert_eq(r.cost, least, "case %d: %g against %g", i, r.cost, least);
+    }
+}
