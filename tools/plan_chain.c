@@ -32,9 +32,11 @@ static const char chain_help[] =
     "\n"
     "  --chain FILE        one step a line: FORWARD REVERSE SIZE (the costs on\n"
     "                      one scale, the size of the step's input state, e.g.\n"
-    "                      '1.5 3 64KiB'); 'COUNT x FORWARD REVERSE SIZE' stands\n"
-    "                      for COUNT such steps; '#' starts a comment; '-' reads\n"
-    "                      standard input\n"
+    "                      '1.5 3 64KiB'), or FORWARD REVERSE SIZE BACKWARD TAPE\n"
+    "                      on every line: a step may keep its tape (TAPE bytes\n"
+    "                      beside its input) and is then reversed at BACKWARD;\n"
+    "                      'COUNT x ...' stands for COUNT such steps; '#' starts\n"
+    "                      a comment; '-' reads standard input\n"
     "  --memory SIZE       the budget for stored states, x_0 included\n"
     "  --memory-levels K   the most units the budget is counted in (default 256)\n"
     "  --least-peak        the least peak memory, each step recomputed at most once\n"
@@ -64,18 +66,34 @@ static const cli_command chain_command = {"plan", chain_help, chain_options,
 
 typedef struct chain_data {
     int64_t n;
-    double f[EBB_CHAIN_MAX_STEPS], r[EBB_CHAIN_MAX_STEPS];
-    uint64_t b[EBB_CHAIN_MAX_STEPS];
+    int tapes; /* -1 before the first line, then whether every line has tapes */
+    double f[EBB_CHAIN_MAX_STEPS], r[EBB_CHAIN_MAX_STEPS], bw[EBB_CHAIN_MAX_STEPS];
+    uint64_t b[EBB_CHAIN_MAX_STEPS], tb[EBB_CHAIN_MAX_STEPS];
 } chain_data;
+
+/* A cost >= 0 from tok; 0, or -1 after saying why. */
+static int read_cost(const char *path, int line_no, const char *what, const char *tok,
+                     double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(tok, &end);
+    if (*end || errno || !isfinite(*out) || *out < 0) {
+        fprintf(stderr, "ebb plan: %s line %d: the %s cost '%s' must be a number >= 0\n",
+                path, line_no, what, tok);
+        return -1;
+    }
+    return 0;
+}
 
 /* Reads one line's fields into d; 0, or -1 after saying why. */
 static int read_line(const char *path, int line_no, char *line, chain_data *d)
 {
-    char *tok[5];
+    char *tok[7];
     int count = 0;
     for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t;
          t = strtok_r(NULL, " \t\r\n", &save)) {
-        if (count == 5) {
+        if (count == 7) {
             count++;
             break;
         }
@@ -85,7 +103,7 @@ static int read_line(const char *path, int line_no, char *line, chain_data *d)
         return 0;
     long long repeat = 1;
     int at = 0;
-    if (count == 5 && strcmp(tok[1], "x") == 0) {
+    if (count >= 5 && strcmp(tok[1], "x") == 0) {
         char *end;
         errno = 0;
         repeat = strtoll(tok[0], &end, 10);
@@ -95,21 +113,30 @@ static int read_line(const char *path, int line_no, char *line, chain_data *d)
             return -1;
         }
         at = 2;
-    } else if (count != 3) {
-        fprintf(stderr, "ebb plan: %s line %d: expected FORWARD REVERSE SIZE (or COUNT x "
-                "FORWARD REVERSE SIZE), got %d fields\n", path, line_no, count);
+    }
+    int fields = count - at;
+    if (fields != 3 && fields != 5) {
+        fprintf(stderr, "ebb plan: %s line %d: expected FORWARD REVERSE SIZE [BACKWARD TAPE] "
+                "(or COUNT x and those), got %d fields\n", path, line_no, count);
         return -1;
     }
-    double cost[2];
-    for (int k = 0; k < 2; k++) {
-        char *end;
-        errno = 0;
-        cost[k] = strtod(tok[at + k], &end);
-        if (*end || errno || !isfinite(cost[k]) || cost[k] < 0) {
-            fprintf(stderr, "ebb plan: %s line %d: the %s cost '%s' must be a number >= 0\n",
-                    path, line_no, k ? "reverse" : "forward", tok[at + k]);
-            return -1;
-        }
+    if (d->tapes >= 0 && d->tapes != (fields == 5)) {
+        fprintf(stderr, "ebb plan: %s line %d: %s BACKWARD TAPE where the lines before %s: "
+                "give every line the same fields\n", path, line_no,
+                fields == 5 ? "has" : "lacks", fields == 5 ? "lack them" : "have them");
+        return -1;
+    }
+    d->tapes = fields == 5;
+    double cost[3] = {0, 0, 0};
+    if (read_cost(path, line_no, "forward", tok[at], &cost[0]) != 0 ||
+        read_cost(path, line_no, "reverse", tok[at + 1], &cost[1]) != 0 ||
+        (d->tapes && read_cost(path, line_no, "backward", tok[at + 3], &cost[2]) != 0))
+        return -1;
+    uint64_t tape = 0;
+    if (d->tapes && ebb_parse_size(tok[at + 4], &tape) != EBB_OK) {
+        fprintf(stderr, "ebb plan: %s line %d: the tape '%s' must be a size >= 0 bytes "
+                "(e.g. 0 or 256KiB)\n", path, line_no, tok[at + 4]);
+        return -1;
     }
     uint64_t bytes;
     if (ebb_parse_size(tok[at + 2], &bytes) != EBB_OK || bytes == 0) {
@@ -126,6 +153,8 @@ static int read_line(const char *path, int line_no, char *line, chain_data *d)
         d->f[d->n] = cost[0];
         d->r[d->n] = cost[1];
         d->b[d->n] = bytes;
+        d->bw[d->n] = cost[2];
+        d->tb[d->n] = tape;
     }
     return 0;
 }
@@ -140,6 +169,7 @@ static int read_chain(const char *path, chain_data *d)
     char line[512];
     int line_no = 0, rc = 0;
     d->n = 0;
+    d->tapes = -1;
     while (rc == 0 && fgets(line, sizeof line, in)) {
         line_no++;
         if (!strchr(line, '\n') && !feof(in)) {
@@ -198,11 +228,12 @@ static double revolve_cost(const chain_data *d, uint64_t memory)
     return cost;
 }
 
-/* Replays s through a validator sized in bytes, printing the actions if
- * asked; fills st, the peak bytes and the cost (forward costs of every step
- * run + reverse costs). */
+/* Replays s through a validator sized in bytes (tapes included), printing
+ * the actions if asked; fills st, the peak bytes, the cost (forward costs
+ * of every step run + reverse costs, from a tape its backward cost) and the
+ * tapes kept. */
 static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, int print,
-                         ebb_schedule_stats *st, uint64_t *peak, double *cost)
+                         ebb_schedule_stats *st, uint64_t *peak, double *cost, int64_t *tapes)
 {
     *cost = 0;
     int32_t slots[EBB_TIER_COUNT];
@@ -211,6 +242,15 @@ static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, 
     ebb_status status = ebb_validator_create(d->n, slots, &v);
     if (status == EBB_OK)
         status = ebb_validator_set_state_bytes(v, EBB_TIER_HOST, d->b, d->n, memory);
+    if (status == EBB_OK && d->tapes > 0)
+        status = ebb_validator_set_tape_bytes(v, EBB_TIER_HOST, d->tb, d->n);
+    char *taped = calloc((size_t)d->n, 1);
+    if (!taped && status == EBB_OK) {
+        fprintf(stderr, "ebb plan: cannot allocate %lld bytes to replay the chain\n",
+                (long long)d->n);
+        status = EBB_ERR_NO_MEMORY;
+    }
+    *tapes = 0;
     ebb_action batch[64];
     size_t got = 0;
     char line[128];
@@ -222,8 +262,10 @@ static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, 
             if (batch[i].kind == EBB_ACT_ADVANCE)
                 for (int64_t k = batch[i].step; k < batch[i].to; k++)
                     *cost += d->f[k];
+            else if (batch[i].kind == EBB_ACT_TAPE)
+                *cost += d->f[batch[i].step], taped[batch[i].step] = 1, ++*tapes;
             else if (batch[i].kind == EBB_ACT_REVERSE)
-                *cost += d->r[batch[i].step];
+                *cost += taped[batch[i].step] ? d->bw[batch[i].step] : d->r[batch[i].step];
         for (size_t i = 0; print && status == EBB_OK && i < got; i++) {
             ebb_action_format(&batch[i], line, sizeof line);
             puts(line);
@@ -238,6 +280,7 @@ static ebb_status replay(ebb_schedule *s, const chain_data *d, uint64_t memory, 
     if (status == EBB_OK)
         status = ebb_validator_peak_bytes(v, EBB_TIER_HOST, peak);
     ebb_validator_destroy(v);
+    free(taped);
     return status;
 }
 
@@ -251,7 +294,9 @@ static int replay_and_print(const chain_args *a, const chain_data *d, ebb_schedu
     memset(&st, 0, sizeof st);
     uint64_t peak = 0;
     double replayed = 0;
-    ebb_status status = replay(s, d, budget, a->actions && !a->json, &st, &peak, &replayed);
+    int64_t tapes = 0;
+    ebb_status status = replay(s, d, budget, a->actions && !a->json, &st, &peak, &replayed,
+                               &tapes);
     ebb_schedule_destroy(s);
     if (status != EBB_OK) {
         fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
@@ -275,6 +320,8 @@ static int replay_and_print(const chain_args *a, const chain_data *d, ebb_schedu
         json_int(&w, "forward_steps", st.forward_steps);
         json_int(&w, "peak_slots", st.peak_slots[EBB_TIER_HOST]);
         json_int(&w, "peak_bytes", (int64_t)peak);
+        if (d->tapes > 0)
+            json_int(&w, "tapes", tapes);
         if (rc_revolve >= 0)
             json_double(&w, "revolve_cost", rc_revolve);
         json_double(&w, "create_s", seconds);
@@ -291,8 +338,11 @@ static int replay_and_print(const chain_args *a, const chain_data *d, ebb_schedu
         printf("cost            %g (forward costs of every step run + reverse costs)\n", cost);
         printf("forward steps   %lld (%lld recomputed)\n", (long long)st.forward_steps,
                (long long)(st.forward_steps - d->n));
-        printf("peak            %d states, %llu bytes\n", st.peak_slots[EBB_TIER_HOST],
-               (unsigned long long)peak);
+        printf("peak            %d states, %llu bytes%s\n", st.peak_slots[EBB_TIER_HOST],
+               (unsigned long long)peak, d->tapes > 0 ? " with the tapes" : "");
+        if (d->tapes > 0)
+            printf("tapes           %lld of the %lld forward steps keep their tapes\n",
+                   (long long)tapes, (long long)st.forward_steps);
         if (rc_revolve >= 0)
             printf("revolve         %g with the slots the %s holds of the largest state "
                    "(%.3f x)\n", rc_revolve, holder, rc_revolve > 0 ? cost / rc_revolve : 1.0);
@@ -346,8 +396,15 @@ int ebb_cmd_plan_chain(int argc, char **argv)
         return 2;
     ebb_chain chain = {.steps = d.n, .forward_cost = d.f, .reverse_cost = d.r,
                        .state_bytes = d.b};
-    if (a.least_peak)
+    if (a.least_peak) {
+        /* its checkpoints keep no tapes: each interval is run again */
+        d.tapes = 0;
         return least_peak(&a, &d, &chain);
+    }
+    if (d.tapes > 0) {
+        chain.tape_bytes = d.tb;
+        chain.backward_cost = d.bw;
+    }
     ebb_chain_options o;
     ebb_chain_options_init(&o);
     o.memory_bytes = a.memory;

@@ -11,7 +11,8 @@ tapes.
 
 The model: ResNet-50's stem, its 16 bottleneck blocks (3, 4, 6, 3 per
 stage) and its head (pooling, a 1000-way linear layer), written here (no
-torchvision), 18 blocks. Each method runs in its own child process, which
+torchvision), 18 blocks; --layout 101 or 152 stacks more of the same
+blocks (3, 4, 23, 3 or 3, 8, 36, 3: 35 or 52 blocks). Each method runs in its own child process, which
 builds the model and the input (seeded), runs one warm-up step (ebb: its
 profile too), then --steps timed steps; printed: peak RSS above the RSS
 before the warm-up (ru_maxrss of the child, os.wait4), the same less the
@@ -32,7 +33,10 @@ import sys
 import time
 
 
-def model(torch):
+LAYOUTS = {"50": (3, 4, 6, 3), "101": (3, 4, 23, 3), "152": (3, 8, 36, 3)}
+
+
+def model(torch, layout="50"):
     nn = torch.nn
 
     class Bottleneck(nn.Module):
@@ -56,7 +60,8 @@ def model(torch):
     blocks = [nn.Sequential(nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64),
                             nn.ReLU(), nn.MaxPool2d(3, 2, 1))]
     cin = 64
-    for mid, count, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
+    counts = LAYOUTS[layout]
+    for mid, count, stride in zip((64, 128, 256, 512), counts, (1, 2, 2, 2)):
         for k in range(count):
             blocks.append(Bottleneck(cin, mid, stride if k == 0 else 1))
             cin = 4 * mid
@@ -74,7 +79,7 @@ def rss_kib():
 
 def child(args):
     import torch
-    blocks = model(torch)
+    blocks = model(torch, args.layout)
     params = [p for b in blocks for p in b.parameters()]
     torch.manual_seed(1)
     x = torch.randn(args.batch, 3, args.image, args.image)
@@ -139,7 +144,8 @@ def parent(args):
     for r in range(args.repeat):
         for m in (methods if r % 2 == 0 else methods[::-1]):
             cmd = [sys.executable, os.path.abspath(__file__), "--child", m, "--image",
-                   str(args.image), "--batch", str(args.batch), "--steps", str(args.steps)]
+                   str(args.image), "--batch", str(args.batch), "--steps", str(args.steps),
+                   "--layout", args.layout]
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
             out = p.stdout.read()
             _, status, usage = os.wait4(p.pid, 0)
@@ -186,6 +192,9 @@ def main():
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--methods", default="autograd,checkpoint:2,checkpoint:4,checkpoint:6,"
                                         "ebb:0.5,ebb:0.25,ebb:0.1")
+    p.add_argument("--layout", choices=sorted(LAYOUTS), default="50",
+                   help="the bottleneck blocks per stage: ResNet-50's (3, 4, 6, 3), "
+                        "-101's or -152's")
     p.add_argument("--json", action="store_true")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()

@@ -35,6 +35,8 @@ SETUP = {
     # docs/heterogeneous.md's chain, as the page lists it
     "blocks.txt": "printf '# stem, six blocks in two sizes, head\\n1 2 48KiB\\n3 x 2 5 16KiB\\n"
                   "3 x 5 9 64KiB\\n1 1 4KiB\\n' > blocks.txt",
+    "tapes.txt": "printf '1 3 48KiB 2 96KiB\\n3 x 2 6 16KiB 4 32KiB\\n3 x 5 14 64KiB 9 128KiB\\n"
+                 "1 2 4KiB 1 4KiB\\n' > tapes.txt",
 }
 # Small sizes for the commands that take long as shown.
 SHRINK = {
