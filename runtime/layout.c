@@ -95,8 +95,9 @@ static const field chain[] = {
 };
 
 static const field chain_options[] = {
-    F(ebb_chain_options, memory_bytes), F(ebb_chain_options, tier),
-    F(ebb_chain_options, memory_levels),
+    F(ebb_chain_options, memory_bytes),        F(ebb_chain_options, tier),
+    F(ebb_chain_options, memory_levels),       F(ebb_chain_options, slow_tier),
+    F(ebb_chain_options, write_cost_per_byte), F(ebb_chain_options, read_cost_per_byte),
 };
 
 static const field chain_info[] = {

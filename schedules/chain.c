@@ -28,7 +28,8 @@ enum chain_mode { MODE_TREE, MODE_REVOLVE, MODE_FROM_X0 };
 
 typedef struct part {
     int32_t depth, s, k, t, m; /* (s, k, t, m) of the node solved at depth */
-    int32_t taped;             /* 1: reverse child s from its tape, then free x_s */
+    int16_t taped;             /* 1: reverse child s from its tape, then free x_s */
+    int16_t slow;              /* x_s is in the slow tier */
 } part;
 
 typedef struct chain_schedule {
@@ -38,6 +39,8 @@ typedef struct chain_schedule {
     double *fwd, *rev; /* the chain's costs, n each */
     double *bwd;       /* NULL, or the reverse costs from tapes, n */
     int32_t *tape;     /* with bwd: the tapes in units, n */
+    double *wr, *rd;   /* NULL, or moving x_i to and from the slow tier, n each */
+    ebb_tier tier[2];  /* the fast tier and the slow one */
     double *pre;       /* pre[i] = fwd[0] + .. + fwd[i-1], n + 1 */
     int32_t *size;     /* its states in units, n */
     chain_tree tree;
@@ -46,8 +49,10 @@ typedef struct chain_schedule {
     part *stack;      /* parts still to do, the next on top */
     int32_t depth, stack_cap;
     int32_t *slot_of; /* the slot holding x_i, n */
-    int32_t *free_slots;
-    int32_t nfree, next_slot;
+    int8_t *tier_of;  /* 0: fast, 1: slow, n */
+    int32_t *free_slots[2];
+    int32_t nfree[2], next_slot[2];
+    int x0_slow;      /* x_0 goes to the slow tier */
     int32_t live; /* the live state, NONE after a reverse step */
     int32_t next_step; /* MODE_FROM_X0: the step to reverse next */
     int tape_one;      /* n == 1: step 0 keeps its tape */
@@ -57,8 +62,8 @@ typedef struct chain_schedule {
 static void reset(chain_schedule *c)
 {
     c->depth = 0;
-    c->nfree = 0;
-    c->next_slot = 0;
+    c->nfree[0] = c->nfree[1] = 0;
+    c->next_slot[0] = c->next_slot[1] = 0;
     c->live = 0;
     c->next_step = c->n - 1;
     c->turned = 0;
@@ -67,22 +72,30 @@ static void reset(chain_schedule *c)
     c->base.queue_head = c->base.queue_len = 0;
 }
 
-static int32_t take_slot(chain_schedule *c)
+static int32_t take_slot(chain_schedule *c, int v)
 {
-    return c->nfree > 0 ? c->free_slots[--c->nfree] : c->next_slot++;
+    return c->nfree[v] > 0 ? c->free_slots[v][--c->nfree[v]] : c->next_slot[v]++;
+}
+
+/* Stores the live x_i in the fast tier (v = 0) or the slow one. */
+static ebb_action *store_in(chain_schedule *c, ebb_action *a, int32_t i, int v)
+{
+    int32_t slot = take_slot(c, v);
+    c->slot_of[i] = slot;
+    c->tier_of[i] = (int8_t)v;
+    return ebb_emit(a, EBB_ACT_STORE, c->tier[v], slot, i, 0);
 }
 
 static ebb_action *store(chain_schedule *c, ebb_action *a, int32_t i)
 {
-    int32_t slot = take_slot(c);
-    c->slot_of[i] = slot;
-    return ebb_emit(a, EBB_ACT_STORE, c->base.options.fast_tier, slot, i, 0);
+    return store_in(c, a, i, 0);
 }
 
 static ebb_action *release(chain_schedule *c, ebb_action *a, int32_t i)
 {
-    c->free_slots[c->nfree++] = c->slot_of[i];
-    return ebb_emit(a, EBB_ACT_FREE, c->base.options.fast_tier, c->slot_of[i], i, 0);
+    int v = c->tier_of[i];
+    c->free_slots[v][c->nfree[v]++] = c->slot_of[i];
+    return ebb_emit(a, EBB_ACT_FREE, c->tier[v], c->slot_of[i], i, 0);
 }
 
 static ebb_action *restore(chain_schedule *c, ebb_action *a, int32_t i)
@@ -90,7 +103,20 @@ static ebb_action *restore(chain_schedule *c, ebb_action *a, int32_t i)
     if (c->live == i)
         return a;
     c->live = i;
-    return ebb_emit(a, EBB_ACT_RESTORE, c->base.options.fast_tier, c->slot_of[i], i, 0);
+    return ebb_emit(a, EBB_ACT_RESTORE, c->tier[c->tier_of[i]], c->slot_of[i], i, 0);
+}
+
+/* Moves x_i from its fast slot to a slow one. */
+static ebb_action *evict(chain_schedule *c, ebb_action *a, int32_t i)
+{
+    int32_t from = c->slot_of[i], to = take_slot(c, 1);
+    c->free_slots[0][c->nfree[0]++] = from;
+    c->slot_of[i] = to;
+    c->tier_of[i] = 1;
+    a = ebb_emit(a, EBB_ACT_EVICT, c->tier[0], from, i, 0);
+    a[-1].tier_to = (int16_t)c->tier[1];
+    a[-1].slot_to = to;
+    return a;
 }
 
 /* Runs x_s forward to x_to; reaching x_n for the first time is the turn,
@@ -115,9 +141,15 @@ static ebb_action *reverse(chain_schedule *c, ebb_action *a, int32_t i)
     return ebb_emit(a, EBB_ACT_REVERSE, 0, 0, i, 0);
 }
 
+static void push_in(chain_schedule *c, int32_t depth, int32_t s, int32_t k, int32_t t,
+                    int32_t m, int slow)
+{
+    c->stack[c->depth++] = (part){depth, s, k, t, m, 0, (int16_t)slow};
+}
+
 static void push(chain_schedule *c, int32_t depth, int32_t s, int32_t k, int32_t t, int32_t m)
 {
-    c->stack[c->depth++] = (part){depth, s, k, t, m, 0};
+    push_in(c, depth, s, k, t, m, 0);
 }
 
 /* Runs step i on the live x_i keeping its tape; reaching x_n for the
@@ -165,11 +197,15 @@ static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
     int32_t node = t->node_of[p.depth];
     const int32_t *x = &t->cut[t->at[node] + node]; /* the children's inputs */
     const int32_t *size = dp->in.size;
+    const int32_t L = dp->levels;
     if (p.taped) {
         a = reverse(c, a, x[p.s]);
         return release(c, a, x[p.s]);
     }
-    chain_choice ch = chain_dp_choice(dp, p.s, p.k, p.t, p.m);
+    /* the fast units x_s takes, and those free once it is gone */
+    int32_t own = p.slow ? 0 : size[p.s];
+    int32_t freed = p.m + own < L ? p.m + own : L;
+    chain_choice ch = chain_dp_choice_in(dp, p.s, p.k, p.t, p.m, p.slow);
     switch (ch.kind) {
     case CHAIN_NONE:
         return release(c, a, x[p.s]);
@@ -177,22 +213,20 @@ static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
         a = restore(c, a, x[p.s]);
         a = advance(c, a, x[p.s], x[p.t - 1]);
         if (p.t - 1 == p.s)
-            return reverse_child(c, a, p.depth, p.s, p.m + size[p.s], 1);
-        push(c, p.depth, p.s, p.k, p.t - 1, p.m);
+            return reverse_child(c, a, p.depth, p.s, p.m + own, 1);
+        push_in(c, p.depth, p.s, p.k, p.t - 1, p.m, p.slow);
         return reverse_child(c, a, p.depth, p.t - 1, p.m, 0);
-    case CHAIN_MOVE: {
+    case CHAIN_MOVE:
         a = restore(c, a, x[p.s]);
         a = release(c, a, x[p.s]);
         a = advance(c, a, x[p.s], x[p.k]);
         if (p.k == p.t - 1)
-            return reverse_child(c, a, p.depth, p.k, p.m + size[p.s], 0);
-        a = store(c, a, x[p.k]);
-        int32_t m = p.m + size[p.s] - size[p.k];
-        push(c, p.depth, p.k, p.k, p.t, m < dp->levels ? m : dp->levels);
+            return reverse_child(c, a, p.depth, p.k, p.m + own, 0);
+        a = store_in(c, a, x[p.k], ch.slow);
+        push_in(c, p.depth, p.k, p.k, p.t, ch.slow ? freed : freed - size[p.k], ch.slow);
         return a;
-    }
     case CHAIN_TAPE: {
-        /* child s is one step, x[s] -> x[s] + 1 = x[s+1] */
+        /* child s is one step, x[s] -> x[s] + 1 = x[s+1]; x_s is fast */
         int32_t left = p.m - c->tape[x[p.s]];
         a = restore(c, a, x[p.s]);
         a = tape(c, a, x[p.s]);
@@ -200,15 +234,26 @@ static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
             a = reverse(c, a, x[p.s]);
             return release(c, a, x[p.s]);
         }
-        c->stack[c->depth++] = (part){p.depth, p.s, p.k, p.t, p.m, 1};
+        c->stack[c->depth++] = (part){p.depth, p.s, p.k, p.t, p.m, 1, 0};
         if (ch.j) { /* child s+1, the last left, from the live x[s+1] */
             a = advance(c, a, x[p.s + 1], x[p.s + 1]);
             return reverse_child(c, a, p.depth, p.s + 1, left, 0);
         }
-        a = store(c, a, x[p.s + 1]);
-        push(c, p.depth, p.s + 1, p.s + 1, p.t, left - size[p.s + 1]);
+        a = store_in(c, a, x[p.s + 1], ch.slow);
+        push_in(c, p.depth, p.s + 1, p.s + 1, p.t, ch.slow ? left : left - size[p.s + 1],
+                ch.slow);
         return a;
     }
+    case CHAIN_PROMOTE:
+        a = restore(c, a, x[p.s]);
+        a = release(c, a, x[p.s]);
+        a = store_in(c, a, x[p.s], 0);
+        push_in(c, p.depth, p.s, p.k, p.t, p.m - size[p.s], 0);
+        return a;
+    case CHAIN_DEMOTE:
+        a = evict(c, a, x[p.s]);
+        push_in(c, p.depth, p.s, p.k, p.t, freed, 1);
+        return a;
     default: /* CHAIN_SPLIT */
         a = restore(c, a, x[p.s]);
         if (ch.j == p.t - 1) {
@@ -219,9 +264,9 @@ static ebb_action *do_part(chain_schedule *c, ebb_action *a, part p)
         } else {
             a = advance(c, a, x[p.s], x[ch.j]);
         }
-        a = store(c, a, x[ch.j]);
-        push(c, p.depth, p.s, p.k, ch.kk, p.m);
-        push(c, p.depth, ch.j, ch.kk, p.t, p.m - size[ch.j]);
+        a = store_in(c, a, x[ch.j], ch.slow);
+        push_in(c, p.depth, p.s, p.k, ch.kk, p.m, p.slow);
+        push_in(c, p.depth, ch.j, ch.kk, p.t, ch.slow ? p.m : p.m - size[ch.j], ch.slow);
         return a;
     }
 }
@@ -249,12 +294,13 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
             a = c->tape_one ? tape(c, a, 0) : advance(c, a, 0, 0);
             return (size_t)(reverse(c, a, 0) - out);
         }
-        a = store(c, a, 0);
+        int slow = c->mode == MODE_TREE && c->x0_slow;
+        a = store_in(c, a, 0, slow);
         if (c->mode == MODE_TREE) {
             chain_tree *t = &c->tree;
             if (t->node_of[0] != 0)
                 chain_tree_solve(t, 0, 0);
-            push(c, 0, 0, 0, t->count[0], t->levels - c->size[0]);
+            push_in(c, 0, 0, 0, t->count[0], t->levels - (slow ? 0 : c->size[0]), slow);
         }
     }
     if (c->mode == MODE_FROM_X0) {
@@ -282,11 +328,15 @@ static void destroy(ebb_schedule *s)
     free(c->rev);
     free(c->bwd);
     free(c->tape);
+    free(c->wr);
+    free(c->rd);
     free(c->pre);
     free(c->size);
     free(c->stack);
     free(c->slot_of);
-    free(c->free_slots);
+    free(c->tier_of);
+    free(c->free_slots[0]);
+    free(c->free_slots[1]);
 }
 
 static const ebb_schedule_ops chain_ops = {.fill = fill, .destroy = destroy};
@@ -294,7 +344,8 @@ static const ebb_schedule_ops chain_ops = {.fill = fill, .destroy = destroy};
 void ebb_chain_options_init(ebb_chain_options *o)
 {
     if (o)
-        *o = (ebb_chain_options){.memory_bytes = 0, .tier = EBB_TIER_HOST, .memory_levels = 0};
+        *o = (ebb_chain_options){.memory_bytes = 0, .tier = EBB_TIER_HOST, .memory_levels = 0,
+                                 .slow_tier = EBB_TIER_COUNT};
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -320,6 +371,18 @@ static ebb_status check_chain(const ebb_chain *ch, const ebb_chain_options *o)
         return st;
     if (o->tier < 0 || o->tier >= EBB_TIER_COUNT)
         return ebb_fail(EBB_ERR_INVALID_ARG, "the chain's tier %d is not a tier", (int)o->tier);
+    if (o->slow_tier != EBB_TIER_COUNT) {
+        if (o->slow_tier < 0 || o->slow_tier >= EBB_TIER_COUNT || o->slow_tier == o->tier)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "the chain's slow_tier %d must be a tier other than its tier (%s), "
+                            "or EBB_TIER_COUNT for none", (int)o->slow_tier,
+                            ebb_tier_name(o->tier));
+        double w = o->write_cost_per_byte, r = o->read_cost_per_byte;
+        if (!isfinite(w) || w < 0 || !isfinite(r) || r < 0)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "the slow tier's write_cost_per_byte and read_cost_per_byte must be "
+                            "finite and >= 0, got %g and %g", w, r);
+    }
     if (o->memory_levels < 0 || o->memory_levels > 1 << 16)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "memory_levels must be 0 (the default, 256) .. 65536, got %d",
@@ -335,7 +398,7 @@ static ebb_status check_chain(const ebb_chain *ch, const ebb_chain_options *o)
 
 /* The unit the budget is counted in, the budget and the sizes in units. */
 static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, int32_t group,
-                              int32_t *size, int32_t *tape, ebb_chain_info *info)
+                              int32_t tiers, int32_t *size, int32_t *tape, ebb_chain_info *info)
 {
     int32_t n = (int32_t)ch->steps;
     uint64_t levels = o->memory_levels ? (uint64_t)o->memory_levels : 256;
@@ -343,7 +406,7 @@ static ebb_status count_units(const ebb_chain *ch, const ebb_chain_options *o, i
      * long chain's tree keeps levels + 1 costs per node (< n of them) and a
      * table of C(group+3, 3) rows per depth: at most CHAIN_DP_MAX_CELLS
      * cells each, whatever memory_levels asks. */
-    uint64_t rows = n <= group ? chain_dp_rows(n)
+    uint64_t rows = n <= group ? chain_dp_rows(n) * (uint64_t)tiers
                                : (uint64_t)n + CHAIN_TREE_MAX_DEPTHS / 4 * chain_dp_rows(group);
     if (levels > CHAIN_DP_MAX_CELLS / rows - 1)
         levels = CHAIN_DP_MAX_CELLS / rows - 1;
@@ -382,8 +445,10 @@ static ebb_status count_slots(chain_schedule *c)
     do {
         got = fill(&c->base, buf, sizeof buf / sizeof *buf);
     } while (got > 0 && buf[got - 1].kind != EBB_ACT_END);
-    c->base.tier_slots[c->base.options.fast_tier] = c->next_slot > 0 ? c->next_slot : 1;
-    c->base.options.slots = c->base.tier_slots[c->base.options.fast_tier];
+    c->base.tier_slots[c->tier[0]] = c->next_slot[0] > 0 ? c->next_slot[0] : 1;
+    if (c->wr)
+        c->base.tier_slots[c->tier[1]] = c->next_slot[1];
+    c->base.options.slots = c->base.tier_slots[c->tier[0]];
     reset(c);
     return EBB_OK;
 }
@@ -499,7 +564,22 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
         for (int32_t i = 0; i < n; i++)
             c->bwd[i] = chain->backward_cost[i];
     }
-    st = count_units(chain, options, group, c->size, c->tape, &c->info);
+    /* a slow tier: for the exact program over the whole chain */
+    c->tier[0] = options->tier;
+    c->tier[1] = options->slow_tier;
+    if (options->slow_tier != EBB_TIER_COUNT && n <= group) {
+        c->wr = malloc(sizeof *c->wr * (size_t)n);
+        c->rd = malloc(sizeof *c->rd * (size_t)n);
+        if (!c->wr || !c->rd)
+            return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate "
+                                                      "the slow tier's costs of %d steps", n));
+        for (int32_t i = 0; i < n; i++) {
+            c->wr[i] = options->write_cost_per_byte * (double)chain->state_bytes[i];
+            c->rd[i] = options->read_cost_per_byte * (double)chain->state_bytes[i];
+        }
+        c->base.options.slow_tier = options->slow_tier;
+    }
+    st = count_units(chain, options, group, c->wr ? 2 : 1, c->size, c->tape, &c->info);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
     /* Longer than one exact program: Revolve with the largest state's
@@ -516,17 +596,19 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
     c->stack_cap = depths * (2 * group + 4);
     c->stack = malloc(sizeof *c->stack * (size_t)c->stack_cap);
     c->slot_of = malloc(sizeof *c->slot_of * (size_t)n);
-    c->free_slots = malloc(sizeof *c->free_slots * (size_t)n);
-    if (!c->stack || !c->slot_of || !c->free_slots)
+    c->tier_of = malloc(sizeof *c->tier_of * (size_t)n);
+    c->free_slots[0] = malloc(sizeof *c->free_slots[0] * (size_t)n);
+    c->free_slots[1] = malloc(sizeof *c->free_slots[1] * (size_t)n);
+    if (!c->stack || !c->slot_of || !c->tier_of || !c->free_slots[0] || !c->free_slots[1])
         return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,
                                                   "cannot allocate a chain schedule of %d steps",
                                                   n));
     st = chain_tree_build(&c->tree, n, c->fwd, c->rev, c->pre, c->size, c->bwd, c->tape,
-                          c->info.units, group);
+                          c->wr, c->rd, c->info.units, group);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
     c->mode = MODE_TREE;
-    c->info.cost = chain_tree_total(&c->tree);
+    c->info.cost = chain_tree_total(&c->tree, &c->x0_slow);
     c->tape_one = n == 1 && c->tape && (int64_t)c->tape[0] + c->size[0] <= c->info.units &&
                   c->bwd[0] < c->rev[0];
     if (c->inner && revolve_cost <= c->info.cost) {

@@ -11,25 +11,51 @@ static int64_t row(const chain_dp *dp, int32_t s, int32_t k, int32_t t)
     return (int64_t)dp->base[(int64_t)s * (dp->n + 1) + t] + (k - s);
 }
 
-static double *cell(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
+/* The cell of (s, k, t, m) with x_s in the fast tier (v = 0) or the slow
+ * one (v = 1). */
+static int64_t at(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m, int v)
 {
-    return &dp->cost[row(dp, s, k, t) * (dp->levels + 1) + m];
+    return (row(dp, s, k, t) * dp->tiers + v) * (dp->levels + 1) + m;
+}
+
+static double R(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m, int v)
+{
+    return dp->cost[at(dp, s, k, t, m, v)];
 }
 
 double chain_dp_cost(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
 {
-    return *cell(dp, s, k, t, m);
+    return R(dp, s, k, t, m, 0);
 }
 
-static int32_t pack(int kind, int32_t j, int32_t kk)
+double chain_dp_cost_in(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m, int v)
 {
-    return kind | j << 3 | kk << 17;
+    return R(dp, s, k, t, m, v);
+}
+
+/* x_s in the slow tier and live when its part starts: the part's first
+ * restore reads nothing. */
+static double R_live(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
+{
+    return k == t ? 0 : R(dp, s, k, t, m, 1) - dp->in.rd[s];
+}
+
+static int32_t pack(int kind, int32_t j, int32_t kk, int slow)
+{
+    return kind | j << 3 | kk << 16 | slow << 29;
+}
+
+chain_choice chain_dp_choice_in(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m,
+                                int v)
+{
+    int32_t c = dp->choice[at(dp, s, k, t, m, v)];
+    return (chain_choice){.kind = c & 7, .j = (c >> 3) & 0x1fff, .kk = (c >> 16) & 0x1fff,
+                          .slow = (c >> 29) & 1};
 }
 
 chain_choice chain_dp_choice(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
 {
-    int32_t c = dp->choice[row(dp, s, k, t) * (dp->levels + 1) + m];
-    return (chain_choice){.kind = c & 7, .j = (c >> 3) & 0x3fff, .kk = (c >> 17) & 0x3fff};
+    return chain_dp_choice_in(dp, s, k, t, m, 0);
 }
 
 void chain_dp_free(chain_dp *dp)
@@ -38,6 +64,7 @@ void chain_dp_free(chain_dp *dp)
     free(dp->base);
     free(dp->cost);
     free(dp->choice);
+    free(dp->scratch);
     *dp = (chain_dp){0};
 }
 
@@ -49,41 +76,64 @@ double chain_dp_reverse(const chain_dp *dp, int32_t i, int32_t M)
     return by_m[M < dp->levels ? M : dp->levels];
 }
 
-/* One cell: R(s, k, t, m) from the cells of shorter spans. */
-static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
+/* x_j, just reached and live, stored for the part (j, kk, t) with m units
+ * free: in the fast tier, or written to the slow one. The cost; *slow
+ * says which. */
+static double stored(const chain_dp *dp, int32_t j, int32_t kk, int32_t t, int32_t m, int *slow)
+{
+    double c = dp->in.size[j] <= m ? R(dp, j, kk, t, m - dp->in.size[j], 0) : HUGE_VAL;
+    *slow = 0;
+    if (dp->in.wr) {
+        double w = dp->in.wr[j] + R_live(dp, j, kk, t, m);
+        if (w < c) {
+            c = w;
+            *slow = 1;
+        }
+    }
+    return c;
+}
+
+/* One cell, x_s in tier v, without moving x_s between the tiers:
+ * R(s, k, t, m) from the cells of shorter spans. */
+static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m, int v)
 {
     const double *pre = dp->pre;
     const int32_t *size = dp->in.size;
     const int32_t L = dp->levels;
+    /* making x_s live, and the fast units it takes */
+    const double c0 = v ? dp->in.rd[s] : 0;
+    const int32_t own = v ? 0 : size[s];
     double best = HUGE_VAL;
-    int32_t how = pack(CHAIN_NONE, 0, 0);
+    int32_t how = pack(CHAIN_NONE, 0, 0, 0);
+    int slow = 0;
     if (k == t) {
         best = 0;
     } else if (t - 1 == s) {
-        best = chain_dp_reverse(dp, s, m + size[s]);
-        how = pack(CHAIN_LAST, 0, 0);
+        best = c0 + chain_dp_reverse(dp, s, m + own);
+        how = pack(CHAIN_LAST, 0, 0, 0);
     } else {
-        double c = pre[t - 1] - pre[s] + chain_dp_reverse(dp, t - 1, m) +
-                   *cell(dp, s, k, t - 1, m);
+        double c = c0 + pre[t - 1] - pre[s] + chain_dp_reverse(dp, t - 1, m) +
+                   R(dp, s, k, t - 1, m, v);
         if (c < best) {
             best = c;
-            how = pack(CHAIN_LAST, 0, 0);
+            how = pack(CHAIN_LAST, 0, 0, 0);
         }
     }
     if (k > s && k < t) {
         double c = HUGE_VAL;
-        if (k == t - 1) {
-            c = pre[k] - pre[s] + chain_dp_reverse(dp, k, m + size[s]);
-        } else if (size[k] <= m + size[s]) {
-            int32_t left = m + size[s] - size[k];
-            c = pre[k] - pre[s] + *cell(dp, k, k, t, left < L ? left : L);
-        }
+        int32_t free_m = m + own < L ? m + own : L;
+        if (k == t - 1)
+            c = chain_dp_reverse(dp, k, m + own);
+        else
+            c = stored(dp, k, k, t, free_m, &slow);
+        c += c0 + pre[k] - pre[s];
         if (c < best) {
             best = c;
-            how = pack(CHAIN_MOVE, 0, 0);
+            how = pack(CHAIN_MOVE, 0, 0, k == t - 1 ? 0 : slow);
         }
     }
-    if (dp->in.tape && k == s && s < t) {
+    if (dp->in.tape && v == 0 && k == s && s < t) {
+        /* a tape holds x_s: taped only from the fast tier */
         const int32_t *tape = dp->in.tape;
         double c = HUGE_VAL;
         int32_t direct = 0;
@@ -93,38 +143,68 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m)
         } else if (tape[s] <= m) {
             /* x_{s+1} is live: stored for its part, or, when it is the
              * last step left, reversed at once (j = 1) */
-            if ((int64_t)tape[s] + size[s + 1] <= m)
-                c = *cell(dp, s + 1, s + 1, t, m - tape[s] - size[s + 1]);
+            c = stored(dp, s + 1, s + 1, t, m - tape[s], &slow);
             if (t - 2 == s && chain_dp_reverse(dp, s + 1, m - tape[s]) < c) {
                 c = chain_dp_reverse(dp, s + 1, m - tape[s]);
                 direct = 1;
+                slow = 0;
             }
             c += dp->in.fwd[s] + dp->in.bwd[s];
         }
         if (c < best) {
             best = c;
-            how = pack(CHAIN_TAPE, direct, 0);
+            how = pack(CHAIN_TAPE, direct, 0, slow);
         }
     }
     if (k < t) {
         /* with tapes, storing x_{t-1} lets its part tape step t-1 */
         int32_t last_j = dp->in.tape ? t - 1 : t - 2;
         for (int32_t j = s + 1; j <= last_j; j++) {
-            if (size[j] > m)
+            if (size[j] > m && !dp->in.wr)
                 continue;
-            double to_j = pre[j] - pre[s];
+            double to_j = c0 + pre[j] - pre[s];
             for (int32_t kk = j > k ? j : k; kk <= t - 1; kk++) {
-                double c = to_j + *cell(dp, j, kk, t, m - size[j]) + *cell(dp, s, k, kk, m);
+                double c = to_j + stored(dp, j, kk, t, m, &slow) + R(dp, s, k, kk, m, v);
                 if (c < best) {
                     best = c;
-                    how = pack(CHAIN_SPLIT, j, kk);
+                    how = pack(CHAIN_SPLIT, j, kk, slow);
                 }
             }
         }
     }
-    int64_t at = row(dp, s, k, t) * (L + 1) + m;
-    dp->cost[at] = best;
-    dp->choice[at] = how;
+    int64_t i = at(dp, s, k, t, m, v);
+    dp->cost[i] = best;
+    dp->choice[i] = how;
+}
+
+/* A row's cells once every m is solved in both tiers: x_s may also move,
+ * fast to slow (DEMOTE, a write) or slow to fast (PROMOTE, a read), to a
+ * cell solved without moving it (moving it back never pays). */
+static void move_between_tiers(chain_dp *dp, int32_t s, int32_t k, int32_t t)
+{
+    const int32_t L = dp->levels, size = dp->in.size[s];
+    double *fast = &dp->cost[at(dp, s, k, t, 0, 0)], *slow = &dp->cost[at(dp, s, k, t, 0, 1)];
+    int32_t *fast_how = &dp->choice[at(dp, s, k, t, 0, 0)];
+    int32_t *slow_how = &dp->choice[at(dp, s, k, t, 0, 1)];
+    if (k == t)
+        return;
+    double *fast0 = dp->scratch, *slow0 = dp->scratch + (L + 1);
+    for (int32_t m = 0; m <= L; m++) {
+        fast0[m] = fast[m];
+        slow0[m] = slow[m];
+    }
+    for (int32_t m = 0; m <= L; m++) {
+        int32_t up = m + size < L ? m + size : L;
+        double c = dp->in.wr[s] + slow0[up];
+        if (c < fast[m]) {
+            fast[m] = c;
+            fast_how[m] = pack(CHAIN_DEMOTE, 0, 0, 0);
+        }
+        if (size <= m && dp->in.rd[s] + fast0[m - size] < slow[m]) {
+            slow[m] = dp->in.rd[s] + fast0[m - size];
+            slow_how[m] = pack(CHAIN_PROMOTE, 0, 0, 0);
+        }
+    }
 }
 
 uint64_t chain_dp_rows(int32_t n)
@@ -132,20 +212,21 @@ uint64_t chain_dp_rows(int32_t n)
     return (uint64_t)(n + 1) * (uint64_t)(n + 2) * (uint64_t)(n + 3) / 6;
 }
 
-ebb_status chain_dp_reserve(chain_dp *dp, int32_t max_n, int32_t levels)
+ebb_status chain_dp_reserve(chain_dp *dp, int32_t max_n, int32_t levels, int32_t tiers)
 {
-    *dp = (chain_dp){.max_n = max_n, .levels = levels};
+    *dp = (chain_dp){.max_n = max_n, .levels = levels, .tiers = tiers};
     if (max_n < 1 || max_n > CHAIN_DP_MAX_STEPS || levels < 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "the exact chain program takes 1 .. %d steps and a budget >= 0 units, "
                         "got %d steps and %d units",
                         CHAIN_DP_MAX_STEPS, max_n, levels);
-    size_t cells = (size_t)chain_dp_rows(max_n) * (size_t)(levels + 1);
+    size_t cells = (size_t)chain_dp_rows(max_n) * (size_t)tiers * (size_t)(levels + 1);
     dp->pre = malloc(sizeof *dp->pre * (size_t)(max_n + 1));
+    dp->scratch = malloc(sizeof *dp->scratch * 2 * (size_t)(levels + 1));
     dp->base = malloc(sizeof *dp->base * (size_t)(max_n + 1) * (size_t)(max_n + 1));
     dp->cost = malloc(sizeof *dp->cost * cells);
     dp->choice = malloc(sizeof *dp->choice * cells);
-    if (!dp->pre || !dp->base || !dp->cost || !dp->choice) {
+    if (!dp->pre || !dp->base || !dp->cost || !dp->choice || !dp->scratch) {
         chain_dp_free(dp);
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the chain program's table (%d steps, "
                         "%d memory units): fewer units (memory_levels) need less",
@@ -168,16 +249,24 @@ void chain_dp_solve(chain_dp *dp, const chain_dp_steps *in)
             dp->base[(int64_t)s * (n + 1) + t] = (int32_t)rows;
             rows += t - s + 1;
         }
+    /* a slow tier only where the table has room for it */
+    if (dp->tiers < 2)
+        dp->in.wr = dp->in.rd = NULL;
+    int32_t tiers = dp->in.wr ? 2 : 1;
     for (int32_t d = 0; d <= n; d++)
         for (int32_t s = 0; s + d <= n; s++)
-            for (int32_t k = s; k <= s + d; k++)
-                for (int32_t m = 0; m <= dp->levels; m++)
-                    solve_cell(dp, s, k, s + d, m);
+            for (int32_t k = s; k <= s + d; k++) {
+                for (int v = 0; v < tiers; v++)
+                    for (int32_t m = 0; m <= dp->levels; m++)
+                        solve_cell(dp, s, k, s + d, m, v);
+                if (tiers > 1)
+                    move_between_tiers(dp, s, k, s + d);
+            }
 }
 
 ebb_status chain_dp_build(chain_dp *dp, const chain_dp_steps *in, int32_t levels)
 {
-    ebb_status st = chain_dp_reserve(dp, in->n, levels);
+    ebb_status st = chain_dp_reserve(dp, in->n, levels, in->wr ? 2 : 1);
     if (st == EBB_OK)
         chain_dp_solve(dp, in);
     return st;
@@ -196,5 +285,19 @@ double chain_dp_total(const chain_dp *dp)
     }
     /* The first sweep runs step n-1 once more than the table counts: the
      * table reverses t-1 from the state before it, the sweep reaches x_n. */
-    return chain_dp_cost(dp, 0, 0, n, dp->levels - dp->in.size[0]) + dp->in.fwd[n - 1];
+    return chain_dp_root(dp, NULL) + dp->in.fwd[n - 1];
+}
+
+double chain_dp_root(const chain_dp *dp, int *x0_slow)
+{
+    int32_t n = dp->n, L = dp->levels;
+    double c = R(dp, 0, 0, n, L - dp->in.size[0], 0);
+    if (x0_slow)
+        *x0_slow = 0;
+    if (dp->in.wr && dp->in.wr[0] + R_live(dp, 0, 0, n, L) < c) {
+        c = dp->in.wr[0] + R_live(dp, 0, 0, n, L);
+        if (x0_slow)
+            *x0_slow = 1;
+    }
+    return c;
 }

@@ -37,13 +37,16 @@ enum chain_choice_kind {
     CHAIN_LAST = 1,  /* reverse t-1 from x_s (t-1 == s: the step s itself) */
     CHAIN_MOVE = 2,  /* free x_s, advance to x_k (stored unless k == t-1) */
     CHAIN_SPLIT = 3, /* advance to x_j, store it; x_j's part reverses kk .. t-1 */
-    CHAIN_TAPE = 4   /* run step s keeping its tape; x_{s+1}'s part (j = 0) or s+1 reversed
+    CHAIN_TAPE = 4,  /* run step s keeping its tape; x_{s+1}'s part (j = 0) or s+1 reversed
                         from the live x_{s+1} (j = 1); then s from the tape */
+    CHAIN_PROMOTE = 5, /* x_s from the slow tier into the fast one */
+    CHAIN_DEMOTE = 6   /* x_s from the fast tier to the slow one */
 };
 
 typedef struct chain_choice {
     int kind;
     int32_t j, kk;
+    int slow; /* MOVE, SPLIT, TAPE: the state they store goes to the slow tier */
 } chain_choice;
 
 /* The steps a table is solved for; the table points at these arrays and
@@ -60,17 +63,21 @@ typedef struct chain_dp_steps {
     const int32_t *tape;          /* with bwd: n tapes in units (rounded up; more than the
                                      budget for a step that keeps none) */
     int ends_chain;               /* x_n here is the chain's: t == n is the first sweep */
+    const double *wr;             /* NULL (one tier), or n costs: x_i written to the slow tier */
+    const double *rd;             /* with wr: x_i read back from it */
 } chain_dp_steps;
 
 typedef struct chain_dp {
     int32_t n;        /* steps */
-    int32_t levels;   /* the budget in units */
+    int32_t levels;   /* the budget in units (of the fast tier) */
+    int32_t tiers;    /* 1, or 2 with room for x_s in the slow tier */
     int32_t max_n;    /* the most steps the storage holds */
     chain_dp_steps in;
     double *pre;      /* pre[i] = fwd[0] + .. + fwd[i-1], n + 1 */
     int32_t *base;    /* base[s * (n + 1) + t]: first cell row of (s, .., t) */
     double *cost;     /* per (s, k, t) row: levels + 1 costs */
     int32_t *choice;  /* packed chain_choice, as cost */
+    double *scratch;  /* 2 (levels + 1): a row's costs before x_s moves between tiers */
 } chain_dp;
 
 /* The most steps the exact program takes: its table holds n^3/6 rows of
@@ -85,8 +92,9 @@ enum { CHAIN_DP_MAX_STEPS = 32 };
 uint64_t chain_dp_rows(int32_t n);
 
 /* Allocates a table for up to max_n steps (1 .. CHAIN_DP_MAX_STEPS) under
- * `levels` units; EBB_ERR_NO_MEMORY, saying so, when it cannot. */
-ebb_status chain_dp_reserve(chain_dp *dp, int32_t max_n, int32_t levels);
+ * `levels` units, for x_s in `tiers` tiers (1, or 2 for steps with wr and
+ * rd); EBB_ERR_NO_MEMORY, saying so, when it cannot. */
+ebb_status chain_dp_reserve(chain_dp *dp, int32_t max_n, int32_t levels, int32_t tiers);
 
 /* Fills a reserved table for the given steps (1 <= n <= max_n). */
 void chain_dp_solve(chain_dp *dp, const chain_dp_steps *steps);
@@ -99,9 +107,18 @@ double chain_dp_reverse(const chain_dp *dp, int32_t i, int32_t M);
 
 void chain_dp_free(chain_dp *dp);
 
-/* R(s, k, t, m) and the choice that gives it. */
+/* R(s, k, t, m) and the choice that gives it, x_s in the fast tier; _in:
+ * in tier v (0 fast, 1 slow, where the table has two). */
 double chain_dp_cost(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m);
 chain_choice chain_dp_choice(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m);
+double chain_dp_cost_in(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m, int v);
+chain_choice chain_dp_choice_in(const chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m,
+                                int v);
+
+/* The whole chain's R(0, 0, n, ..) with x_0 stored where it costs less
+ * (*x0_slow, may be NULL: 1 for the slow tier), the first sweep's extra
+ * step not included; n >= 2. */
+double chain_dp_root(const chain_dp *dp, int *x0_slow);
 
 /* The whole chain's least cost, the first sweep included; x_0 must fit
  * (size[0] <= levels) when n >= 2. */

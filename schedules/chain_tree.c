@@ -45,6 +45,11 @@ void chain_tree_solve(chain_tree *t, int32_t depth, int32_t node)
     }
     chain_dp_steps steps = {.n = cnt, .fwd = f, .rev = r, .rev_by_m = rm, .size = size,
                             .ends_chain = cut[cnt] == t->n};
+    if (cnt == t->n) {
+        /* the whole chain as single steps: the slow tier's costs */
+        steps.wr = t->wr;
+        steps.rd = t->rd;
+    }
     if (t->tape) {
         /* a single step's tape; a group keeps none (more than the budget) */
         double *b = &t->sbwd[depth * g];
@@ -92,7 +97,9 @@ static ebb_status make(chain_tree *t, int32_t a, int32_t b, int32_t depth, int32
         return ebb_fail(EBB_ERR_INTERNAL, "the program of a chain of %d steps is deeper than "
                         "%d levels", t->n, CHAIN_TREE_MAX_DEPTHS);
     if (depth + 1 > t->depths) {
-        ebb_status st = chain_dp_reserve(&t->dp[depth], t->group, t->levels);
+        /* the root of a chain of one node has room for the slow tier */
+        int32_t tiers = t->wr && depth == 0 && b - a <= t->group ? 2 : 1;
+        ebb_status st = chain_dp_reserve(&t->dp[depth], t->group, t->levels, tiers);
         if (st != EBB_OK)
             return st;
         t->depths = depth + 1;
@@ -125,10 +132,12 @@ static ebb_status make(chain_tree *t, int32_t a, int32_t b, int32_t depth, int32
 
 ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const double *rev,
                             const double *pre, const int32_t *size, const double *bwd,
-                            const int32_t *tape, int32_t levels, int32_t group)
+                            const int32_t *tape, const double *wr, const double *rd,
+                            int32_t levels, int32_t group)
 {
     *t = (chain_tree){.n = n, .levels = levels, .group = group, .fwd = fwd, .rev = rev,
-                      .pre = pre, .size = size, .bwd = tape ? bwd : NULL, .tape = tape};
+                      .pre = pre, .size = size, .bwd = tape ? bwd : NULL, .tape = tape,
+                      .wr = rd ? wr : NULL, .rd = wr ? rd : NULL};
     /* every node has >= 2 children: at most n - 1 nodes, 2n - 2 children */
     size_t most = (size_t)(n > 1 ? n - 1 : 1), g = (size_t)group;
     t->at = malloc(sizeof *t->at * most);
@@ -161,7 +170,7 @@ ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const d
         t->cut[0] = 0;
         t->cut[1] = 1;
         t->kid[0] = -1;
-        ebb_status st = chain_dp_reserve(&t->dp[0], 1, levels);
+        ebb_status st = chain_dp_reserve(&t->dp[0], 1, levels, t->wr ? 2 : 1);
         if (st != EBB_OK) {
             chain_tree_free(t);
             return st;
@@ -177,10 +186,12 @@ ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const d
     return st;
 }
 
-double chain_tree_total(const chain_tree *t)
+double chain_tree_total(const chain_tree *t, int *x0_slow)
 {
+    if (x0_slow)
+        *x0_slow = 0;
     if (t->n == 1)
         return chain_dp_total(&t->dp[0]);
     /* the first sweep runs step n-1 once more than the tables count */
-    return chain_dp_cost(&t->dp[0], 0, 0, t->count[0], t->levels - t->size[0]) + t->fwd[t->n - 1];
+    return chain_dp_root(&t->dp[0], x0_slow) + t->fwd[t->n - 1];
 }

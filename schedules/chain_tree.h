@@ -30,6 +30,8 @@ typedef struct chain_tree {
     const double *bwd;      /* NULL, or the steps' reverse costs from their tapes, n */
     const int32_t *tape;    /* with bwd: the tapes in units, n (single-step
                                children keep them; a group child keeps none) */
+    const double *wr, *rd;  /* NULL, or moving x_i to and from a slow tier, n each;
+                               taken where the root is one exact program (n <= group) */
     int32_t *at;            /* per node: where its children start in cut[] and kid[] */
     int32_t *count;         /* per node: its children */
     int32_t *cut;           /* per node count + 1: child i runs x_cut[i] .. x_cut[i+1] */
@@ -53,18 +55,21 @@ enum { CHAIN_TREE_GROUP = 12 };
 enum { CHAIN_TREE_MAX_DEPTHS = 64 };
 
 /* Cuts the chain and solves every node, children first; the root's table
- * is left solved at depth 0. bwd and tape: the steps' tapes (NULL: none;
- * not copied). EBB_ERR_NO_MEMORY, saying so. */
+ * is left solved at depth 0. bwd and tape: the steps' tapes; wr and rd: a
+ * slow tier's costs (NULL: none; none copied). EBB_ERR_NO_MEMORY, saying
+ * so. */
 ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const double *rev,
                             const double *pre, const int32_t *size, const double *bwd,
-                            const int32_t *tape, int32_t levels, int32_t group);
+                            const int32_t *tape, const double *wr, const double *rd,
+                            int32_t levels, int32_t group);
 
 /* Solves node's table into dp[depth]. */
 void chain_tree_solve(chain_tree *t, int32_t depth, int32_t node);
 
 /* The whole chain's least cost under the tree, the first sweep included;
- * HUGE_VAL where no group input fits beside the states its parents hold. */
-double chain_tree_total(const chain_tree *t);
+ * HUGE_VAL where no group input fits beside the states its parents hold.
+ * *x0_slow (may be NULL): x_0 goes to the slow tier. */
+double chain_tree_total(const chain_tree *t, int *x0_slow);
 
 void chain_tree_free(chain_tree *t);
 

@@ -54,6 +54,15 @@ typedef struct ebb_chain_options {
     int32_t memory_levels; /* most units the budget is counted in; 0: 256; at most
                               65536, and fewer where the tables would pass 2^24
                               cells (n = 32: 2,562; n = 10,000: 969) */
+    /* A slower tier (EBB_TIER_COUNT, the default: none) where states may
+     * also go, as many as the schedule stores there: writing x_i there
+     * costs write_cost_per_byte * state_bytes[i], bringing it back
+     * read_cost_per_byte * state_bytes[i], on the costs' scale. Taken for
+     * chains of up to 32 steps (the exact program); a tape is only made
+     * from a state in `tier`. */
+    ebb_tier slow_tier;
+    double write_cost_per_byte;
+    double read_cost_per_byte;
 } ebb_chain_options;
 
 /* The most steps a chain may have for ebb_chain_schedule_create (a chain

@@ -141,3 +141,32 @@ def test_the_profiles_are_of_the_networks_named():
         assert all(v % PROFILES["grid_bytes"] == 0 for v in p["state_bytes"] + p["tape_bytes"])
         # a tape spares a block's rerun: backward alone is cheaper
         assert all(b < r for b, r in zip(p["backward_s"], p["reverse_s"]))
+
+
+#: the fast tier's states may also go to a slower one at 10 GB/s each way
+#: (a GPU's host memory over PCIe)
+PER_BYTE = 1 / 10e9
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_slower_tier_costs_less_where_memory_is_short(name):
+    """With the blocks' inputs allowed into a slower tier, the schedule
+    never costs more than within the fast tier alone, and costs less at
+    the small budgets, where the fast tier holds few states beside x_0
+    (tapes stay in the fast tier: where they are what fills it, moving
+    states out frees too little to keep one more)."""
+    p = PROFILES[name]
+    less = []
+    for budget in budgets(p):
+        # both counted in the same 256 units: the two tiers have every
+        # choice the one has
+        alone, both = (ebb.chain_plan(p["forward_s"], p["reverse_s"], p["state_bytes"], budget,
+                                      tape_bytes=p["tape_bytes"], backward_cost=p["backward_s"],
+                                      tier="gpu", **slow).cost
+                       for slow in ({}, {"slow_tier": "host", "write_cost_per_byte": PER_BYTE,
+                                         "read_cost_per_byte": PER_BYTE}))
+        assert both <= alone * (1 + 1e-12), (name, budget, both, alone)
+        less.append(both < alone)
+    # x_0 alone and the next budget gain; so do some larger ones
+    assert less[0] and less[1], (name, less)
+    assert sum(less) >= 4, (name, less)

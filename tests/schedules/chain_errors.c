@@ -1,4 +1,6 @@
 /* A bad chain or budget is refused with a message that says which and why. */
+#include <math.h>
+
 #include "support/chain_support.h"
 #include "support/schedule_support.h"
 
@@ -59,5 +61,40 @@ Test(chain_errors, info_refuses_another_schedule)
     ebb_chain_info info;
     cr_assert_eq(ebb_chain_schedule_info(s, &info), EBB_ERR_INVALID_ARG);
     cr_assert(strstr(ebb_last_error(), "not a chain's"), "%s", ebb_last_error());
+    ebb_schedule_destroy(s);
+}
+
+/* Tapes and a slow tier: each bad one named. */
+Test(chain_errors, bad_tapes_and_slow_tiers_name_themselves)
+{
+    ebb_schedule *s = NULL;
+    test_chain c = three();
+    ebb_chain ch = test_chain_view(&c);
+    ebb_chain_options o;
+    ebb_chain_options_init(&o);
+    o.memory_bytes = c.budget;
+    ch.tape_bytes = c.tape;
+    cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &s), EBB_ERR_INVALID_ARG);
+    cr_assert(strstr(ebb_last_error(), "tape_bytes and backward_cost go together"), "%s",
+              ebb_last_error());
+    ch.backward_cost = c.bwd;
+    c.bwd[2] = NAN;
+    cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &s), EBB_ERR_INVALID_ARG);
+    cr_assert(strstr(ebb_last_error(), "step 2's backward cost must be finite and >= 0"), "%s",
+              ebb_last_error());
+    ch = test_chain_view(&c);
+    o.slow_tier = EBB_TIER_HOST;
+    cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &s), EBB_ERR_INVALID_ARG);
+    cr_assert(strstr(ebb_last_error(), "slow_tier 1 must be a tier other than its tier (host)"),
+              "%s", ebb_last_error());
+    o.slow_tier = (ebb_tier)7;
+    cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &s), EBB_ERR_INVALID_ARG);
+    o.slow_tier = EBB_TIER_DISK;
+    o.read_cost_per_byte = -1;
+    cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &s), EBB_ERR_INVALID_ARG);
+    cr_assert(strstr(ebb_last_error(), "read_cost_per_byte must be finite and >= 0"), "%s",
+              ebb_last_error());
+    o.read_cost_per_byte = 0;
+    cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &s), EBB_OK, "%s", ebb_last_error());
     ebb_schedule_destroy(s);
 }

@@ -13,6 +13,13 @@ ebb_chain test_chain_view(const test_chain *c)
 
 chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_t budget)
 {
+    return chain_replay_schedule_tiers(s, ch, budget, EBB_TIER_COUNT, 0, 0);
+}
+
+chain_replay chain_replay_schedule_tiers(ebb_schedule *s, const ebb_chain *ch, uint64_t budget,
+                                         ebb_tier slow_tier, double write_per_byte,
+                                         double read_per_byte)
+{
     int n = (int)ch->steps;
     ebb_chain_info info;
     cr_assert_eq(ebb_chain_schedule_info(s, &info), EBB_OK);
@@ -37,6 +44,14 @@ chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_
                      (unsigned long long)budget, ebb_last_error());
         for (size_t i = 0; i < got; i++) {
             const ebb_action *a = &batch[i];
+            double bytes = (double)ch->state_bytes[a->step < n ? a->step : 0];
+            const int slow = (int)slow_tier;
+            if ((a->kind == EBB_ACT_STORE && a->tier == slow) ||
+                (a->kind == EBB_ACT_EVICT && a->tier_to == slow))
+                r.cost += write_per_byte * bytes;
+            if ((a->kind == EBB_ACT_RESTORE && a->tier == slow) ||
+                (a->kind == EBB_ACT_PREFETCH && a->tier == slow))
+                r.cost += read_per_byte * bytes;
             if (a->kind == EBB_ACT_ADVANCE) {
                 for (int64_t k = a->step; k < a->to; k++)
                     r.cost += ch->forward_cost[k];
@@ -79,8 +94,14 @@ chain_replay chain_replayed(const test_chain *c)
     ebb_chain_options_init(&o);
     o.memory_bytes = c->budget;
     o.memory_levels = 65536;
+    if (c->slow) {
+        o.slow_tier = EBB_TIER_DISK;
+        o.write_cost_per_byte = c->write_per_byte;
+        o.read_cost_per_byte = c->read_per_byte;
+    }
     ebb_schedule *s = NULL;
     cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &s), EBB_OK, "n=%d budget %llu: %s", c->n,
                  (unsigned long long)c->budget, ebb_last_error());
-    return chain_replay_schedule(s, &ch, c->budget);
+    return chain_replay_schedule_tiers(s, &ch, c->budget, o.slow_tier, c->write_per_byte,
+                                       c->read_per_byte);
 }

@@ -18,6 +18,8 @@ typedef struct test_chain {
     int taped;                  /* 1: the steps may keep tapes (bwd, tape) */
     double bwd[TEST_CHAIN_MAX]; /* a step's reverse from its tape */
     uint64_t tape[TEST_CHAIN_MAX];
+    int slow;                   /* 1: states may also go to the disk tier */
+    double write_per_byte, read_per_byte;
 } test_chain;
 
 /* What a replayed stream did. */
@@ -42,5 +44,13 @@ chain_replay chain_replayed(const test_chain *c);
  * peak passes the budget; destroys s. A TAPE costs its step's forward
  * cost, a REVERSE from a tape its backward cost. */
 chain_replay chain_replay_schedule(ebb_schedule *s, const ebb_chain *ch, uint64_t budget);
+
+/* As chain_replay_schedule, with states also in slow_tier (EBB_TIER_COUNT:
+ * none), unbudgeted: a store there or a move into it costs
+ * write_per_byte, a restore from it or a move out of it read_per_byte,
+ * times the state's bytes. */
+chain_replay chain_replay_schedule_tiers(ebb_schedule *s, const ebb_chain *ch, uint64_t budget,
+                                         ebb_tier slow_tier, double write_per_byte,
+                                         double read_per_byte);
 
 #endif

@@ -175,6 +175,9 @@ class ChainOptions(Structure):
         ("memory_bytes", c_uint64),
         ("tier", c_int),
         ("memory_levels", c_int32),
+        ("slow_tier", c_int),
+        ("write_cost_per_byte", c_double),
+        ("read_cost_per_byte", c_double),
     ]
 
 

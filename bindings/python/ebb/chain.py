@@ -70,15 +70,20 @@ def _drain(L, s, tier):
 
 
 def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_levels=0,
-               tier="host", tape_bytes=None, backward_cost=None):
+               tier="host", tape_bytes=None, backward_cost=None, slow_tier=None,
+               write_cost_per_byte=0.0, read_cost_per_byte=0.0):
     """The schedule of least cost for n = len(forward_cost) steps (1 .. MAX_STEPS):
     step i costs forward_cost[i] and reverse_cost[i], x_i takes state_bytes[i]
     bytes, and the stored states (x_0 included) never take more than
     memory_bytes. With tape_bytes and backward_cost (one entry per step), a
     step may keep its tape (TAPE: its forward run keeping what its reverse
     needs, tape_bytes[i] bytes beside x_i) and is then reversed at
-    backward_cost[i]; chains of up to 32 steps use them. Raises EbbError:
-    INVALID_ARG (which input, why), NO_MEMORY (x_0 does not fit)."""
+    backward_cost[i]; chains of up to 32 steps use them. With slow_tier (a
+    tier name other than `tier`), states may also go there, as many as the
+    schedule stores, at write_cost_per_byte and read_cost_per_byte times
+    their size each way; memory_bytes is `tier`'s budget (chains of up to 32
+    steps). Raises EbbError: INVALID_ARG (which input, why), NO_MEMORY (x_0
+    does not fit)."""
     chain, _keep = _chain(forward_cost, reverse_cost, state_bytes, tape_bytes, backward_cost)
     L = _capi.lib()
     o = _capi.ChainOptions()
@@ -86,6 +91,10 @@ def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_
     o.memory_bytes = int(memory_bytes)
     o.memory_levels = int(memory_levels)
     o.tier = _capi.tier_index(tier)
+    if slow_tier is not None:
+        o.slow_tier = _capi.tier_index(slow_tier)
+        o.write_cost_per_byte = float(write_cost_per_byte)
+        o.read_cost_per_byte = float(read_cost_per_byte)
     s = ctypes.c_void_p()
     _capi.check(L.ebb_chain_schedule_create(ctypes.byref(chain), ctypes.byref(o),
                                             ctypes.byref(s)))

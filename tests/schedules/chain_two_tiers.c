@@ -1,0 +1,236 @@
+/* Heterogeneous chains over two tiers: on random chains of up to 8 steps
+ * whose states may also go to a slower tier (unbudgeted, a write and a
+ * read costing per byte), the schedule's cost, replayed with the fast
+ * tier's budget checked in bytes and each move costed, equals the least
+ * cost an exhaustive search over every schedule finds; with moves that cost
+ * nothing it is never above store-all's forward count; with moves dearer
+ * than any recomputation it is the one-tier schedule's cost. */
+#include <math.h>
+#include <string.h>
+
+#include "support/chain_support.h"
+#include "support/schedule_support.h"
+
+/*
+ * The search: Dijkstra over every situation a schedule can be in: the
+ * states in the fast tier and in the slow one (two bitmasks), the live
+ * state, t (the adjoint is at x_t) and whether the forward sweep has
+ * reached x_n. From each: advance the live state one step, store it in
+ * either tier (the fast one if the bytes fit), make a stored state live
+ * (from the slow tier at its read), copy one between the tiers (a write or
+ * a read), free one, or reverse step t-1 when x_{t-1} is live. Nothing of
+ * the library's program is used.
+ */
+enum { MAXN = 8, NOLIVE = MAXN + 1 };
+
+typedef struct node {
+    double d;
+    uint32_t key;
+} node;
+
+typedef struct search {
+    double *dist;
+    node *heap;
+    size_t len, cap;
+} search;
+
+static uint32_t key_of(uint32_t fast, uint32_t slow, int live, int t, int turned)
+{
+    return (((fast << MAXN | slow) * (MAXN + 2) + (uint32_t)live) * (MAXN + 1) + (uint32_t)t) *
+               2 + (uint32_t)turned;
+}
+
+static const size_t all_keys = (size_t)(1u << 2 * MAXN) * (MAXN + 2) * (MAXN + 1) * 2;
+
+static void heap_push(search *s, double d, uint32_t key)
+{
+    if (s->len == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->heap = realloc(s->heap, s->cap * sizeof *s->heap);
+        cr_assert_not_null(s->heap);
+    }
+    size_t i = s->len++;
+    while (i > 0 && s->heap[(i - 1) / 2].d > d) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = (node){d, key};
+}
+
+static node heap_pop(search *s)
+{
+    node top = s->heap[0], last = s->heap[--s->len];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = l + 1, b = i;
+        double bd = last.d;
+        if (l < s->len && s->heap[l].d < bd)
+            b = l, bd = s->heap[l].d;
+        if (m < s->len && s->heap[m].d < bd)
+            b = m;
+        if (b == i)
+            break;
+        s->heap[i] = s->heap[b];
+        i = b;
+    }
+    if (s->len > 0)
+        s->heap[i] = last;
+    return top;
+}
+
+static void relax(search *s, double d, uint32_t fast, uint32_t slow, int live, int t, int turned)
+{
+    uint32_t k = key_of(fast, slow, live, t, turned);
+    if (d < s->dist[k]) {
+        s->dist[k] = d;
+        heap_push(s, d, k);
+    }
+}
+
+static double exhaustive(search *s, const test_chain *c)
+{
+    const int n = c->n;
+    double wr[MAXN], rd[MAXN];
+    for (int i = 0; i < n; i++) {
+        wr[i] = c->write_per_byte * (double)c->bytes[i];
+        rd[i] = c->read_per_byte * (double)c->bytes[i];
+    }
+    for (size_t i = 0; i < all_keys; i++)
+        s->dist[i] = HUGE_VAL;
+    s->len = 0;
+    relax(s, 0, 0, 0, 0, n, 0);
+    while (s->len > 0) {
+        node top = heap_pop(s);
+        if (top.d > s->dist[top.key])
+            continue;
+        uint32_t k = top.key;
+        int turned = (int)(k % 2);
+        k /= 2;
+        int t = (int)(k % (MAXN + 1));
+        k /= MAXN + 1;
+        int live = (int)(k % (MAXN + 2));
+        k /= MAXN + 2;
+        uint32_t slow = k & ((1u << MAXN) - 1), fast = k >> MAXN;
+        double d = top.d;
+        if (turned && t == 0)
+            return d;
+        uint64_t held = 0;
+        for (int i = 0; i < n; i++)
+            if (fast >> i & 1)
+                held += c->bytes[i];
+        if (live != NOLIVE) {
+            if (!turned && live == n - 1)
+                relax(s, d + c->fwd[live], fast, slow, n - 1, n, 1); /* reach x_n, turn */
+            else if (!turned || live + 1 <= t - 1)
+                relax(s, d + c->fwd[live], fast, slow, live + 1, t, turned);
+            if (turned && live == t - 1) {
+                uint32_t below = (1u << (t - 1)) - 1;
+                relax(s, d + c->rev[live], fast & below, slow & below, NOLIVE, t - 1, 1);
+            }
+            if (!(fast >> live & 1) && held + c->bytes[live] <= c->budget)
+                relax(s, d, fast | 1u << live, slow, live, t, turned);
+            if (!(slow >> live & 1))
+                relax(s, d + wr[live], fast, slow | 1u << live, live, t, turned);
+        }
+        for (int i = 0; i < n; i++) {
+            if (fast >> i & 1) {
+                if (i != live)
+                    relax(s, d, fast, slow, i, t, turned);
+                relax(s, d, fast & ~(1u << i), slow, live, t, turned);
+                if (!(slow >> i & 1))
+                    relax(s, d + wr[i], fast, slow | 1u << i, live, t, turned);
+            }
+            if (slow >> i & 1) {
+                if (i != live)
+                    relax(s, d + rd[i], fast, slow, i, t, turned);
+                relax(s, d, fast, slow & ~(1u << i), live, t, turned);
+                if (!(fast >> i & 1) && held + c->bytes[i] <= c->budget)
+                    relax(s, d + rd[i], fast | 1u << i, slow, live, t, turned);
+            }
+        }
+    }
+    return HUGE_VAL;
+}
+
+static void random_chain(uint64_t *seed, test_chain *c, int case_no)
+{
+    c->n = (int)rng_range(seed, 1, MAXN);
+    c->slow = 1;
+    /* a move per byte from free to dearer than most recomputations */
+    c->write_per_byte = (double)rng_range(seed, 0, 3);
+    c->read_per_byte = (double)rng_range(seed, 0, 3);
+    uint64_t total = 0;
+    for (int i = 0; i < c->n; i++) {
+        c->fwd[i] = (double)rng_range(seed, 1, 10);
+        c->rev[i] = case_no % 2 ? (double)rng_range(seed, 0, 20)
+                                : c->fwd[i] + (double)rng_range(seed, 0, 10);
+        c->bytes[i] = case_no % 3 == 0 ? 2 : (uint64_t)rng_range(seed, 1, 6);
+        total += c->bytes[i];
+    }
+    /* x_0 always fits (n >= 2 needs it); up to every state */
+    c->budget = (uint64_t)rng_range(seed, (int64_t)c->bytes[0], (int64_t)total);
+}
+
+Test(chain_two_tiers, random_chains_cost_the_optimum, .timeout = 900)
+{
+    search s = {0};
+    s.dist = malloc(all_keys * sizeof *s.dist);
+    cr_assert_not_null(s.dist);
+    uint64_t seed = 0x6a09e667f3bcc908ull;
+    int by_n[MAXN + 1] = {0}, cheaper = 0;
+    for (int i = 0; i < 300; i++) {
+        test_chain c = {0};
+        random_chain(&seed, &c, i);
+        double best = exhaustive(&s, &c);
+        chain_replay r = chain_replayed(&c);
+        cr_assert_eq(r.cost, best, "case %d, n=%d budget %llu, write %g read %g a byte: the "
+                     "schedule costs %g, the optimum is %g", i, c.n,
+                     (unsigned long long)c.budget, c.write_per_byte, c.read_per_byte, r.cost,
+                     best);
+        cr_assert_eq(r.predicted, best, "case %d: predicted %g, optimum %g", i, r.predicted,
+                     best);
+        test_chain one = c;
+        one.slow = 0;
+        double alone = chain_replayed(&one).cost;
+        cr_assert_leq(r.cost, alone, "case %d", i);
+        cheaper += r.cost < alone;
+        by_n[c.n]++;
+    }
+    for (int n = 1; n <= MAXN; n++)
+        cr_assert_gt(by_n[n], 0, "no chain of %d steps was tried", n);
+    /* the slow tier pays in some cases, not in all */
+    cr_assert_gt(cheaper, 30, "the slow tier paid in only %d of 300 chains", cheaper);
+    cr_assert_lt(cheaper, 270, "the slow tier paid in %d of 300 chains", cheaper);
+    free(s.dist);
+    free(s.heap);
+}
+
+/* Above the exact program's 32 steps the slow tier is not used: the same
+ * schedule as without it. */
+Test(chain_two_tiers, a_long_chain_keeps_to_its_tier)
+{
+    enum { N = 40 };
+    double f[N], r[N];
+    uint64_t b[N];
+    for (int i = 0; i < N; i++) {
+        f[i] = 1 + i % 3;
+        r[i] = 2 + i % 5;
+        b[i] = 1000 + 10 * (uint64_t)(i % 7);
+    }
+    ebb_chain ch = {.steps = N, .forward_cost = f, .reverse_cost = r, .state_bytes = b};
+    ebb_chain_options o;
+    ebb_chain_options_init(&o);
+    o.memory_bytes = 6000;
+    ebb_schedule *plain = NULL, *two = NULL;
+    cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &plain), EBB_OK);
+    o.slow_tier = EBB_TIER_DISK;
+    cr_assert_eq(ebb_chain_schedule_create(&ch, &o, &two), EBB_OK);
+    ebb_action x, y;
+    do {
+        cr_assert_eq(ebb_schedule_next(plain, &x), EBB_OK);
+        cr_assert_eq(ebb_schedule_next(two, &y), EBB_OK);
+        cr_assert(memcmp(&x, &y, sizeof x) == 0);
+    } while (x.kind != EBB_ACT_END);
+    ebb_schedule_destroy(plain);
+    ebb_schedule_destroy(two);
+}
