@@ -675,23 +675,30 @@ ebb_status ebb_validator_stats(const ebb_validator *v, ebb_schedule_stats *stats
     return EBB_OK;
 }
 
-ebb_status ebb_validator_set_state_bytes(ebb_validator *v, ebb_tier tier, const uint64_t *bytes,
-                                         int64_t count, uint64_t budget)
+/* The arguments ebb_validator_set_state_bytes and _set_tape_bytes share. */
+static ebb_status check_sizes(const ebb_validator *v, ebb_tier tier, const uint64_t *bytes,
+                              int64_t count, const char *fn)
 {
     if (!v || (!bytes && count > 0))
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_set_state_bytes: NULL argument");
+        return ebb_fail(EBB_ERR_INVALID_ARG, "%s: NULL argument", fn);
     if (tier < 0 || tier >= EBB_TIER_COUNT)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_set_state_bytes: tier %d is not a tier",
-                        (int)tier);
+        return ebb_fail(EBB_ERR_INVALID_ARG, "%s: tier %d is not a tier", fn, (int)tier);
     if (count < 0)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_validator_set_state_bytes: count must be >= 0, got %lld",
+        return ebb_fail(EBB_ERR_INVALID_ARG, "%s: count must be >= 0, got %lld", fn,
                         (long long)count);
     if (v->stats.actions > 0 || v->failed)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_validator_set_state_bytes: the validator has seen %lld actions; "
-                        "set the sizes before the first",
-                        (long long)v->stats.actions);
+                        "%s: the validator has seen %lld actions; set the sizes before the "
+                        "first", fn, (long long)v->stats.actions);
+    return EBB_OK;
+}
+
+ebb_status ebb_validator_set_state_bytes(ebb_validator *v, ebb_tier tier, const uint64_t *bytes,
+                                         int64_t count, uint64_t budget)
+{
+    ebb_status st = check_sizes(v, tier, bytes, count, "ebb_validator_set_state_bytes");
+    if (st != EBB_OK)
+        return st;
     if (!v->bytes || count != v->bytes_count) {
         uint64_t *copy = malloc(sizeof *copy * (size_t)(count > 0 ? count : 1));
         if (!copy)
@@ -711,20 +718,9 @@ ebb_status ebb_validator_set_state_bytes(ebb_validator *v, ebb_tier tier, const 
 ebb_status ebb_validator_set_tape_bytes(ebb_validator *v, ebb_tier tier, const uint64_t *bytes,
                                         int64_t count)
 {
-    if (!v || (!bytes && count > 0))
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_set_tape_bytes: NULL argument");
-    if (tier < 0 || tier >= EBB_TIER_COUNT)
-        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_validator_set_tape_bytes: tier %d is not a tier",
-                        (int)tier);
-    if (count < 0)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_validator_set_tape_bytes: count must be >= 0, got %lld",
-                        (long long)count);
-    if (v->stats.actions > 0 || v->failed)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_validator_set_tape_bytes: the validator has seen %lld actions; "
-                        "set the sizes before the first",
-                        (long long)v->stats.actions);
+    ebb_status st = check_sizes(v, tier, bytes, count, "ebb_validator_set_tape_bytes");
+    if (st != EBB_OK)
+        return st;
     uint64_t *copy = malloc(sizeof *copy * (size_t)(count > 0 ? count : 1));
     if (!copy)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the sizes of %lld tapes",

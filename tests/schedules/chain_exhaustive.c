@@ -5,6 +5,7 @@
 
 #include "support/chain_support.h"
 #include "support/schedule_support.h"
+#include "support/search.h"
 
 /*
  * The search: Dijkstra over every situation a schedule can be in, the set
@@ -16,88 +17,29 @@
  */
 enum { MAXN = 14, NOLIVE = MAXN + 1 };
 
-typedef struct node {
-    double d;
-    uint32_t key;
-} node;
-
-typedef struct search {
-    const test_chain *c;
-    double *dist;
-    node *heap;
-    size_t len, cap;
-} search;
-
 static uint32_t key_of(uint32_t mask, int live, int t, int turned)
 {
     return ((mask * (MAXN + 2) + (uint32_t)live) * (MAXN + 1) + (uint32_t)t) * 2 + (uint32_t)turned;
 }
 
-static void heap_push(search *s, double d, uint32_t key)
-{
-    if (s->len == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 1024;
-        s->heap = realloc(s->heap, s->cap * sizeof *s->heap);
-        cr_assert_not_null(s->heap);
-    }
-    size_t i = s->len++;
-    while (i > 0 && s->heap[(i - 1) / 2].d > d) {
-        s->heap[i] = s->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->heap[i] = (node){d, key};
-}
-
-static node heap_pop(search *s)
-{
-    node top = s->heap[0], last = s->heap[--s->len];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = l + 1, b = i;
-        double bd = last.d;
-        if (l < s->len && s->heap[l].d < bd)
-            b = l, bd = s->heap[l].d;
-        if (m < s->len && s->heap[m].d < bd)
-            b = m;
-        if (b == i)
-            break;
-        s->heap[i] = s->heap[b];
-        i = b;
-    }
-    if (s->len > 0)
-        s->heap[i] = last;
-    return top;
-}
-
 static void relax(search *s, double d, uint32_t mask, int live, int t, int turned)
 {
-    uint32_t k = key_of(mask, live, t, turned);
-    if (d < s->dist[k]) {
-        s->dist[k] = d;
-        heap_push(s, d, k);
-    }
+    search_relax(s, d, key_of(mask, live, t, turned));
 }
 
 static double exhaustive(search *s, const test_chain *c)
 {
     const int n = c->n;
-    const size_t states = (size_t)key_of(1u << MAXN, 0, 0, 0);
-    for (size_t i = 0; i < states; i++)
-        s->dist[i] = HUGE_VAL;
-    s->len = 0;
-    relax(s, 0, 0, 0, n, 0);
-    while (s->len > 0) {
-        node top = heap_pop(s);
-        if (top.d > s->dist[top.key])
-            continue;
-        uint32_t k = top.key;
+    search_start(s, key_of(0, 0, n, 0));
+    double d;
+    uint32_t k;
+    while (search_next(s, &d, &k)) {
         int turned = (int)(k % 2);
         k /= 2;
         int t = (int)(k % (MAXN + 1));
         k /= MAXN + 1;
         int live = (int)(k % (MAXN + 2));
         uint32_t mask = k / (MAXN + 2);
-        double d = top.d;
         if (turned && t == 0)
             return d;
         uint64_t held = 0;
@@ -146,9 +88,7 @@ static void random_chain(uint64_t *seed, test_chain *c, int case_no)
 
 Test(chain_exhaustive, random_chains_cost_the_optimum, .timeout = 600)
 {
-    search s = {0};
-    s.dist = malloc((size_t)key_of(1u << MAXN, 0, 0, 0) * sizeof *s.dist);
-    cr_assert_not_null(s.dist);
+    search s = search_make(key_of(1u << MAXN, 0, 0, 0));
     uint64_t seed = 0x2545f4914f6cdd1dull;
     int by_n[MAXN + 1] = {0};
     for (int i = 0; i < 320; i++) {
@@ -165,8 +105,7 @@ Test(chain_exhaustive, random_chains_cost_the_optimum, .timeout = 600)
     }
     for (int n = 1; n <= MAXN; n++)
         cr_assert_gt(by_n[n], 0, "no chain of %d steps was tried", n);
-    free(s.dist);
-    free(s.heap);
+    search_free(&s);
 }
 
 /* The chain where nested schedules are dearer: x_1 is small, and freeing it
@@ -175,11 +114,8 @@ Test(chain_exhaustive, freeing_a_moved_checkpoint_pays)
 {
     test_chain c = {.n = 6, .fwd = {1, 4, 2, 5, 4, 9}, .rev = {9, 3, 6, 4, 9, 5},
                     .bytes = {2, 1, 4, 5, 3, 3}, .budget = 6};
-    search s = {0};
-    s.dist = malloc((size_t)key_of(1u << MAXN, 0, 0, 0) * sizeof *s.dist);
-    cr_assert_not_null(s.dist);
+    search s = search_make(key_of(1u << MAXN, 0, 0, 0));
     cr_assert_eq(exhaustive(&s, &c), 68);
     cr_assert_eq(chain_replayed(&c).cost, 68);
-    free(s.dist);
-    free(s.heap);
+    search_free(&s);
 }

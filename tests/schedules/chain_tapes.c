@@ -10,6 +10,7 @@
 
 #include "support/chain_support.h"
 #include "support/schedule_support.h"
+#include "support/search.h"
 
 /*
  * The search: Dijkstra over every situation a schedule can be in: the
@@ -23,17 +24,6 @@
  */
 enum { MAXN = 8, NOLIVE = MAXN + 1 };
 
-typedef struct node {
-    double d;
-    uint32_t key;
-} node;
-
-typedef struct search {
-    double *dist;
-    node *heap;
-    size_t len, cap;
-} search;
-
 static uint32_t key_of(uint32_t mask, uint32_t tapes, int live, int t, int turned)
 {
     return (((mask << MAXN | tapes) * (MAXN + 2) + (uint32_t)live) * (MAXN + 1) + (uint32_t)t) *
@@ -42,49 +32,9 @@ static uint32_t key_of(uint32_t mask, uint32_t tapes, int live, int t, int turne
 
 static const size_t all_keys = (size_t)(1u << 2 * MAXN) * (MAXN + 2) * (MAXN + 1) * 2;
 
-static void heap_push(search *s, double d, uint32_t key)
-{
-    if (s->len == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 1024;
-        s->heap = realloc(s->heap, s->cap * sizeof *s->heap);
-        cr_assert_not_null(s->heap);
-    }
-    size_t i = s->len++;
-    while (i > 0 && s->heap[(i - 1) / 2].d > d) {
-        s->heap[i] = s->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->heap[i] = (node){d, key};
-}
-
-static node heap_pop(search *s)
-{
-    node top = s->heap[0], last = s->heap[--s->len];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = l + 1, b = i;
-        double bd = last.d;
-        if (l < s->len && s->heap[l].d < bd)
-            b = l, bd = s->heap[l].d;
-        if (m < s->len && s->heap[m].d < bd)
-            b = m;
-        if (b == i)
-            break;
-        s->heap[i] = s->heap[b];
-        i = b;
-    }
-    if (s->len > 0)
-        s->heap[i] = last;
-    return top;
-}
-
 static void relax(search *s, double d, uint32_t mask, uint32_t tapes, int live, int t, int turned)
 {
-    uint32_t k = key_of(mask, tapes, live, t, turned);
-    if (d < s->dist[k]) {
-        s->dist[k] = d;
-        heap_push(s, d, k);
-    }
+    search_relax(s, d, key_of(mask, tapes, live, t, turned));
 }
 
 static uint64_t held_bytes(const test_chain *c, uint32_t mask, uint32_t tapes)
@@ -102,15 +52,10 @@ static uint64_t held_bytes(const test_chain *c, uint32_t mask, uint32_t tapes)
 static double exhaustive(search *s, const test_chain *c)
 {
     const int n = c->n;
-    for (size_t i = 0; i < all_keys; i++)
-        s->dist[i] = HUGE_VAL;
-    s->len = 0;
-    relax(s, 0, 0, 0, 0, n, 0);
-    while (s->len > 0) {
-        node top = heap_pop(s);
-        if (top.d > s->dist[top.key])
-            continue;
-        uint32_t k = top.key;
+    search_start(s, key_of(0, 0, 0, n, 0));
+    double d;
+    uint32_t k;
+    while (search_next(s, &d, &k)) {
         int turned = (int)(k % 2);
         k /= 2;
         int t = (int)(k % (MAXN + 1));
@@ -118,7 +63,6 @@ static double exhaustive(search *s, const test_chain *c)
         int live = (int)(k % (MAXN + 2));
         k /= MAXN + 2;
         uint32_t tapes = k & ((1u << MAXN) - 1), mask = k >> MAXN;
-        double d = top.d;
         if (turned && t == 0)
             return d;
         uint64_t held = held_bytes(c, mask, tapes);
@@ -177,9 +121,7 @@ static void random_chain(uint64_t *seed, test_chain *c, int case_no)
 
 Test(chain_tapes, random_chains_cost_the_optimum, .timeout = 900)
 {
-    search s = {0};
-    s.dist = malloc(all_keys * sizeof *s.dist);
-    cr_assert_not_null(s.dist);
+    search s = search_make(all_keys);
     uint64_t seed = 0x9e3779b97f4a7c15ull;
     int by_n[MAXN + 1] = {0}, taping = 0;
     for (int i = 0; i < 300; i++) {
@@ -199,8 +141,7 @@ Test(chain_tapes, random_chains_cost_the_optimum, .timeout = 900)
     /* the cases exercise tapes, and not only tapes */
     cr_assert_gt(taping, 30, "only %d of 300 schedules kept a tape", taping);
     cr_assert_lt(taping, 270, "%d of 300 schedules kept a tape", taping);
-    free(s.dist);
-    free(s.heap);
+    search_free(&s);
 }
 
 /* Tapes larger than the budget: the schedule without them, action for

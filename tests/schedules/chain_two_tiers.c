@@ -10,6 +10,7 @@
 
 #include "support/chain_support.h"
 #include "support/schedule_support.h"
+#include "support/search.h"
 
 /*
  * The search: Dijkstra over every situation a schedule can be in: the
@@ -23,17 +24,6 @@
  */
 enum { MAXN = 8, NOLIVE = MAXN + 1 };
 
-typedef struct node {
-    double d;
-    uint32_t key;
-} node;
-
-typedef struct search {
-    double *dist;
-    node *heap;
-    size_t len, cap;
-} search;
-
 static uint32_t key_of(uint32_t fast, uint32_t slow, int live, int t, int turned)
 {
     return (((fast << MAXN | slow) * (MAXN + 2) + (uint32_t)live) * (MAXN + 1) + (uint32_t)t) *
@@ -42,49 +32,9 @@ static uint32_t key_of(uint32_t fast, uint32_t slow, int live, int t, int turned
 
 static const size_t all_keys = (size_t)(1u << 2 * MAXN) * (MAXN + 2) * (MAXN + 1) * 2;
 
-static void heap_push(search *s, double d, uint32_t key)
-{
-    if (s->len == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 1024;
-        s->heap = realloc(s->heap, s->cap * sizeof *s->heap);
-        cr_assert_not_null(s->heap);
-    }
-    size_t i = s->len++;
-    while (i > 0 && s->heap[(i - 1) / 2].d > d) {
-        s->heap[i] = s->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->heap[i] = (node){d, key};
-}
-
-static node heap_pop(search *s)
-{
-    node top = s->heap[0], last = s->heap[--s->len];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = l + 1, b = i;
-        double bd = last.d;
-        if (l < s->len && s->heap[l].d < bd)
-            b = l, bd = s->heap[l].d;
-        if (m < s->len && s->heap[m].d < bd)
-            b = m;
-        if (b == i)
-            break;
-        s->heap[i] = s->heap[b];
-        i = b;
-    }
-    if (s->len > 0)
-        s->heap[i] = last;
-    return top;
-}
-
 static void relax(search *s, double d, uint32_t fast, uint32_t slow, int live, int t, int turned)
 {
-    uint32_t k = key_of(fast, slow, live, t, turned);
-    if (d < s->dist[k]) {
-        s->dist[k] = d;
-        heap_push(s, d, k);
-    }
+    search_relax(s, d, key_of(fast, slow, live, t, turned));
 }
 
 static double exhaustive(search *s, const test_chain *c)
@@ -95,15 +45,10 @@ static double exhaustive(search *s, const test_chain *c)
         wr[i] = c->write_per_byte * (double)c->bytes[i];
         rd[i] = c->read_per_byte * (double)c->bytes[i];
     }
-    for (size_t i = 0; i < all_keys; i++)
-        s->dist[i] = HUGE_VAL;
-    s->len = 0;
-    relax(s, 0, 0, 0, 0, n, 0);
-    while (s->len > 0) {
-        node top = heap_pop(s);
-        if (top.d > s->dist[top.key])
-            continue;
-        uint32_t k = top.key;
+    search_start(s, key_of(0, 0, 0, n, 0));
+    double d;
+    uint32_t k;
+    while (search_next(s, &d, &k)) {
         int turned = (int)(k % 2);
         k /= 2;
         int t = (int)(k % (MAXN + 1));
@@ -111,7 +56,6 @@ static double exhaustive(search *s, const test_chain *c)
         int live = (int)(k % (MAXN + 2));
         k /= MAXN + 2;
         uint32_t slow = k & ((1u << MAXN) - 1), fast = k >> MAXN;
-        double d = top.d;
         if (turned && t == 0)
             return d;
         uint64_t held = 0;
@@ -173,9 +117,7 @@ static void random_chain(uint64_t *seed, test_chain *c, int case_no)
 
 Test(chain_two_tiers, random_chains_cost_the_optimum, .timeout = 900)
 {
-    search s = {0};
-    s.dist = malloc(all_keys * sizeof *s.dist);
-    cr_assert_not_null(s.dist);
+    search s = search_make(all_keys);
     uint64_t seed = 0x6a09e667f3bcc908ull;
     int by_n[MAXN + 1] = {0}, cheaper = 0;
     for (int i = 0; i < 300; i++) {
@@ -201,8 +143,7 @@ Test(chain_two_tiers, random_chains_cost_the_optimum, .timeout = 900)
     /* the slow tier pays in some cases, not in all */
     cr_assert_gt(cheaper, 30, "the slow tier paid in only %d of 300 chains", cheaper);
     cr_assert_lt(cheaper, 270, "the slow tier paid in %d of 300 chains", cheaper);
-    free(s.dist);
-    free(s.heap);
+    search_free(&s);
 }
 
 /* Above the exact program's 32 steps the slow tier is not used: the same

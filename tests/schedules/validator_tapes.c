@@ -116,3 +116,20 @@ Test(validator_tapes, the_text_form_round_trips)
     cr_assert_eq(ebb_action_parse(buf, &b), EBB_OK);
     cr_assert(memcmp(&a, &b, sizeof a) == 0);
 }
+
+Test(validator_tapes, tape_sizes_come_before_the_first_action)
+{
+    int32_t slots[EBB_TIER_COUNT] = {0, 4, 0};
+    ebb_validator *v = NULL;
+    cr_assert_eq(ebb_validator_create(3, slots, &v), EBB_OK);
+    cr_assert_eq(ebb_validator_set_tape_bytes(v, (ebb_tier)9, tapes, 3), EBB_ERR_INVALID_ARG);
+    cr_assert(strstr(ebb_last_error(), "ebb_validator_set_tape_bytes: tier 9 is not a tier"),
+              "%s", ebb_last_error());
+    cr_assert_eq(ebb_validator_set_tape_bytes(v, EBB_TIER_HOST, NULL, 3), EBB_ERR_INVALID_ARG);
+    ebb_action a = act(EBB_ACT_STORE, 0, 0, 0);
+    cr_assert_eq(ebb_validator_check(v, &a, 1), EBB_OK);
+    cr_assert_eq(ebb_validator_set_tape_bytes(v, EBB_TIER_HOST, tapes, 3), EBB_ERR_INVALID_ARG);
+    cr_assert(strstr(ebb_last_error(), "has seen 1 actions; set the sizes before the first"),
+              "%s", ebb_last_error());
+    ebb_validator_destroy(v);
+}
