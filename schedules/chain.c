@@ -521,9 +521,9 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
     ebb_status st = check_chain(chain, options);
     if (st != EBB_OK)
         return st;
-    if (group != 0 && (group < 2 || group > CHAIN_DP_MAX_STEPS))
+    if (group != 0 && (group < 2 || group > CHAIN_DP_MAX_FORCED))
         return ebb_fail(EBB_ERR_INVALID_ARG, "a chain's program takes 2 .. %d children per "
-                        "group, got %d", CHAIN_DP_MAX_STEPS, group);
+                        "group, got %d", CHAIN_DP_MAX_FORCED, group);
     int32_t n = (int32_t)chain->steps;
     ebb_schedule_options so;
     ebb_schedule_options_init(&so);

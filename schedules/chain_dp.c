@@ -100,15 +100,19 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m,
     const double *pre = dp->pre;
     const int32_t *size = dp->in.size;
     const int32_t L = dp->levels;
+    int64_t i = at(dp, s, k, t, m, v);
+    if (k == t) { /* nothing left: x_s is freed (s may be n: no step of its own) */
+        dp->cost[i] = 0;
+        dp->choice[i] = pack(CHAIN_NONE, 0, 0, 0);
+        return;
+    }
     /* making x_s live, and the fast units it takes */
     const double c0 = v ? dp->in.rd[s] : 0;
     const int32_t own = v ? 0 : size[s];
     double best = HUGE_VAL;
     int32_t how = pack(CHAIN_NONE, 0, 0, 0);
     int slow = 0;
-    if (k == t) {
-        best = 0;
-    } else if (t - 1 == s) {
+    if (t - 1 == s) {
         best = c0 + chain_dp_reverse(dp, s, m + own);
         how = pack(CHAIN_LAST, 0, 0, 0);
     } else {
@@ -172,7 +176,6 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m,
             }
         }
     }
-    int64_t i = at(dp, s, k, t, m, v);
     dp->cost[i] = best;
     dp->choice[i] = how;
 }
@@ -182,12 +185,12 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m,
  * cell solved without moving it (moving it back never pays). */
 static void move_between_tiers(chain_dp *dp, int32_t s, int32_t k, int32_t t)
 {
+    if (k == t) /* s may be n: no state of its own */
+        return;
     const int32_t L = dp->levels, size = dp->in.size[s];
     double *fast = &dp->cost[at(dp, s, k, t, 0, 0)], *slow = &dp->cost[at(dp, s, k, t, 0, 1)];
     int32_t *fast_how = &dp->choice[at(dp, s, k, t, 0, 0)];
     int32_t *slow_how = &dp->choice[at(dp, s, k, t, 0, 1)];
-    if (k == t)
-        return;
     double *fast0 = dp->scratch, *slow0 = dp->scratch + (L + 1);
     for (int32_t m = 0; m <= L; m++) {
         fast0[m] = fast[m];
@@ -215,11 +218,11 @@ uint64_t chain_dp_rows(int32_t n)
 ebb_status chain_dp_reserve(chain_dp *dp, int32_t max_n, int32_t levels, int32_t tiers)
 {
     *dp = (chain_dp){.max_n = max_n, .levels = levels, .tiers = tiers};
-    if (max_n < 1 || max_n > CHAIN_DP_MAX_STEPS || levels < 0)
+    if (max_n < 1 || max_n > CHAIN_DP_MAX_FORCED || levels < 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "the exact chain program takes 1 .. %d steps and a budget >= 0 units, "
                         "got %d steps and %d units",
-                        CHAIN_DP_MAX_STEPS, max_n, levels);
+                        CHAIN_DP_MAX_FORCED, max_n, levels);
     size_t cells = (size_t)chain_dp_rows(max_n) * (size_t)tiers * (size_t)(levels + 1);
     dp->pre = malloc(sizeof *dp->pre * (size_t)(max_n + 1));
     dp->scratch = malloc(sizeof *dp->scratch * 2 * (size_t)(levels + 1));

@@ -80,9 +80,11 @@ typedef struct chain_dp {
     double *scratch;  /* 2 (levels + 1): a row's costs before x_s moves between tiers */
 } chain_dp;
 
-/* The most steps the exact program takes: its table holds n^3/6 rows of
- * levels + 1 cells and each cell tries O(n^2) splits. */
-enum { CHAIN_DP_MAX_STEPS = 32 };
+/* The most steps the exact program takes for ebb_chain_schedule_create:
+ * its table holds n^3/6 rows of levels + 1 cells and each cell tries
+ * O(n^2) splits. Forced (chain_internal.h), it takes up to
+ * CHAIN_DP_MAX_FORCED, to measure the hierarchy's gap on longer chains. */
+enum { CHAIN_DP_MAX_STEPS = 32, CHAIN_DP_MAX_FORCED = 64 };
 
 /* The most cells the table may have (12 bytes each): the units are capped
  * so that a chain of 32 steps (6,545 rows) still gets 2,562 of them. */
@@ -91,7 +93,7 @@ enum { CHAIN_DP_MAX_STEPS = 32 };
 /* The rows of a table of n steps. */
 uint64_t chain_dp_rows(int32_t n);
 
-/* Allocates a table for up to max_n steps (1 .. CHAIN_DP_MAX_STEPS) under
+/* Allocates a table for up to max_n steps (1 .. CHAIN_DP_MAX_FORCED) under
  * `levels` units, for x_s in `tiers` tiers (1, or 2 for steps with wr and
  * rd); EBB_ERR_NO_MEMORY, saying so, when it cannot. */
 ebb_status chain_dp_reserve(chain_dp *dp, int32_t max_n, int32_t levels, int32_t tiers);

@@ -10,7 +10,7 @@
 #include "ebb/chain.h"
 
 /* ebb_chain_schedule_create with at most `group` children per node of the
- * program's tree (2 .. CHAIN_DP_MAX_STEPS; chain_tree.h; 0 chooses as
+ * program's tree (2 .. CHAIN_DP_MAX_FORCED; chain_tree.h; 0 chooses as
  * ebb_chain_schedule_create does), and, unless with_revolve is 0, Revolve
  * with the largest state's slots where it costs no more than the tree. */
 ebb_status chain_schedule_create_grouped(const ebb_chain *chain,

@@ -14,8 +14,17 @@
  * process's peak resident memory, the schedule's cost, and Revolve's with
  * the slots the budget holds of the largest state.
  *
+ * With `gap`, for chains of n steps above the exact program's 32 (the
+ * distribution of tests/schedules/chain_long_gap: forward 1 .. 10, reverse
+ * 1 .. 20, sizes 1 .. 16 with a third of the chains having some states 8
+ * times larger; a budget of x_0, the largest state and up to a third of
+ * all the states): the schedule ebb_chain_schedule_create makes (groups of
+ * 12, or Revolve) against the exact program forced over the whole chain,
+ * its cost ratio per chain, median and worst, and the exact program's time.
+ *
  *     build/release/benchmarks/schedules/chain_bench [levels]
  *     build/release/benchmarks/schedules/chain_bench long [levels [n ...]]
+ *     build/release/benchmarks/schedules/chain_bench gap [count [n ...]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +35,7 @@
 #include <unistd.h>
 
 #include "ebb/ebb.h"
+#include "schedules/chain_internal.h"
 
 static uint64_t rng(uint64_t *s)
 {
@@ -156,8 +166,82 @@ static int long_chains(int levels, int count, char **given)
     return 0;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The cost ebb_chain_schedule_info gives for the chain made with at most
+ * `group` children per node (0: as ebb_chain_schedule_create chooses),
+ * and the seconds it took; -1 when it fails. */
+static double made_cost(const ebb_chain *ch, uint64_t budget, int32_t group, double *seconds)
+{
+    ebb_chain_options o;
+    ebb_chain_options_init(&o);
+    o.memory_bytes = budget;
+    ebb_schedule *s = NULL;
+    double t0 = now();
+    if (chain_schedule_create_grouped(ch, &o, group, group == 0, &s) != EBB_OK) {
+        fprintf(stderr, "chain_bench: %s\n", ebb_last_error());
+        return -1;
+    }
+    *seconds = now() - t0;
+    ebb_chain_info info;
+    ebb_chain_schedule_info(s, &info);
+    ebb_schedule_destroy(s);
+    return info.cost;
+}
+
+static int gap(int count, int given, char **ns)
+{
+    static const int fallback[] = {40, 48};
+    int sizes = given ? given : 2;
+    printf("%4s %6s %8s %8s %14s\n", "n", "chains", "median", "worst", "exact_s (med)");
+    for (int z = 0; z < sizes; z++) {
+        int n = given ? atoi(ns[z]) : fallback[z];
+        if (n < 2 || n > 64 || count < 1 || count > 1000) {
+            fprintf(stderr, "chain_bench gap: n in 2 .. 64 and 1 .. 1000 chains, got %d and %d\n",
+                    n, count);
+            return 2;
+        }
+        uint64_t seed = 0x7f4a7c159e3779b9ull ^ (uint64_t)n;
+        double ratio[1000], secs[1000];
+        for (int i = 0; i < count; i++) {
+            double f[64], r[64];
+            uint64_t b[64], total = 0, largest = 0;
+            for (int k = 0; k < n; k++) {
+                f[k] = (double)(1 + rng(&seed) % 10);
+                r[k] = (double)(1 + rng(&seed) % 20);
+                b[k] = 1 + rng(&seed) % 16;
+                if (i % 3 == 0 && rng(&seed) % 4 == 0)
+                    b[k] *= 8;
+                total += b[k];
+                largest = b[k] > largest ? b[k] : largest;
+            }
+            uint64_t budget = b[0] + largest + rng(&seed) % (total / 3 + 1);
+            ebb_chain ch = {.steps = n, .forward_cost = f, .reverse_cost = r, .state_bytes = b};
+            double made_s, exact_s;
+            double made = made_cost(&ch, budget, 0, &made_s);
+            double exact = made_cost(&ch, budget, n, &exact_s);
+            if (made < 0 || exact <= 0)
+                return 1;
+            ratio[i] = made / exact;
+            secs[i] = exact_s;
+        }
+        qsort(ratio, (size_t)count, sizeof *ratio, by_value);
+        qsort(secs, (size_t)count, sizeof *secs, by_value);
+        printf("%4d %6d %8.3f %8.3f %14.3f\n", n, count, ratio[count / 2], ratio[count - 1],
+               secs[count / 2]);
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "gap") == 0)
+        return gap(argc > 2 ? atoi(argv[2]) : 12, argc > 3 ? argc - 3 : 0, argv + 3);
     if (argc > 1 && strcmp(argv[1], "long") == 0)
         return long_chains(argc > 2 ? atoi(argv[2]) : 0, argc > 3 ? argc - 3 : 0, argv + 3);
     int levels = argc > 1 ? atoi(argv[1]) : 0;
