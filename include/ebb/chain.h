@@ -42,8 +42,8 @@ typedef struct ebb_chain {
      * (EBB_ACT_TAPE), at its forward cost; its reverse step then costs
      * backward_cost[i] instead of reverse_cost[i]. The tape takes
      * tape_bytes[i] bytes of the budget beside x_i, which stays stored,
-     * from that run to the reverse step. Taken for chains of up to 32
-     * steps (the exact program); a longer chain's schedule keeps none. */
+     * from that run to the reverse step. A longer chain's hierarchy
+     * (docs/heterogeneous.md) tapes the single steps of its groups. */
     const uint64_t *tape_bytes;  /* n sizes >= 0, or NULL */
     const double *backward_cost; /* n costs >= 0 with tape_bytes, or NULL */
 } ebb_chain;

@@ -385,8 +385,8 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
     tapes      where the profile has backward_s and tape_bytes, a block may keep
                its graph from a forward run until its reverse step (its tape,
                counted in `memory` as profiled), sparing that step's rerun;
-               False: every reverse step reruns its block (up to 32 blocks
-               use tapes: docs/heterogeneous.md)
+               False: every reverse step reruns its block
+               (docs/heterogeneous.md#tapes)
     report     a dict to fill: "plan" (ebb.ChainPlan), "profile", and after
                the backward "forward_runs" (block runs without grad, the
                first sweep included), "tape_runs" (runs keeping their graph)

@@ -78,7 +78,7 @@ def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_
     memory_bytes. With tape_bytes and backward_cost (one entry per step), a
     step may keep its tape (TAPE: its forward run keeping what its reverse
     needs, tape_bytes[i] bytes beside x_i) and is then reversed at
-    backward_cost[i]; chains of up to 32 steps use them. With slow_tier (a
+    backward_cost[i]. With slow_tier (a
     tier name other than `tier`), states may also go there, as many as the
     schedule stores, at write_cost_per_byte and read_cost_per_byte times
     their size each way; memory_bytes is `tier`'s budget (chains of up to 32
