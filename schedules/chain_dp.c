@@ -252,10 +252,7 @@ void chain_dp_solve(chain_dp *dp, const chain_dp_steps *in)
             dp->base[(int64_t)s * (n + 1) + t] = (int32_t)rows;
             rows += t - s + 1;
         }
-    /* a slow tier only where the table has room for it */
-    if (dp->tiers < 2)
-        dp->in.wr = dp->in.rd = NULL;
-    int32_t tiers = dp->in.wr ? 2 : 1;
+    int32_t tiers = dp->tiers;
     for (int32_t d = 0; d <= n; d++)
         for (int32_t s = 0; s + d <= n; s++)
             for (int32_t k = s; k <= s + d; k++) {

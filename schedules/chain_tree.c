@@ -43,13 +43,10 @@ void chain_tree_solve(chain_tree *t, int32_t depth, int32_t node)
         rm[i] = kid[i] < 0 ? NULL : &t->node_rev[(int64_t)kid[i] * (t->levels + 1)];
         size[i] = t->size[cut[i]];
     }
+    /* t->wr: the chain is one node of single steps (chain.c takes a slow
+     * tier only then), so its costs are indexed as the node's children */
     chain_dp_steps steps = {.n = cnt, .fwd = f, .rev = r, .rev_by_m = rm, .size = size,
-                            .ends_chain = cut[cnt] == t->n};
-    if (cnt == t->n) {
-        /* the whole chain as single steps: the slow tier's costs */
-        steps.wr = t->wr;
-        steps.rd = t->rd;
-    }
+                            .ends_chain = cut[cnt] == t->n, .wr = t->wr, .rd = t->rd};
     if (t->tape) {
         /* a single step's tape; a group keeps none (more than the budget) */
         double *b = &t->sbwd[depth * g];
@@ -97,9 +94,7 @@ static ebb_status make(chain_tree *t, int32_t a, int32_t b, int32_t depth, int32
         return ebb_fail(EBB_ERR_INTERNAL, "the program of a chain of %d steps is deeper than "
                         "%d levels", t->n, CHAIN_TREE_MAX_DEPTHS);
     if (depth + 1 > t->depths) {
-        /* the root of a chain of one node has room for the slow tier */
-        int32_t tiers = t->wr && depth == 0 && b - a <= t->group ? 2 : 1;
-        ebb_status st = chain_dp_reserve(&t->dp[depth], t->group, t->levels, tiers);
+        ebb_status st = chain_dp_reserve(&t->dp[depth], t->group, t->levels, t->wr ? 2 : 1);
         if (st != EBB_OK)
             return st;
         t->depths = depth + 1;

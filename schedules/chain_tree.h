@@ -31,7 +31,7 @@ typedef struct chain_tree {
     const int32_t *tape;    /* with bwd: the tapes in units, n (single-step
                                children keep them; a group child keeps none) */
     const double *wr, *rd;  /* NULL, or moving x_i to and from a slow tier, n each;
-                               taken where the root is one exact program (n <= group) */
+                               only for n <= group (one node: the exact program) */
     int32_t *at;            /* per node: where its children start in cut[] and kid[] */
     int32_t *count;         /* per node: its children */
     int32_t *cut;           /* per node count + 1: child i runs x_cut[i] .. x_cut[i+1] */
@@ -56,7 +56,8 @@ enum { CHAIN_TREE_MAX_DEPTHS = 64 };
 
 /* Cuts the chain and solves every node, children first; the root's table
  * is left solved at depth 0. bwd and tape: the steps' tapes; wr and rd: a
- * slow tier's costs (NULL: none; none copied). EBB_ERR_NO_MEMORY, saying
+ * slow tier's costs (NULL: none; none copied), only for n <= group: the
+ * caller (chain.c) takes a slow tier for the exact program alone. EBB_ERR_NO_MEMORY, saying
  * so. */
 ebb_status chain_tree_build(chain_tree *t, int32_t n, const double *fwd, const double *rev,
                             const double *pre, const int32_t *size, const double *bwd,

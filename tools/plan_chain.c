@@ -302,6 +302,13 @@ static int replay_and_print(const chain_args *a, const chain_data *d, ebb_schedu
         fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
         return 1;
     }
+    /* the program's cost is what the stream costs, summed in another order */
+    if (info && fabs(replayed - info->cost) > 1e-9 * fmax(1, fabs(info->cost))) {
+        fprintf(stderr, "ebb plan: internal error: the schedule replays at cost %.17g, its "
+                "program says %.17g; please report it with the chain file\n", replayed,
+                info->cost);
+        return 1;
+    }
     double cost = info ? info->cost : replayed;
     const char *holder = info ? "budget" : "peak";
     double rc_revolve = revolve_cost(d, budget);

@@ -3,14 +3,17 @@ under a memory budget, with the schedule of least cost for their measured
 costs and output sizes (ebb.chain_plan; docs/heterogeneous.md).
 
 The forward runs the blocks under no_grad, keeping the outputs the schedule
-stores (references: no copy) and dropping the rest. The backward follows the
-schedule: it recomputes from a kept output where told, and reverses block i
-by running it again with grad from x_i and back-propagating the gradient of
-x_{i+1} through it alone. Each block's parameters get their gradient from its
-own reverse step, so the gradients are plain autograd's, bitwise. Every run
-of block i after its first (recomputation, reverse step) starts from the
-random generators' states its first run saw and leaves its module's buffers
-(BatchNorm's running statistics) as its first run left them.
+stores (references: no copy) and dropping the rest; a block the schedule
+tapes (TAPE) runs with grad instead, and its graph is kept until its reverse
+step. The backward follows the schedule: it recomputes from a kept output
+where told, and reverses block i by back-propagating the gradient of x_{i+1}
+through block i alone: through its kept graph where it was taped, else
+through a run with grad from x_i. Each block's parameters get their gradient
+from its own reverse step, so the gradients are plain autograd's, bitwise.
+Every run of block i after its first (recomputation, taped run, reverse
+step) starts from the random generators' states its first run saw and
+leaves its module's buffers (BatchNorm's running statistics) as its first
+run left them (a taped rerun's once its reverse step has used them).
 """
 
 import contextlib

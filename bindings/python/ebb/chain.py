@@ -17,14 +17,30 @@ MAX_STEPS = 100000
 @dataclass
 class ChainPlan:
     """A chain's schedule: its cost (forward costs of every step run + reverse
-    costs), the memory unit it counted the budget in, the slots it numbers,
-    and its actions as (kind, step, to, slot) tuples."""
+    costs), the memory unit it counted the budget in, the slots of its tier it
+    numbers, its actions as (kind, step, to, slot) tuples and, beside each,
+    where its slots are (`places`): for STORE, RESTORE and FREE the tier's
+    name (e.g. "host"), for EVICT and PREFETCH (source tier, destination
+    tier, destination slot), for the other kinds None."""
 
     cost: float
     unit_bytes: int
     units: int
     slots: int
     actions: list = field(default_factory=list)
+    places: list = field(default_factory=list)
+
+
+_ONE_TIER = (STORE, RESTORE, FREE)
+_MOVES = (EVICT, PREFETCH)
+
+
+def _place(a):
+    if a.kind in _ONE_TIER:
+        return _capi.TIERS[a.tier]
+    if a.kind in _MOVES:
+        return (_capi.TIERS[a.tier], _capi.TIERS[a.tier_to], a.slot_to)
+    return None
 
 
 def _chain(forward_cost, reverse_cost, state_bytes, tape_bytes=None, backward_cost=None):
@@ -53,10 +69,11 @@ def _chain(forward_cost, reverse_cost, state_bytes, tape_bytes=None, backward_co
 
 
 def _drain(L, s, tier):
-    """The slots of `tier` schedule s uses and its actions as tuples."""
+    """The slots of `tier` schedule s uses, its actions as tuples and
+    their places (ChainPlan.places)."""
     slots = (ctypes.c_int32 * _capi.TIER_COUNT)()
     _capi.check(L.ebb_schedule_tier_slots(s, slots))
-    acts = []
+    acts, places = [], []
     batch = (_capi.Action * 256)()
     got = ctypes.c_size_t()
     while True:
@@ -64,9 +81,10 @@ def _drain(L, s, tier):
         for i in range(got.value):
             a = batch[i]
             acts.append((a.kind, a.step, a.to, a.slot))
+            places.append(_place(a))
         if got.value == 0 or acts[-1][0] == END:
             break
-    return slots[tier], acts
+    return slots[tier], acts, places
 
 
 def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_levels=0,
@@ -102,11 +120,11 @@ def chain_plan(forward_cost, reverse_cost, state_bytes, memory_bytes, *, memory_
         info = _capi.out(_capi.ChainInfo)
         _capi.check(L.ebb_chain_schedule_info(s, ctypes.byref(info)))
         _capi.filled(info)
-        slots, acts = _drain(L, s, o.tier)
+        slots, acts, places = _drain(L, s, o.tier)
     finally:
         L.ebb_schedule_destroy(s)
     return ChainPlan(cost=info.cost, unit_bytes=info.unit_bytes, units=info.units,
-                     slots=slots, actions=acts)
+                     slots=slots, actions=acts, places=places)
 
 
 def chain_least_peak(forward_cost, reverse_cost, state_bytes, *, tier="host"):
@@ -126,7 +144,7 @@ def chain_least_peak(forward_cost, reverse_cost, state_bytes, *, tier="host"):
     _capi.check(L.ebb_chain_least_peak_create(ctypes.byref(chain), t, ctypes.byref(peak),
                                               ctypes.byref(s)))
     try:
-        slots, acts = _drain(L, s, t)
+        slots, acts, places = _drain(L, s, t)
     finally:
         L.ebb_schedule_destroy(s)
     cost = 0.0
@@ -136,4 +154,4 @@ def chain_least_peak(forward_cost, reverse_cost, state_bytes, *, tier="host"):
         elif kind == REVERSE:
             cost += chain.reverse_cost[step]
     return peak.value, ChainPlan(cost=cost, unit_bytes=1, units=peak.value, slots=slots,
-                                 actions=acts)
+                                 actions=acts, places=places)
