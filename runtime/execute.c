@@ -389,6 +389,7 @@ static void callback_ended(ebb_run *run, double t1)
  * x_i): the bookkeeping of the step. t0, t1: its span on the timeline. */
 static ebb_status reverse_done(ebb_run *run, int64_t step, double t0, double t1)
 {
+    rt_step_reverse_time(run, step, t1 - t0);
     if (run->trace.f)
         rt_trace_span(&run->trace, "reverse", step, NULL, t0, t1);
     ebb_status st = slot_used(run, run->state, run->live);
@@ -508,6 +509,8 @@ static void forward_timed(ebb_run *run, int64_t k, int recomputed, double t0)
 {
     double t1 = rt_clock(run);
     run->stats.forward_callback_s += t1 - t0;
+    if (!recomputed)
+        rt_step_forward_time(run, k, t1 - t0);
     if (run->trace.f)
         rt_trace_span(&run->trace, recomputed ? "recompute" : "forward", k, NULL, t0, t1);
     callback_ended(run, t1);

@@ -32,6 +32,7 @@ static const field run_options[] = {
     F(ebb_run_options, forward_seconds), F(ebb_run_options, reverse_seconds),
     F(ebb_run_options, element),         F(ebb_run_options, dims),
     F(ebb_run_options, shape),           F(ebb_run_options, error_samples),
+    F(ebb_run_options, forward_costs),   F(ebb_run_options, reverse_costs),
 };
 
 static const field run_info[] = {

@@ -119,7 +119,8 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
         run->slot_cap[t] = INT32_MAX;
     ebb_status st;
     if ((st = rt_setup_schedule(run, a)) == EBB_OK && (st = rt_setup_pools(run, a)) == EBB_OK &&
-        (st = rt_audit_init(run)) == EBB_OK && (st = rt_errs_init(run)) == EBB_OK && a->trace &&
+        (st = rt_audit_init(run)) == EBB_OK && (st = rt_errs_init(run)) == EBB_OK &&
+        (st = rt_step_times_init(run)) == EBB_OK && a->trace &&
         (st = rt_trace_open(&run->trace, run->io, a->trace,
                             run->agree && run->agree->ranks > 1 ? run->agree->rank : -1,
                             a->trace_named, rt_clock(run))) ==
@@ -175,6 +176,7 @@ void rt_run_destroy(ebb_run *run)
     free(run->packed_pending);
     rt_audit_free(run);
     rt_errs_free(run);
+    rt_step_times_free(run);
     ebb_schedule_destroy(run->schedule);
     rt_async_destroy(run->async);
     if (run->agree)

@@ -43,6 +43,14 @@ static ebb_status check_options(const ebb_run_options *o)
                         "n unknown (steps = 0) needs strategy \"online\", \"async\" or "
                         "\"auto\", not \"%s\"",
                         ebb_strategy_name(o->strategy));
+    if (!o->forward_costs != !o->reverse_costs)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.forward_costs and reverse_costs go together: give "
+                        "both (steps of different costs) or neither");
+    if (o->forward_costs && o->steps == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.forward_costs need n: set steps (n unknown cannot "
+                        "have a cost for each step)");
     if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
     if (o->error_samples < EBB_RUN_FROM_CONFIG || o->error_samples > EBB_ERROR_SAMPLES_MAX)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "ebb/chain.h"
 #include "runtime/h_costs.h"
 #include "runtime/runtime_internal.h"
 
@@ -118,6 +119,14 @@ static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fas
 {
     ebb_strategy cs = run->opt.strategy;
     int64_t n = run->opt.steps;
+    if (cs == EBB_STRATEGY_AUTO && run->opt.forward_costs) {
+        /* the planner predicts steps of one time; the chain program is the
+         * one that takes each step's */
+        *out = EBB_STRATEGY_REVOLVE;
+        snprintf(run->reason, sizeof run->reason,
+                 "auto: the steps' costs are given, so revolve over them (the chain program)");
+        return EBB_OK;
+    }
     if (cs == EBB_STRATEGY_AUTO) {
         if (!a->choose)
             return ebb_fail(EBB_ERR_INVALID_ARG, "strategy \"auto\" cannot be chosen here");
@@ -237,6 +246,41 @@ static ebb_status set_h_costs(ebb_run *run, const rt_create_args *a, int fast, i
     return EBB_OK;
 }
 
+/* Revolve for steps of different costs: the chain program over c slots of
+ * the fast tier, every state state_size bytes. */
+static ebb_status costed_schedule(ebb_run *run, int fast, int32_t c)
+{
+    const ebb_run_options *o = &run->opt;
+    int64_t n = o->steps;
+    if (n > EBB_CHAIN_MAX_STEPS)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.forward_costs: steps of different costs are "
+                        "scheduled for up to %d steps, not %lld",
+                        EBB_CHAIN_MAX_STEPS, (long long)n);
+    uint64_t *bytes = malloc(sizeof *bytes * (size_t)n);
+    if (!bytes)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the sizes of %lld steps",
+                        (long long)n);
+    for (int64_t i = 0; i < n; i++)
+        bytes[i] = o->state_size;
+    ebb_chain chain = {.steps = n, .forward_cost = o->forward_costs,
+                       .reverse_cost = o->reverse_costs, .state_bytes = bytes};
+    ebb_chain_options co;
+    ebb_chain_options_init(&co);
+    co.memory_bytes = (uint64_t)c * o->state_size;
+    co.tier = (ebb_tier)fast;
+    ebb_status st = ebb_chain_schedule_create(&chain, &co, &run->schedule);
+    free(bytes);
+    if (st != EBB_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", ebb_last_error());
+        return ebb_fail(st, "revolve over the steps' costs (ebb_run_options.forward_costs, "
+                        "reverse_costs), %d slots of tier.%s: %s", c,
+                        ebb_tier_name((ebb_tier)fast), msg);
+    }
+    return EBB_OK;
+}
+
 /* The offline or online schedule for `strategy` with c fast and d slow slots
  * (d_budget: d is the slow tier's budget, not asked for). */
 static ebb_status make_schedule(ebb_run *run, const rt_create_args *a, ebb_strategy strategy,
@@ -267,6 +311,8 @@ static ebb_status make_schedule(ebb_run *run, const rt_create_args *a, ebb_strat
     else
         so->disk_slots = 0;
     ebb_status st;
+    if (o->forward_costs && strategy == EBB_STRATEGY_REVOLVE)
+        return costed_schedule(run, fast, so->slots);
     if (strategy == EBB_STRATEGY_H_REVOLVE && (st = set_h_costs(run, a, fast, slow, so)) != EBB_OK)
         return st;
     if (strategy == EBB_STRATEGY_H_REVOLVE && a->planning &&
@@ -339,6 +385,16 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         return st;
     if ((st = choose_strategy(run, a, fast, &c, slow, d_hint, &strategy)) != EBB_OK)
         return st;
+    if (o->forward_costs && run->agree)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.forward_costs: a run over MPI ranks takes no step "
+                        "costs (each rank's costs would give another schedule)");
+    if (o->forward_costs && strategy != EBB_STRATEGY_REVOLVE &&
+        strategy != EBB_STRATEGY_STORE_ALL)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.forward_costs: strategy \"%s\" does not take step "
+                        "costs; ask for \"revolve\" (or \"auto\"), or leave the costs NULL",
+                        ebb_strategy_name(strategy));
     if (run->agree && (st = run->agree->strategy(run->agree, (int)strategy,
                                                  ebb_strategy_name(strategy))) != EBB_OK)
         return st;

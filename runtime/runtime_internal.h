@@ -16,6 +16,7 @@
  *   prefetch.c   reading the next disk RESTORE ahead in the reverse sweep;
  *   audit.c      the validator replay and the state hashes;
  *   error_sample.c the lossy error estimate's exact copies and comparisons;
+ *   step_times.c each step's measured forward and reverse time;
  *   trace.c      the timeline file (trace.h).
  */
 #ifndef EBB_RUNTIME_RUNTIME_INTERNAL_H
@@ -216,6 +217,8 @@ struct ebb_run {
     uint64_t live_hash, prev_hash; /* of the live state, and of x_{to-1} after an ADVANCE */
 
     rt_errs errs;          /* the lossy error estimate (error_sample.c) */
+    double *step_s;        /* step i's first-sweep forward time at 2i, its reverse's at
+                              2i + 1, or NULL (step_times.c) */
 
     rt_tiers tiers;        /* what each tier offers (engine.h) */
     rt_agree *agree;       /* other processes run the same schedule (agree.h); NULL: none */
@@ -365,5 +368,12 @@ ebb_status rt_errs_init(ebb_run *run);
 void rt_errs_free(ebb_run *run);
 ebb_status rt_errs_computed(ebb_run *run, int64_t step, int32_t b);
 ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b);
+
+/* step_times.c: the times allocated at create where they are kept, set as
+ * the first sweep's forward callbacks and the reverse steps end. */
+ebb_status rt_step_times_init(ebb_run *run);
+void rt_step_times_free(ebb_run *run);
+void rt_step_forward_time(ebb_run *run, int64_t step, double seconds);
+void rt_step_reverse_time(ebb_run *run, int64_t step, double seconds);
 
 #endif

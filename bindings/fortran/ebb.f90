@@ -93,6 +93,8 @@ module ebb
      integer(c_int64_t) :: shape(4) = 0       ! extents, fastest varying first
      integer(c_int32_t) :: error_samples = -1 ! lossy error estimate: states kept exact;
                                               ! 0 off, -1: run.error_samples
+     type(c_ptr) :: forward_costs = c_null_ptr ! steps of different costs: c_loc of n
+     type(c_ptr) :: reverse_costs = c_null_ptr ! real(c_double) each, or both null
   end type ebb_run_options
 
   ! Arrays are indexed by tier: stores(EBB_TIER_DISK).

@@ -7,6 +7,13 @@
  * how far the states the reverse sweep was given are from them (its lossy
  * error estimate); --exact-check also runs the plain loop with every state
  * kept exactly and prints the gradient's true relative error beside it.
+ * With --uneven each of ebb's steps is a window of 1 to 16 RK4 steps (the
+ * intervals between observations of a data-assimilation window, say), and
+ * ebb is told each window's cost (ebb_run_options.forward_costs,
+ * reverse_costs): revolve then runs the schedule of least total cost for
+ * them; --no-costs runs plain Revolve to compare; --measured runs twice, the
+ * second run taking the first one's measured step times as its costs
+ * (ebb_run_step_times).
  */
 #include <getopt.h>
 #include <math.h>
@@ -20,6 +27,7 @@
 static const char usage[] =
     "usage: example_lorenz96 [--steps n] [--dt h] [--slots C] [--rate R]\n"
     "                        [--error-samples K] [--exact-check] [--fd-check]\n"
+    "                        [--uneven [--no-costs | --measured]]\n"
     "\n"
     "The gradient of 1/2 |x_n|^2 with respect to x_0 and F for Lorenz-96 (N = 40,\n"
     "F = 8), RK4 steps and their discrete adjoint, ebb keeping the states (revolve in\n"
@@ -34,32 +42,74 @@ static const char usage[] =
     "  --exact-check      also compute the gradient with every state kept exactly\n"
     "                     and print its relative error beside the estimate\n"
     "  --fd-check         check dJ/dF against central differences of the plain loop\n"
-    "                     (relative error at most 1e-5 without --rate)\n";
+    "                     (relative error at most 1e-5 without --rate)\n"
+    "  --uneven           each step is a window of 1 to 16 RK4 steps, its cost told\n"
+    "                     to ebb (forward: its RK4 steps; reverse: twice that)\n"
+    "  --no-costs         with --uneven, do not tell ebb the costs (plain Revolve)\n"
+    "  --measured         with --uneven, run twice: the first run as --no-costs, the\n"
+    "                     second with the first one's measured step times as costs\n";
 
 typedef struct cli {
     long steps, slots, samples;
     double dt, rate;
-    int exact, fd;
+    int exact, fd, uneven, no_costs, measured;
 } cli;
+
+enum { MAX_WINDOW = 16 };
 
 typedef struct model {
     l96 m;
     double lambda[L96_MAX_N];
     double grad_f;
+    const int *window;  /* RK4 steps of each ebb step; NULL: one each */
+    long rk4_forward;   /* RK4 steps of forward steps: first sweep and recomputations */
+    long rk4_reverse;   /* RK4 steps the reverse steps rerun */
+    double (*xs)[L96_MAX_N]; /* a window's states, for its reverse step */
 } model;
+
+static int window_of(const model *md, int64_t step)
+{
+    return md->window ? md->window[step] : 1;
+}
+
+/* The RK4 steps of window `step` from in, keeping their inputs in keep[]
+ * (NULL: not kept); out = the window's last state. */
+static long run_window(model *md, int64_t step, const double *in, double *out,
+                       double (*keep)[L96_MAX_N])
+{
+    int w = window_of(md, step);
+    double a[L96_MAX_N], b[L96_MAX_N];
+    size_t bytes = (size_t)md->m.n * sizeof *a;
+    memcpy(a, in, bytes);
+    for (int k = 0; k < w; k++) {
+        if (keep)
+            memcpy(keep[k], a, bytes);
+        l96_step(&md->m, a, k == w - 1 ? out : b);
+        memcpy(a, b, bytes);
+    }
+    return w;
+}
 
 static int forward(void *user, int64_t step, const void *in, void *out)
 {
-    (void)step;
-    l96_step(&((model *)user)->m, in, out);
+    model *md = user;
+    md->rk4_forward += run_window(md, step, in, out, NULL);
     return EBB_STEP_OK;
 }
 
+/* The window's adjoint: its RK4 steps again from x_step, keeping their
+ * inputs, then their adjoints, last first. */
 static int reverse(void *user, int64_t step, void *state)
 {
-    (void)step;
     model *md = user;
-    l96_step_adjoint(&md->m, state, md->lambda, &md->grad_f);
+    double out[L96_MAX_N];
+    int w = window_of(md, step);
+    if (w > 1)
+        md->rk4_reverse += run_window(md, step, state, out, md->xs);
+    else
+        memcpy(md->xs[0], state, (size_t)md->m.n * sizeof out[0]);
+    for (int k = w - 1; k >= 0; k--)
+        l96_step_adjoint(&md->m, md->xs[k], md->lambda, &md->grad_f);
     return EBB_STEP_OK;
 }
 
@@ -69,7 +119,9 @@ static int parse(int argc, char **argv, cli *c)
         {"steps", required_argument, 0, 'n'}, {"dt", required_argument, 0, 'd'},
         {"slots", required_argument, 0, 'c'}, {"rate", required_argument, 0, 'r'},
         {"error-samples", required_argument, 0, 'k'}, {"exact-check", no_argument, 0, 'e'},
-        {"fd-check", no_argument, 0, 'f'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"fd-check", no_argument, 0, 'f'}, {"uneven", no_argument, 0, 'u'},
+        {"no-costs", no_argument, 0, 'o'}, {"measured", no_argument, 0, 'm'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     *c = (cli){.steps = 1000, .slots = 10, .samples = -1, .dt = 0.01};
     int ch;
     opterr = 0;
@@ -83,6 +135,9 @@ static int parse(int argc, char **argv, cli *c)
         case 'k': c->samples = strtol(optarg, &end, 10); break;
         case 'e': c->exact = 1; break;
         case 'f': c->fd = 1; break;
+        case 'u': c->uneven = 1; break;
+        case 'o': c->no_costs = 1; break;
+        case 'm': c->measured = 1; break;
         case 'h': fputs(usage, stdout); return 1;
         default:
             fprintf(stderr, "ebb: unknown or incomplete option '%s'\n\n%s", argv[optind - 1],
@@ -95,15 +150,18 @@ static int parse(int argc, char **argv, cli *c)
         }
     }
     if (optind < argc || c->steps < 1 || c->slots < 1 || !(c->dt > 0) || c->rate < 0 ||
-        c->samples < -1) {
-        fprintf(stderr, "ebb: expected --steps >= 1, --slots >= 1, --dt > 0, --rate >= 0 and "
-                        "--error-samples >= 0\n\n%s", usage);
+        c->samples < -1 || ((c->no_costs || c->measured) && !c->uneven) ||
+        (c->no_costs && c->measured)) {
+        fprintf(stderr, "ebb: expected --steps >= 1, --slots >= 1, --dt > 0, --rate >= 0, "
+                        "--error-samples >= 0, and one of --no-costs and --measured, only with "
+                        "--uneven\n\n%s", usage);
         return -1;
     }
     return 0;
 }
 
-/* The plain loop: every state kept exactly, then the adjoint. */
+/* The plain loop over `steps` RK4 steps: every state kept exactly, then the
+ * adjoint. */
 static void exact_gradient(const l96 *m, long steps, const double *x0, double *lambda,
                            double *grad_f)
 {
@@ -123,7 +181,7 @@ static void exact_gradient(const l96 *m, long steps, const double *x0, double *l
     free(xs);
 }
 
-/* J of the plain loop with forcing f. */
+/* J of the plain loop of `steps` RK4 steps with forcing f. */
 static double objective(l96 m, double f, long steps, const double *x0)
 {
     double a[L96_MAX_N], b[L96_MAX_N], j = 0;
@@ -148,17 +206,16 @@ static double rel_l2(const double *a, const double *b, int n)
     return bb > 0 ? sqrt(dd / bb) : sqrt(dd);
 }
 
-int main(int argc, char **argv)
+/* The run and its report, with the steps' costs fcost and rcost (NULL:
+ * none; `costs` says where they come from); measured_f and measured_r (NULL:
+ * not asked) get its step times. Returns the exit code. */
+static int solve(const cli *c, model *md, const double *x0, const double *fcost,
+                 const double *rcost, const char *costs, long rk4_total, double *measured_f,
+                 double *measured_r)
 {
-    cli c;
-    int parsed = parse(argc, argv, &c);
-    if (parsed)
-        return parsed > 0 ? 0 : 2;
-    model md = {.m = {.n = 40, .f = 8.0, .dt = c.dt}};
-    size_t state = (size_t)md.m.n * sizeof(double);
-    double x0[L96_MAX_N];
-    l96_initial(&md.m, 1000, x0);
-
+    md->grad_f = 0;
+    md->rk4_forward = md->rk4_reverse = 0;
+    size_t state = (size_t)md->m.n * sizeof(double);
     ebb_config cfg;
     if (ebb_config_init_default(&cfg) != EBB_OK) {
         fprintf(stderr, "ebb: %s\n", ebb_last_error());
@@ -168,22 +225,24 @@ int main(int argc, char **argv)
     cfg.gpu.enabled = 0;
     cfg.host.budget = (uint64_t)1 << 20;
     cfg.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
-    if (c.rate > 0) {
+    if (c->rate > 0) {
         cfg.host.compression.mode = EBB_COMPRESSION_FIXED_RATE;
         cfg.host.compression.element = EBB_ELEMENT_FLOAT64;
-        cfg.host.compression.rate = c.rate;
+        cfg.host.compression.rate = c->rate;
     }
     ebb_run_options o;
     ebb_run_options_init(&o);
     o.state_size = state;
-    o.steps = c.steps;
+    o.steps = c->steps;
     o.forward = forward;
     o.reverse = reverse;
-    o.user = &md;
+    o.user = md;
     o.config = &cfg;
-    o.slots = (int32_t)c.slots;
+    o.slots = (int32_t)c->slots;
     o.element = EBB_ELEMENT_FLOAT64;
-    o.error_samples = (int32_t)c.samples;
+    o.error_samples = (int32_t)c->samples;
+    o.forward_costs = fcost;
+    o.reverse_costs = rcost;
 
     ebb_run *run = NULL;
     void *xn = NULL;
@@ -196,28 +255,35 @@ int main(int argc, char **argv)
         return 1;
     }
     double j = 0;
-    for (int i = 0; i < md.m.n; i++) {
-        md.lambda[i] = ((double *)xn)[i];
-        j += 0.5 * md.lambda[i] * md.lambda[i];
+    for (int i = 0; i < md->m.n; i++) {
+        md->lambda[i] = ((double *)xn)[i];
+        j += 0.5 * md->lambda[i] * md->lambda[i];
     }
     if (ebb_run_reverse(run) != EBB_OK || ebb_run_stats_get(run, &st) != EBB_OK ||
-        ebb_run_info_get(run, &info) != EBB_OK) {
+        ebb_run_info_get(run, &info) != EBB_OK ||
+        (measured_f && ebb_run_step_times(run, measured_f, measured_r, c->steps) != EBB_OK)) {
         fprintf(stderr, "ebb: %s\n", ebb_last_error());
         ebb_run_destroy(run);
         ebb_config_dispose(&cfg);
         return 1;
     }
     double norm = 0;
-    for (int i = 0; i < md.m.n; i++)
-        norm += md.lambda[i] * md.lambda[i];
+    for (int i = 0; i < md->m.n; i++)
+        norm += md->lambda[i] * md->lambda[i];
     printf("lorenz96: N = %d, F = %g, dt = %g, %ld steps (T = %g), %s in %ld host slots, "
            "compression %s",
-           md.m.n, md.m.f, md.m.dt, c.steps, (double)c.steps * md.m.dt, info.strategy_name,
-           c.slots, c.rate > 0 ? "fixed-rate" : "off");
-    if (c.rate > 0)
-        printf(" (rate %g bits per value)", c.rate);
+           md->m.n, md->m.f, md->m.dt, c->steps, (double)rk4_total * md->m.dt, info.strategy_name,
+           c->slots, c->rate > 0 ? "fixed-rate" : "off");
+    if (c->uneven)
+        printf("\nuneven windows: %ld RK4 steps in %ld windows of 1 to %d, their costs %s; "
+               "RK4 steps recomputed by forward steps: %ld (%.3f x the first sweep's)",
+               rk4_total, c->steps, MAX_WINDOW, costs,
+               md->rk4_forward - rk4_total,
+               (double)(md->rk4_forward - rk4_total) / (double)rk4_total);
+    if (c->rate > 0)
+        printf(" (rate %g bits per value)", c->rate);
     printf("\nJ = %.15e, |dJ/dx0| = %.6e, dJ/dF = %.6e, %lld recomputed steps\n", j, sqrt(norm),
-           md.grad_f, (long long)st.recomputed_steps);
+           md->grad_f, (long long)st.recomputed_steps);
     if (info.error_samples > 0)
         printf("ebb's estimate: gradient relative error %.3e (state relative error max %.3e, "
                "rms %.3e over %lld sampled states; %lld not bitwise exact; %llu bytes of exact "
@@ -226,11 +292,11 @@ int main(int argc, char **argv)
                (long long)st.error_samples,
                (long long)st.error_samples_differ, (unsigned long long)info.error_sample_bytes);
     int rc = 0;
-    if (c.exact) {
+    if (c->exact) {
         double lambda[L96_MAX_N], grad_f;
-        exact_gradient(&md.m, c.steps, x0, lambda, &grad_f);
-        double err_x = rel_l2(md.lambda, lambda, md.m.n);
-        double err_f = fabs(md.grad_f - grad_f) / fmax(fabs(grad_f), 1e-300);
+        exact_gradient(&md->m, rk4_total, x0, lambda, &grad_f);
+        double err_x = rel_l2(md->lambda, lambda, md->m.n);
+        double err_f = fabs(md->grad_f - grad_f) / fmax(fabs(grad_f), 1e-300);
         printf("exact check: |dJ/dx0 - exact| / |exact| = %.3e, |dJ/dF - exact| / |exact| = "
                "%.3e\n", err_x, err_f);
         if (info.error_samples > 0)
@@ -238,31 +304,79 @@ int main(int argc, char **argv)
                    err_x > 0 ? st.gradient_rel_error_estimate / err_x : NAN);
         printf("figures: rate %g steps %ld slots %ld true_x0 %.6e true_F %.6e est_max %.6e "
                "est_rms %.6e samples %lld estimate %.6e\n",
-               c.rate, c.steps, c.slots, err_x, err_f,
+               c->rate, c->steps, c->slots, err_x, err_f,
                info.error_samples > 0 ? st.state_rel_error_max : NAN,
                info.error_samples > 0 ? st.state_rel_error_rms : NAN,
                (long long)st.error_samples,
                info.error_samples > 0 ? st.gradient_rel_error_estimate : NAN);
-        if (c.rate == 0 && (err_x != 0 || err_f != 0)) {
+        if (c->rate == 0 && (err_x != 0 || err_f != 0)) {
             printf("  <-- NOT EXACT: without compression the gradient must be bitwise the "
                    "plain loop's\n");
             rc = 1;
         }
     }
-    if (c.fd) {
+    if (c->fd) {
         const double eps = 1e-6;
-        double fd = (objective(md.m, md.m.f + eps, c.steps, x0) -
-                     objective(md.m, md.m.f - eps, c.steps, x0)) / (2 * eps);
-        double err = fabs(fd - md.grad_f) / fmax(fabs(fd), 1e-300);
+        double fd = (objective(md->m, md->m.f + eps, rk4_total, x0) -
+                     objective(md->m, md->m.f - eps, rk4_total, x0)) / (2 * eps);
+        double err = fabs(fd - md->grad_f) / fmax(fabs(fd), 1e-300);
         /* a lossy run's gradient is that of a nearby trajectory: no bound */
-        int bad = c.rate == 0 && err > 1e-5;
+        int bad = c->rate == 0 && err > 1e-5;
         printf("finite differences: dJ/dF = %.6e, adjoint %.6e, relative error %.1e%s\n", fd,
-               md.grad_f, err,
-               c.rate > 0 ? "  (lossy: not held to the bound 1e-5)" : bad ? "  <-- TOO LARGE" : "");
+               md->grad_f, err,
+               c->rate > 0 ? "  (lossy: not held to the bound 1e-5)" : bad ? "  <-- TOO LARGE" : "");
         if (bad)
             rc = 1;
     }
     ebb_run_destroy(run);
     ebb_config_dispose(&cfg);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cli c;
+    int parsed = parse(argc, argv, &c);
+    if (parsed)
+        return parsed > 0 ? 0 : 2;
+    model md = {.m = {.n = 40, .f = 8.0, .dt = c.dt}};
+    double x0[L96_MAX_N];
+    l96_initial(&md.m, 1000, x0);
+    /* the windows (one RK4 step each without --uneven) and their costs */
+    int *window = malloc(sizeof *window * (size_t)c.steps);
+    double *fcost = malloc(sizeof *fcost * (size_t)c.steps);
+    double *rcost = malloc(sizeof *rcost * (size_t)c.steps);
+    md.xs = malloc(sizeof *md.xs * MAX_WINDOW);
+    if (!window || !fcost || !rcost || !md.xs) {
+        fprintf(stderr, "ebb: out of memory for %ld steps\n", c.steps);
+        return 1;
+    }
+    long rk4_total = 0;
+    for (long i = 0; i < c.steps; i++) {
+        /* a fixed uneven pattern: mostly windows of 1 to 3 RK4 steps, one in
+         * five of MAX_WINDOW (a gap between observations) */
+        unsigned long h = (unsigned long)i * 2654435761u % 1000003u;
+        window[i] = !c.uneven ? 1 : h % 5 == 0 ? MAX_WINDOW : 1 + (int)(h % 3);
+        fcost[i] = window[i];
+        rcost[i] = 2.0 * window[i];
+        rk4_total += window[i];
+    }
+    md.window = c.uneven ? window : NULL;
+    int rc;
+    if (c.measured) {
+        rc = solve(&c, &md, x0, NULL, NULL, "not told to ebb (measured for the next run)",
+                   rk4_total, fcost, rcost);
+        if (rc == 0)
+            rc = solve(&c, &md, x0, fcost, rcost, "measured by the run above, told to ebb",
+                       rk4_total, NULL, NULL);
+    } else if (c.uneven && !c.no_costs) {
+        rc = solve(&c, &md, x0, fcost, rcost, "told to ebb", rk4_total, NULL, NULL);
+    } else {
+        rc = solve(&c, &md, x0, NULL, NULL, "not told to ebb", rk4_total, NULL, NULL);
+    }
+    free(window);
+    free(fcost);
+    free(rcost);
+    free(md.xs);
     return rc;
 }

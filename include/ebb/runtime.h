@@ -177,6 +177,18 @@ typedef struct ebb_run_options {
      * EBB_ERROR_SAMPLES wins over both. 0 .. EBB_ERROR_SAMPLES_MAX; a host
      * state only (with a GPU state, EBB_ERR_UNSUPPORTED at create). */
     int32_t error_samples;
+    /* Steps of different costs (both NULL, the default: every step costs the
+     * same). forward_costs[i] and reverse_costs[i], i < steps, are step i's
+     * forward and reverse costs on any one scale (seconds, solver
+     * iterations), each >= 0; read at ebb_run_create only. Strategy
+     * "revolve" then runs the schedule of least total cost for them within
+     * the same fast slots (the chain program of ebb/chain.h, whose uniform
+     * chain is Revolve's; docs/heterogeneous.md, *In a run*); "auto" chooses
+     * it; "store-all" needs no costs; any other strategy, n unknown and
+     * ebb_mpi_run_create are refused (EBB_ERR_INVALID_ARG). n at most
+     * EBB_CHAIN_MAX_STEPS. */
+    const double *forward_costs;
+    const double *reverse_costs;
 } ebb_run_options;
 
 /* Sets the defaults. Returns nothing: it cannot fail. */
@@ -395,6 +407,21 @@ typedef struct ebb_run_stats {
 } ebb_run_stats;
 
 EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);
+
+/* Each step's measured time, on the run's clock, for its first `count`
+ * steps (count <= steps): forward_s[i] the time of step i's forward
+ * callback in the first sweep (0 for a step pushed with ebb_run_push, or
+ * not run yet), reverse_s[i] its reverse step's (the reverse callback's,
+ * or, pulled, from ebb_run_reverse_next handing x_i out to the next call;
+ * 0 until then). Either array may be NULL. A later run of the same steps
+ * takes them as ebb_run_options.forward_costs and reverse_costs
+ * (docs/heterogeneous.md, *In a run*). Kept for runs with n known, at most
+ * EBB_CHAIN_MAX_STEPS steps (16 bytes a step) and a host state; otherwise
+ * EBB_ERR_UNSUPPORTED, saying which (a GPU state's callbacks queue their
+ * work: their host time is not the step's). EBB_ERR_INVALID_ARG for count
+ * outside 0 .. steps. */
+EBB_API ebb_status ebb_run_step_times(const ebb_run *run, double *forward_s, double *reverse_s,
+                                      int64_t count);
 
 #ifdef __cplusplus
 }

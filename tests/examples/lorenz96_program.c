@@ -1,9 +1,11 @@
 /* example_lorenz96 runs: its adjoint passes the finite-difference check and,
  * without compression, gives bitwise the plain loop's gradient; with a fixed
  * rate of 16 bits it prints ebb's error estimate (> 0) beside the gradient's
- * true relative error (> 0). */
+ * true relative error (> 0); with uneven windows whose costs ebb is told it
+ * stays bitwise exact and recomputes fewer RK4 steps than without them. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "support/cli_run.h"
 
@@ -38,6 +40,43 @@ Test(example_lorenz96, lossy_estimate_beside_the_true_error)
     cr_assert_gt(true_x0, 0);
     cr_assert_gt(est_max, 0);
     cr_assert_geq(est_max, est_rms);
+    cli_free(&r);
+}
+/* The RK4 steps recomputed by forward steps, from the --uneven line. */
+static long recomputed(const char *out)
+{
+    const char *f = strstr(out, "recomputed by forward steps: ");
+    cr_assert_not_null(f, "%s", out);
+    return strtol(f + strlen("recomputed by forward steps: "), NULL, 10);
+}
+
+Test(example_lorenz96, uneven_windows_cost_less_told)
+{
+    long got[2];
+    for (int told = 0; told < 2; told++) {
+        const char *args[] = {"--steps", "30", "--slots", "3", "--dt", "0.002", "--uneven",
+                              "--fd-check", "--exact-check", told ? NULL : "--no-costs", NULL};
+        cli_result r = cli_runv_program(EBB_EXAMPLE_L96_PATH, args);
+        cr_assert_eq(r.status, 0, "exit %d\n%s\n%s", r.status, r.out, r.err);
+        cr_assert(strstr(r.out, "|dJ/dx0 - exact| / |exact| = 0.000e+00"), "%s", r.out);
+        cr_assert_null(strstr(r.out, "TOO LARGE"), "%s", r.out);
+        got[told] = recomputed(r.out);
+        cli_free(&r);
+    }
+    cr_assert_lt(got[1], got[0], "told %ld, not told %ld", got[1], got[0]);
+}
+/* --measured: the second run takes the first one's step times as costs;
+ * both stay bitwise exact (the times are too noisy here to assert a count). */
+Test(example_lorenz96, measured_costs_feed_the_next_run)
+{
+    const char *args[] = {"--steps", "30", "--slots", "3", "--dt", "0.002", "--uneven",
+                          "--measured", "--exact-check", NULL};
+    cli_result r = cli_runv_program(EBB_EXAMPLE_L96_PATH, args);
+    cr_assert_eq(r.status, 0, "exit %d\n%s\n%s", r.status, r.out, r.err);
+    const char *second = strstr(r.out, "measured by the run above, told to ebb");
+    cr_assert_not_null(second, "%s", r.out);
+    cr_assert(strstr(r.out, "|dJ/dx0 - exact| / |exact| = 0.000e+00"), "%s", r.out);
+    cr_assert(strstr(second, "|dJ/dx0 - exact| / |exact| = 0.000e+00"), "%s", r.out);
     cli_free(&r);
 }
 #else

@@ -75,6 +75,8 @@ size_t rdtest_run_options_layout(size_t *o)
     o[i++] = OFF(ebb_run_options, dims);
     o[i++] = OFF(ebb_run_options, shape);
     o[i++] = OFF(ebb_run_options, error_samples);
+    o[i++] = OFF(ebb_run_options, forward_costs);
+    o[i++] = OFF(ebb_run_options, reverse_costs);
     return sizeof(ebb_run_options);
 }
 

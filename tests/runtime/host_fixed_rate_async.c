@@ -76,22 +76,15 @@ typedef struct timed {
     double f;
 } timed;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int timed_forward(void *user, int64_t k, const void *in, void *out)
 {
     const timed *t = user;
-    double end = now_s() + t->f;
+    double end = wl_now_s() + t->f;
     const double *x = in;
     double *y = out;
     for (size_t i = 0; i < t->values; i++)
         y[i] = 0.9 * x[i] + 0.1 * sin(0.001 * (double)i + 0.01 * (double)k);
-    while (now_s() < end)
+    while (wl_now_s() < end)
         ;
     return EBB_STEP_OK;
 }

@@ -46,32 +46,11 @@ typedef struct steps {
     int unknown, said_last;
 } steps;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* A step of s seconds, to a few microseconds: a sleep overshoots by 5-10%
- * of a millisecond step, so the end is waited for by spinning. */
-static void sleep_s(double s)
-{
-    double end = now_s() + s;
-    double nap = s - 3e-4;
-    if (nap > 0) {
-        struct timespec ts = {(time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
-        nanosleep(&ts, NULL);
-    }
-    while (now_s() < end)
-        ;
-}
-
 static int forward(void *user, int64_t k, const void *in, void *out)
 {
     (void)in, (void)out;
     steps *w = user;
-    sleep_s(w->f);
+    wl_wait_s(w->f);
     if (w->unknown && !w->said_last && k + 1 == w->n) {
         w->said_last = 1;
         return EBB_STEP_LAST;
@@ -82,7 +61,7 @@ static int forward(void *user, int64_t k, const void *in, void *out)
 static int reverse(void *user, int64_t k, void *state)
 {
     (void)k, (void)state;
-    sleep_s(((steps *)user)->b);
+    wl_wait_s(((steps *)user)->b);
     return EBB_STEP_OK;
 }
 

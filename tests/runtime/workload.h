@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -43,6 +44,28 @@ typedef struct wl {
     char buffer_fault[256];
     int32_t host_extents; /* with check_buffers: the most extents the host pool had ready */
 } wl;
+
+/* The clock the runtime reads (CLOCK_MONOTONIC), in seconds, */
+static inline double wl_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* and a wait of s seconds on it, to a few microseconds: a sleep overshoots
+ * by 5-10% of a millisecond step, so the end is waited for by spinning. */
+static inline void wl_wait_s(double s)
+{
+    double end = wl_now_s() + s;
+    double nap = s - 3e-4;
+    if (nap > 0) {
+        struct timespec ts = {(time_t)nap, (long)((nap - (double)(time_t)nap) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    while (wl_now_s() < end) {
+    }
+}
 
 /* Resident memory of this process, bytes (/proc/self/statm). */
 static inline uint64_t wl_resident_bytes(void)

@@ -48,6 +48,8 @@ class RunOptions(Structure):
         ("dims", c_int32),
         ("shape", c_uint64 * 4),
         ("error_samples", c_int32),
+        ("forward_costs", c_void_p),
+        ("reverse_costs", c_void_p),
     ]
 
 
@@ -265,6 +267,7 @@ _PROTOTYPES = {
     "ebb_run_reverse": (c_int, [c_void_p]),
     "ebb_run_info_get": (c_int, [c_void_p, POINTER(RunInfo)]),
     "ebb_run_stats_get": (c_int, [c_void_p, POINTER(RunStats)]),
+    "ebb_run_step_times": (c_int, [c_void_p, POINTER(c_double), POINTER(c_double), c_int64]),
 }
 
 _lock = threading.Lock()

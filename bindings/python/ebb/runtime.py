@@ -185,13 +185,18 @@ class Run:
                  kept in the first sweep and compared with those the reverse
                  sweep hands out (stats(): gradient_rel_error_estimate,
                  state_rel_error_max, ...); 0: off; None: run.error_samples
+    forward_costs, reverse_costs   steps of different costs: one number >= 0
+                 per step each (seconds, iterations), both or neither;
+                 "revolve" (or "auto") then runs the chain program's schedule
+                 of least total cost for them (docs/heterogeneous.md)
     """
 
     def __init__(self, state_size, steps, forward, reverse, *, config=None, strategy=None,
                  slots=None, disk_slots=None, audit=None, fast_tier=None, slow_tier=None,
                  period=0, io_ratio=0.0, staging=0, state_tier="host", device=-1,
                  stream=None, buffers="memoryview", trace=None, forward_seconds=0.0,
-                 reverse_seconds=0.0, element=None, shape=None, error_samples=None):
+                 reverse_seconds=0.0, element=None, shape=None, error_samples=None,
+                 forward_costs=None, reverse_costs=None):
         L = _capi.lib()
         if buffers not in ("memoryview", "address"):
             raise ValueError(f"buffers is 'memoryview' or 'address', got {buffers!r}")
@@ -247,6 +252,15 @@ class Run:
                 o.shape[k] = e
         if error_samples is not None:
             o.error_samples = int(error_samples)
+        self._costs = []
+        for name, costs in (("forward_costs", forward_costs), ("reverse_costs", reverse_costs)):
+            if costs is not None:
+                costs = [float(c) for c in costs]
+                if len(costs) != o.steps:
+                    raise ValueError(f"{name} has {len(costs)} entries for {o.steps} steps")
+                arr = (ctypes.c_double * max(len(costs), 1))(*costs)
+                self._costs.append(arr)
+                setattr(o, name, ctypes.cast(arr, ctypes.c_void_p))
         self._options = o
         h = ctypes.c_void_p()
         _capi.check(L.ebb_run_create(ctypes.byref(o), ctypes.byref(h)))
@@ -343,6 +357,19 @@ class Run:
         self._call(_capi.lib().ebb_run_reverse)
 
     # -- what it did ----------------------------------------------------------
+
+    def step_times(self):
+        """(forward_s, reverse_s): each step's measured time, its forward
+        callback's in the first sweep and its reverse step's (0 where not run
+        yet, or pushed), to give a later run of the same steps as its
+        forward_costs and reverse_costs. Raises EbbError UNSUPPORTED where
+        the run keeps none (n unknown, more than ebb.chain.MAX_STEPS steps,
+        a GPU state)."""
+        n = self._options.steps
+        f = (ctypes.c_double * max(n, 1))()
+        r = (ctypes.c_double * max(n, 1))()
+        _capi.check(_capi.lib().ebb_run_step_times(self._live(), f, r, n))
+        return list(f[:n]), list(r[:n])
 
     def info(self):
         i = _capi.out(_capi.RunInfo)

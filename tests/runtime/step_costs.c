@@ -1,0 +1,174 @@
+/* Steps of different costs in a run (ebb_run_options.forward_costs,
+ * reverse_costs): over random (n, slots, costs, tier) cases the run's
+ * adjoint is bitwise the plain loop's, and the forward steps it really ran
+ * cost, with the reverse steps, exactly what ebb_chain_schedule_create says
+ * for the same chain within the same slots: the run follows the chain
+ * program, not Revolve. Against Revolve's run with the same slots it never
+ * costs more, and less in many cases. Bad costs are refused saying why. */
+#include "workload.h"
+
+/* The workload's callbacks, adding each forward call's cost. */
+typedef struct costed {
+    wl w;
+    const double *f;
+    double spent;
+} costed;
+
+static int costed_forward(void *user, int64_t k, const void *in, void *out)
+{
+    costed *c = user;
+    c->spent += c->f[k];
+    return wl_forward_cb(&c->w, k, in, out);
+}
+
+static int costed_reverse(void *user, int64_t k, void *state)
+{
+    return wl_reverse_cb(&((costed *)user)->w, k, state);
+}
+
+static ebb_run_options costed_options(costed *c, size_t size, ebb_config *cfg, int64_t n,
+                                      int32_t slots, const double *f, const double *r)
+{
+    wl_init(&c->w, size);
+    c->f = f;
+    ebb_run_options o = wl_options(&c->w, cfg, n);
+    o.forward = costed_forward;
+    o.reverse = costed_reverse;
+    o.user = c;
+    o.slots = slots;
+    o.strategy = EBB_STRATEGY_REVOLVE;
+    o.audit = EBB_AUDIT_REPLAY;
+    o.forward_costs = f;
+    o.reverse_costs = r;
+    return o;
+}
+
+/* What the run's forward calls cost, its adjoint checked against the loop. */
+static double run_cost(costed *c, const ebb_run_options *o, int64_t n, uint64_t seed,
+                       const double *r, ebb_run_info *info)
+{
+    wl_init(&c->w, o->state_size);
+    c->w.expect_reverse = -1;
+    c->w.order_ok = 1;
+    c->spent = 0;
+    ebb_run_stats stats;
+    cr_assert_eq(wl_run(o, NULL, &c->w, seed, &stats), EBB_OK, "n %lld: %s", (long long)n,
+                 ebb_last_error());
+    cr_assert_eq(c->w.adjoint, wl_reference(o->state_size, n, seed), "n %lld", (long long)n);
+    cr_assert(c->w.order_ok);
+    if (info) {
+        ebb_run *run = wl_create(o);
+        cr_assert_eq(ebb_run_info_get(run, info), EBB_OK);
+        ebb_run_destroy(run);
+    }
+    double rev = 0;
+    for (int64_t i = 0; i < n; i++)
+        rev += r[i];
+    return c->spent + rev;
+}
+
+/* The chain program's cost for n states of `size` bytes within `slots`. */
+static double chain_cost(int64_t n, size_t size, int32_t slots, const double *f, const double *r)
+{
+    uint64_t *b = malloc(sizeof *b * (size_t)n);
+    cr_assert_not_null(b);
+    for (int64_t i = 0; i < n; i++)
+        b[i] = size;
+    ebb_chain chain = {.steps = n, .forward_cost = f, .reverse_cost = r, .state_bytes = b};
+    ebb_chain_options co;
+    ebb_chain_options_init(&co);
+    co.memory_bytes = (uint64_t)slots * size;
+    ebb_schedule *s = NULL;
+    cr_assert_eq(ebb_chain_schedule_create(&chain, &co, &s), EBB_OK, "%s", ebb_last_error());
+    ebb_chain_info ci;
+    cr_assert_eq(ebb_chain_schedule_info(s, &ci), EBB_OK);
+    ebb_schedule_destroy(s);
+    free(b);
+    return ci.cost;
+}
+
+Test(step_costs, the_run_follows_the_chain_program_bitwise)
+{
+    wl_setup env;
+    wl_setup_open(&env);
+    wl_rng rng = {0x5eed};
+    int cheaper = 0, cases = 80;
+    for (int k = 0; k < cases; k++) {
+        int64_t n = wl_pick(&rng, 1, k % 8 == 0 ? 400 : 40);
+        int32_t slots = (int32_t)wl_pick(&rng, 1, n < 10 ? n : 10);
+        size_t size = (size_t)wl_pick(&rng, 8, 300);
+        double *f = malloc(sizeof *f * (size_t)n), *r = malloc(sizeof *r * (size_t)n);
+        cr_assert(f && r);
+        int uniform = k % 10 == 0;
+        for (int64_t i = 0; i < n; i++) {
+            f[i] = uniform ? 1 : (double)wl_pick(&rng, 1, 9);
+            r[i] = uniform ? 2 : (double)wl_pick(&rng, 1, 9);
+        }
+        costed c;
+        ebb_run_options o = costed_options(&c, size, &env.cfg, n, slots, f, r);
+        if (k % 3 == 1)
+            o.fast_tier = EBB_TIER_DISK;
+        ebb_run_info info;
+        double ran = run_cost(&c, &o, n, (uint64_t)k, r, &info);
+        cr_assert_eq(info.strategy, EBB_STRATEGY_REVOLVE);
+        cr_assert_leq(info.slots[o.fast_tier == EBB_TIER_DISK ? EBB_TIER_DISK : EBB_TIER_HOST],
+                      slots, "case %d", k);
+        double want = chain_cost(n, size, slots, f, r);
+        cr_assert_eq(ran, want, "case %d (n %lld, %d slots): the run cost %g, the chain "
+                     "program %g", k, (long long)n, slots, ran, want);
+        /* Revolve's run with the same slots, at the same costs */
+        o.forward_costs = o.reverse_costs = NULL;
+        double revolve = run_cost(&c, &o, n, (uint64_t)k, r, NULL);
+        cr_assert_leq(ran, revolve, "case %d: %g above Revolve's %g", k, ran, revolve);
+        if (uniform)
+            cr_assert_eq(ran, revolve, "case %d: a uniform chain is Revolve's", k);
+        cheaper += ran < revolve;
+        free(f);
+        free(r);
+    }
+    cr_assert_geq(cheaper, cases / 4, "only %d of %d cases cheaper than Revolve", cheaper,
+                  cases);
+    wl_setup_close(&env);
+}
+
+Test(step_costs, auto_chooses_them_and_store_all_takes_them)
+{
+    wl_setup env;
+    wl_setup_open(&env);
+    double f[6] = {1, 8, 1, 8, 1, 8}, r[6] = {2, 2, 2, 2, 2, 2};
+    costed c;
+    ebb_run_options o = costed_options(&c, 48, &env.cfg, 6, 2, f, r);
+    o.strategy = EBB_STRATEGY_AUTO;
+    ebb_run_info info;
+    double ran = run_cost(&c, &o, 6, 3, r, &info);
+    cr_assert_eq(info.strategy, EBB_STRATEGY_REVOLVE);
+    cr_assert(strstr(info.reason, "costs are given"), "%s", info.reason);
+    cr_assert_eq(ran, chain_cost(6, c.w.size, 2, f, r));
+    o.strategy = EBB_STRATEGY_STORE_ALL;
+    o.slots = 6;
+    cr_assert_eq(run_cost(&c, &o, 6, 3, r, NULL), 27 + 12); /* each step once */
+    wl_setup_close(&env);
+}
+
+Test(step_costs, bad_costs_are_refused_saying_why)
+{
+    wl_setup env;
+    wl_setup_open(&env);
+    double f[4] = {1, 2, 3, 4}, r[4] = {1, 1, 1, 1}, bad[4] = {1, -2, 1, 1};
+    costed c;
+    ebb_run *run = NULL;
+    ebb_run_options o = costed_options(&c, 64, &env.cfg, 4, 2, f, NULL);
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG, "go together");
+    o = costed_options(&c, 64, &env.cfg, 0, 2, f, r);
+    o.strategy = EBB_STRATEGY_ONLINE;
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG, "need n");
+    o = costed_options(&c, 64, &env.cfg, 4, 2, f, r);
+    o.strategy = EBB_STRATEGY_MULTISTAGE;
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG,
+            "strategy \"multistage\" does not take step costs");
+    o = costed_options(&c, 64, &env.cfg, 4, 2, bad, r);
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG, "step 1");
+    cr_assert(strstr(ebb_last_error(), "forward_costs"), "%s", ebb_last_error());
+    cr_assert_null(run);
+    wl_setup_close(&env);
+}
