@@ -251,3 +251,93 @@ def test_a_block_used_several_times_sums_as_autograd(seed):
     got = grads(ebb.torch.sequential(blocks, x, rng.choice([0.2, 0.5, 1.0])))
     for a, b in zip(want, got):
         assert (a is None and b is None) or torch.equal(a, b)
+
+
+class _Split(torch.nn.Module):
+    """x, or (x, z) with z taking no gradient -> (x, h, idx): x carried on,
+    idx an integer tensor that the later blocks gather with."""
+
+    def __init__(self, w):
+        super().__init__()
+        self.lin = torch.nn.Linear(w, w)
+        self.w = w
+
+    def forward(self, s):
+        x, z = s if isinstance(s, (tuple, list)) else (s, 0)
+        idx = torch.arange(self.w).flip(0)
+        return x, torch.tanh(self.lin(x) + z), idx
+
+
+class _Carry(torch.nn.Module):
+    """(x, h, idx) -> (x, h', idx): h' from h and the carried x."""
+
+    def __init__(self, w, rng):
+        super().__init__()
+        self.lin = torch.nn.Linear(w, w)
+        self.mix = torch.nn.Linear(w, w, bias=False)
+        self.norm = torch.nn.BatchNorm1d(w) if rng.random() < 0.5 else torch.nn.Identity()
+        self.drop = torch.nn.Dropout(0.2) if rng.random() < 0.4 else torch.nn.Identity()
+
+    def forward(self, s):
+        x, h, idx = s
+        return x, self.drop(torch.tanh(self.norm(self.lin(h)) + self.mix(x)))[:, idx], idx
+
+
+class _Merge(torch.nn.Module):
+    def __init__(self, w):
+        super().__init__()
+        self.lin = torch.nn.Linear(w, 3)
+
+    def forward(self, s):
+        x, h, _ = s
+        return self.lin(h + x)
+
+
+def tuple_run(seed, depth, memory, tapes=True, pair=False):
+    """As run(), for a stack whose states are tuples (x carried beside h,
+    an integer tensor among them); the input a pair where `pair`."""
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    w = rng.choice([4, 16, 48])
+    blocks = [_Split(w)] + [_Carry(w, rng) for _ in range(depth)] + [_Merge(w)]
+    torch.manual_seed(3000 + seed)
+    x = torch.randn(6, w, requires_grad=True)
+    inp = (x, torch.randn(6, w)) if pair else x
+    if pair and seed % 2 == 0:
+        inp = list(inp)  # handed on as given
+    report = {}
+    if memory is None:
+        y = inp
+        for b in blocks:
+            y = b(y)
+    else:
+        y = ebb.torch.sequential(blocks, inp, memory, report=report, tapes=tapes)
+    y.pow(2).sum().backward()
+    grads = [p.grad for b in blocks for p in b.parameters()] + [x.grad]
+    bufs = [t.clone() for b in blocks for t in b.buffers()]
+    return grads, bufs, torch.rand(3), report
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_states_of_several_tensors_keep_gradients_bitwise(seed):
+    """Blocks that take and return tuples (the input carried beside the
+    hidden state, an integer tensor with them), the input a tensor or a
+    pair: gradients, running statistics and the generator bitwise plain
+    autograd's, at random budgets with and without tapes; the budget
+    counts every tensor of a kept state."""
+    rng = random.Random(seed)
+    depth = rng.randint(1, 10)
+    memory = rng.choice([0.01, 0.2, 0.5, 1.0])
+    tapes = seed % 2 == 0
+    pair = seed % 3 == 1
+    g0, b0, r0, _ = tuple_run(seed, depth, None, pair=pair)
+    g1, b1, r1, report = tuple_run(seed, depth, memory, tapes, pair)
+    assert len(g0) == len(g1) and all(torch.equal(a, b) for a, b in zip(g0, g1))
+    assert all(torch.equal(a, b) for a, b in zip(b0, b1)), "running statistics differ"
+    assert torch.equal(r0, r1)
+    sizes = report["profile"]["state_bytes"]
+    # x_1 on: x, h and idx (int64) together
+    w = sizes[0] // (48 if pair else 24)  # x (and z): 6 rows of float32
+    assert sizes[0] % (48 if pair else 24) == 0 and sizes[1] == 56 * w  # x, h, int64 idx
+    if not tapes:
+        assert report["peak_kept_bytes"] <= max(int(memory * sum(sizes)), sizes[0])

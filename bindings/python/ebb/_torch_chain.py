@@ -30,6 +30,50 @@ def _bytes(t):
     return t.numel() * t.element_size()
 
 
+def _tensors(h):
+    """A state's tensors: h itself, or those of a tuple or list (None: a
+    state of one tensor's missing gradient)."""
+    return (h,) if h is None or isinstance(h, torch.Tensor) else tuple(h)
+
+
+def _state_bytes(h):
+    """The bytes of a state's tensors, each counted once."""
+    seen, total = set(), 0
+    for t in _tensors(h):
+        if id(t) not in seen:
+            seen.add(id(t))
+            total += _bytes(t)
+    return total
+
+
+def _like(h, ts):
+    """ts in h's form: one tensor, a list, or a tuple."""
+    if h is None or isinstance(h, torch.Tensor):
+        return ts[0]
+    return list(ts) if isinstance(h, list) else tuple(ts)
+
+
+def _detached(h, grad=False):
+    """h's tensors detached; floating ones require grad where `grad` says
+    (a bool for all, or one per tensor)."""
+    ts = _tensors(h)
+    flags = grad if isinstance(grad, (list, tuple)) else [grad] * len(ts)
+    return _like(h, [t.detach().requires_grad_(bool(f) and t.is_floating_point())
+                     for t, f in zip(ts, flags)])
+
+
+def _grad(y, gy, inputs):
+    """autograd.grad of block outputs y (a state) with their gradients gy (a
+    state, entries None where none flowed) into `inputs`; None where no
+    output needs one."""
+    pairs = [(o, g) for o, g in zip(_tensors(y), _tensors(gy))
+             if o.requires_grad and g is not None]
+    if not inputs or not pairs:
+        return None
+    return torch.autograd.grad([o for o, _ in pairs], inputs, [g for _, g in pairs],
+                               allow_unused=True)
+
+
 def _params_of(block):
     if isinstance(block, torch.nn.Module):
         return [p for p in block.parameters() if p.requires_grad]
@@ -69,10 +113,10 @@ def _storage(t):
 
 def _tape_bytes(saved, y, exclude):
     """The bytes a block's graph keeps: the storages of what it saved and
-    of its output, each once, less those in `exclude` (its input's, its
+    of its outputs, each once, less those in `exclude` (its input's, its
     parameters' and buffers')."""
     seen, total = set(exclude), 0
-    for t in saved + [y]:
+    for t in saved + list(_tensors(y)):
         st = _storage(t)
         if st.data_ptr() not in seen:
             seen.add(st.data_ptr())
@@ -91,15 +135,16 @@ def profile_blocks(blocks, x, repeat=1):
     which a reverse step from the block's tape needs. The random generators
     and the blocks' buffers are left as they were."""
     fwd, rev, size, bwd, tape = [], [], [], [], []
-    devices = [x.device.index or 0] if x.device.type == "cuda" else []
+    device = _tensors(x)[0].device
+    devices = [device.index or 0] if device.type == "cuda" else []
     sync = torch.cuda.synchronize if devices else (lambda: None)
     with torch.random.fork_rng(devices=devices):
-        h = x.detach()
+        h = _detached(x)
         for block in blocks:
             buf = _Buffers(block)
             buf.keep()
             with buf.kept():
-                size.append(_bytes(h))
+                size.append(_state_bytes(h))
                 best_f = best_r = best_b = None
                 kept = 0
                 for _ in range(max(1, repeat)):
@@ -117,17 +162,16 @@ def profile_blocks(blocks, x, repeat=1):
 
                     with torch.enable_grad(), torch.autograd.graph.saved_tensors_hooks(
                             pack, lambda t: t):
-                        hi = h.detach().requires_grad_(h.is_floating_point())
+                        hi = _detached(h, True)
                         y = block(hi)
                     sync()
                     t1b = time.perf_counter()
-                    inputs = [hi] if hi.requires_grad else []
+                    inputs = [t for t in _tensors(hi) if t.requires_grad]
                     inputs += _params_of(block)
-                    if inputs and y.requires_grad:
-                        torch.autograd.grad(y, inputs, torch.ones_like(y), allow_unused=True)
+                    _grad(y, _like(y, [torch.ones_like(o) for o in _tensors(y)]), inputs)
                     sync()
                     t2 = time.perf_counter()
-                    own = [_storage(h).data_ptr()]
+                    own = [_storage(t).data_ptr() for t in _tensors(h)]
                     if isinstance(block, torch.nn.Module):
                         own += [_storage(p).data_ptr() for p in block.parameters()]
                         own += [_storage(b).data_ptr() for b in block.buffers()]
@@ -155,7 +199,7 @@ class _Runner:
         self.tape_sizes = tape_sizes
         self.tapes = {}
         self.tape_runs = 0
-        self.x_needs_grad = True
+        self.x_needs_grad = [True]
         self.plan = plan
         self.pos = 0
         self.slots = {}
@@ -201,14 +245,14 @@ class _Runner:
         # A later run's buffers are put back after its reverse step, not
         # now: its graph may have saved them (BatchNorm's running statistics).
         with (contextlib.nullcontext() if first else self._rng_again(i)), torch.enable_grad():
-            hi = h.detach().requires_grad_(i > 0 or self.x_needs_grad)
+            hi = _detached(h, True if i > 0 else self.x_needs_grad)
             y = block(hi)
         if first:
             self.buffers[i].keep()
         self.tapes[i] = (hi, y, not first)
         self.kept_bytes += self.tape_sizes[i]
         self.peak_kept_bytes = max(self.peak_kept_bytes, self.kept_bytes)
-        return y.detach()
+        return _detached(y)
 
     @contextlib.contextmanager
     def _rng_again(self, i):
@@ -229,17 +273,17 @@ class _Runner:
 
     def _keep(self, slot, h):
         self.slots[slot] = h
-        self.versions[slot] = h._version
-        self.kept_bytes += _bytes(h)
+        self.versions[slot] = [t._version for t in _tensors(h)]
+        self.kept_bytes += _state_bytes(h)
         self.peak_kept_bytes = max(self.peak_kept_bytes, self.kept_bytes)
 
     def _free(self, slot):
-        self.kept_bytes -= _bytes(self.slots.pop(slot))
+        self.kept_bytes -= _state_bytes(self.slots.pop(slot))
         del self.versions[slot]
 
     def _take(self, slot, step):
         h = self.slots[slot]
-        if h._version != self.versions[slot]:
+        if [t._version for t in _tensors(h)] != self.versions[slot]:
             raise RuntimeError(f"x_{step}, kept for the backward, was modified in place after "
                                f"block {step - 1} returned it: a block must not change its "
                                f"input in place (use out-of-place operations)")
@@ -288,7 +332,7 @@ class _Runner:
             elif kind == FREE:
                 self._free(slot)
             elif kind == REVERSE:
-                gy, grads = self._reverse(step, live, gy, step > 0 or x_needs_grad)
+                gy, grads = self._reverse(step, live, gy, True if step > 0 else x_needs_grad)
                 for p, g in zip(_params_of(self.blocks[step]), grads):
                     if g is not None:
                         total[id(p)] = g if id(p) not in total else total[id(p)] + g
@@ -302,6 +346,8 @@ class _Runner:
         return gy, total
 
     def _reverse(self, i, h, gy, input_grad):
+        """Block i's reverse step: (the gradient of x_i as a state, entries
+        None where none flows; its parameters' gradients)."""
         block = self.blocks[i]
         params = _params_of(block)
         taped = self.tapes.pop(i, None)
@@ -312,36 +358,44 @@ class _Runner:
             if taped:
                 hi, y, restore = taped
             else:
-                hi = h.detach().requires_grad_(input_grad)
+                hi = _detached(h, input_grad)
                 y = block(hi)
-            inputs = ([hi] if input_grad else []) + params
-            g = None
-            if inputs and y.requires_grad:
-                g = torch.autograd.grad(y, inputs, gy, allow_unused=True)
+            ins = [t for t in _tensors(hi) if t.requires_grad]
+            g = _grad(y, gy, ins + params)
         if restore:
             self.buffers[i].restore()
+        none = _like(hi, [None] * len(_tensors(hi)))
         if g is None:
-            return None, [None] * len(params)
-        gx = g[0] if input_grad else None
-        return gx, list(g[1:] if input_grad else g)
+            return none, [None] * len(params)
+        got = iter(g[:len(ins)])
+        gx = _like(hi, [next(got) if t.requires_grad else None for t in _tensors(hi)])
+        return gx, list(g[len(ins):])
 
 
 class _Sequential(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, runner, x, *params):
-        ctx.runner = runner
-        ctx.x_needs_grad = x.requires_grad
-        runner.x_needs_grad = x.requires_grad
-        y = runner.forward(x.detach())
-        return y
+    """x's tensors and the parameters in, y's tensors out (a state of one
+    tensor as that tensor)."""
 
     @staticmethod
-    def backward(ctx, gy):
+    def forward(ctx, runner, x_form, nx, *args):
+        xs = args[:nx]
+        ctx.runner = runner
+        ctx.x_needs_grad = runner.x_needs_grad = [t.requires_grad for t in xs]
+        x = _like(x_form, xs)
+        y = runner.forward(_detached(x))
+        ys = _tensors(y)
+        ctx.mark_non_differentiable(*[t for t in ys if not t.is_floating_point()])
+        ctx.y_single = isinstance(y, torch.Tensor)
+        return y if ctx.y_single else ys
+
+    @staticmethod
+    def backward(ctx, *gys):
         runner = ctx.runner
         ctx.runner = None
+        gy = gys[0] if ctx.y_single else tuple(gys)
         gx, total = runner.backward(gy, ctx.x_needs_grad)
         out = [total.get(id(p)) for p in runner.all_params]
-        return (None, gx, *out)
+        return (None, None, None, *_tensors(gx), *out)
 
 
 def _budget(memory, sizes):
@@ -372,9 +426,11 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
     """y = blocks[n-1](... blocks[1](blocks[0](x))), differentiable, keeping at
     most `memory` of block inputs (x included) for the backward.
 
-    blocks     a list of modules or callables, each tensor -> tensor (1 .. 100,000
-               of them); a callable that is not a module has no parameters here
-    x          the input tensor
+    blocks     a list of modules or callables (1 .. 100,000 of them), each taking
+               the state the block before returned (x for the first): a
+               tensor, or a tuple or list of tensors, and returning the
+               next; a callable that is not a module has no parameters here
+    x          the input: a tensor, or a tuple or list of tensors
     memory     bytes (an int or a size text such as "64 MiB"), or a float in
                (0, 1]: that fraction of all the blocks' inputs together (at
                least x's size: x is kept whatever the budget)
@@ -403,15 +459,18 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
         raise ValueError(f"ebb.torch.sequential takes 1 .. {_chain.MAX_STEPS} blocks, got "
                          f"{len(blocks)}: group consecutive blocks into nn.Sequential "
                          f"stages")
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"x must be a tensor, got {type(x).__name__}")
+    if not isinstance(x, torch.Tensor) and not (
+            isinstance(x, (tuple, list)) and x and
+            all(isinstance(t, torch.Tensor) for t in x)):
+        raise TypeError(f"x must be a tensor or a tuple of tensors, got "
+                        f"{type(x).__name__}")
     seen, params = set(), []
     for b in blocks:
         for p in _params_of(b):
             if id(p) not in seen:
                 seen.add(id(p))
                 params.append(p)
-    if not torch.is_grad_enabled() or not (x.requires_grad or params):
+    if not torch.is_grad_enabled() or not (any(t.requires_grad for t in _tensors(x)) or params):
         # nothing to differentiate: no profile, no plan, nothing kept
         with torch.no_grad():
             for b in blocks:
@@ -432,10 +491,13 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
     plan = _chain.chain_plan(fwd, rev, sizes, _budget(memory, sizes),
                              memory_levels=memory_levels, tape_bytes=tape_sizes,
                              backward_cost=bwd)
-    runner = _Runner(blocks, plan, preserve_rng_state, x.device, tape_sizes)
+    xs = _tensors(x)
+    runner = _Runner(blocks, plan, preserve_rng_state, xs[0].device, tape_sizes)
     runner.all_params = params
     if report is not None:
         report["plan"] = plan
         report["profile"] = profile
         runner.report = report
-    return _Sequential.apply(runner, x, *params)
+    # x's form without its tensors: None for one tensor, else an empty tuple or list
+    form = None if isinstance(x, torch.Tensor) else [] if isinstance(x, list) else ()
+    return _Sequential.apply(runner, form, len(xs), *xs, *params)
