@@ -12,7 +12,11 @@ tapes.
 The model: ResNet-50's stem, its 16 bottleneck blocks (3, 4, 6, 3 per
 stage) and its head (pooling, a 1000-way linear layer), written here (no
 torchvision), 18 blocks; --layout 101 or 152 stacks more of the same
-blocks (3, 4, 23, 3 or 3, 8, 36, 3: 35 or 52 blocks). Each method runs in its own child process, which
+blocks (3, 4, 23, 3 or 3, 8, 36, 3: 35 or 52 blocks); --fine splits the stem in
+two and each bottleneck in three steps whose states carry the block's input
+beside its inner activation (x -> (x, a), (x, a) -> (x, b), (x, b) -> the
+block's output: 51 steps for ResNet-50, the same modules and gradients).
+Each method runs in its own child process, which
 builds the model and the input (seeded), runs one warm-up step (ebb: its
 profile too), then --steps timed steps; printed: peak RSS above the RSS
 before the warm-up (ru_maxrss of the child, os.wait4), the same less the
@@ -36,7 +40,7 @@ import time
 LAYOUTS = {"50": (3, 4, 6, 3), "101": (3, 4, 23, 3), "152": (3, 8, 36, 3)}
 
 
-def model(torch, layout="50"):
+def model(torch, layout="50", fine=False):
     nn = torch.nn
 
     class Bottleneck(nn.Module):
@@ -66,7 +70,49 @@ def model(torch, layout="50"):
             blocks.append(Bottleneck(cin, mid, stride if k == 0 else 1))
             cin = 4 * mid
     blocks.append(nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, 1000)))
-    return blocks
+    return split(torch, blocks) if fine else blocks
+
+
+def split(torch, blocks):
+    """The same modules as finer steps: the stem's convolution, then its
+    normalisation and pooling; each bottleneck's three convolutions, the
+    block's input carried beside the inner activations to the sum."""
+    nn = torch.nn
+
+    class Enter(nn.Module):
+        def __init__(self, conv, bn):
+            super().__init__()
+            self.conv, self.bn = conv, bn
+
+        def forward(self, x):
+            return x, torch.relu(self.bn(self.conv(x)))
+
+    class Inner(nn.Module):
+        def __init__(self, conv, bn):
+            super().__init__()
+            self.conv, self.bn = conv, bn
+
+        def forward(self, s):
+            x, h = s
+            return x, torch.relu(self.bn(self.conv(h)))
+
+    class Leave(nn.Module):
+        def __init__(self, conv, bn, skip):
+            super().__init__()
+            self.conv, self.bn, self.skip = conv, bn, skip
+
+        def forward(self, s):
+            x, h = s
+            r = x if self.skip is None else self.skip(x)
+            return torch.relu(self.bn(self.conv(h)) + r)
+
+    stem, *bottlenecks, head = blocks
+    steps = [nn.Sequential(stem[0]), nn.Sequential(*stem[1:])]
+    for b in bottlenecks:
+        body = b.body
+        steps += [Enter(body[0], body[1]), Inner(body[3], body[4]),
+                  Leave(body[6], body[7], b.skip)]
+    return steps + [head]
 
 
 def rss_kib():
@@ -79,7 +125,7 @@ def rss_kib():
 
 def child(args):
     import torch
-    blocks = model(torch, args.layout)
+    blocks = model(torch, args.layout, args.fine)
     params = [p for b in blocks for p in b.parameters()]
     torch.manual_seed(1)
     x = torch.randn(args.batch, 3, args.image, args.image)
@@ -145,7 +191,7 @@ def parent(args):
         for m in (methods if r % 2 == 0 else methods[::-1]):
             cmd = [sys.executable, os.path.abspath(__file__), "--child", m, "--image",
                    str(args.image), "--batch", str(args.batch), "--steps", str(args.steps),
-                   "--layout", args.layout]
+                   "--layout", args.layout] + (["--fine"] if args.fine else [])
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
             out = p.stdout.read()
             _, status, usage = os.wait4(p.pid, 0)
@@ -195,6 +241,8 @@ def main():
     p.add_argument("--layout", choices=sorted(LAYOUTS), default="50",
                    help="the bottleneck blocks per stage: ResNet-50's (3, 4, 6, 3), "
                         "-101's or -152's")
+    p.add_argument("--fine", action="store_true",
+                   help="finer steps: the stem in two, each bottleneck in three")
     p.add_argument("--json", action="store_true")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()

@@ -29,23 +29,29 @@ def stack(seed, depth):
     return blocks, widths[0]
 
 
-def run(seed, depth, memory, x_grad=True, tapes=True):
-    """Gradients (parameters, then x), buffers and a draw of the generator
-    after the backward; `memory` None: plain autograd."""
-    blocks, width = stack(seed, depth)
-    torch.manual_seed(1000 + seed)
-    x = torch.randn(6, width, requires_grad=x_grad)
+def train(blocks, inp, leaves, memory, tapes):
+    """One step of the blocks on inp: the gradients (parameters, then the
+    leaves'), the buffers and a draw of the generator after the backward;
+    `memory` None: plain autograd."""
     report = {}
     if memory is None:
-        y = x
+        y = inp
         for b in blocks:
             y = b(y)
     else:
-        y = ebb.torch.sequential(blocks, x, memory, report=report, tapes=tapes)
+        y = ebb.torch.sequential(blocks, inp, memory, report=report, tapes=tapes)
     y.pow(2).sum().backward()
-    grads = [p.grad for b in blocks for p in b.parameters()] + ([x.grad] if x_grad else [])
+    grads = [p.grad for b in blocks for p in b.parameters()] + [t.grad for t in leaves]
     bufs = [t.clone() for b in blocks for t in b.buffers()]
     return grads, bufs, torch.rand(3), report
+
+
+def run(seed, depth, memory, x_grad=True, tapes=True):
+    """train() on a stack() and an input of its width."""
+    blocks, width = stack(seed, depth)
+    torch.manual_seed(1000 + seed)
+    x = torch.randn(6, width, requires_grad=x_grad)
+    return train(blocks, x, [x] if x_grad else [], memory, tapes)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -294,8 +300,8 @@ class _Merge(torch.nn.Module):
 
 
 def tuple_run(seed, depth, memory, tapes=True, pair=False):
-    """As run(), for a stack whose states are tuples (x carried beside h,
-    an integer tensor among them); the input a pair where `pair`."""
+    """train() on a stack whose states are tuples (x carried beside h, an
+    integer tensor among them); the input a pair where `pair`."""
     rng = random.Random(seed)
     torch.manual_seed(seed)
     w = rng.choice([4, 16, 48])
@@ -305,17 +311,7 @@ def tuple_run(seed, depth, memory, tapes=True, pair=False):
     inp = (x, torch.randn(6, w)) if pair else x
     if pair and seed % 2 == 0:
         inp = list(inp)  # handed on as given
-    report = {}
-    if memory is None:
-        y = inp
-        for b in blocks:
-            y = b(y)
-    else:
-        y = ebb.torch.sequential(blocks, inp, memory, report=report, tapes=tapes)
-    y.pow(2).sum().backward()
-    grads = [p.grad for b in blocks for p in b.parameters()] + [x.grad]
-    bufs = [t.clone() for b in blocks for t in b.buffers()]
-    return grads, bufs, torch.rand(3), report
+    return train(blocks, inp, [x], memory, tapes)
 
 
 @pytest.mark.parametrize("seed", range(10))
