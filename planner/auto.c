@@ -11,9 +11,14 @@
  * With the host tier's slots compressed (tier.host.compression) it predicts
  * them with tier.host.compress_rate and decompress_rate, and the budget's
  * fewer uncompressed slots too, and runs the faster.
+ * Each step's own times (ebb_run_options.forward_costs and reverse_costs,
+ * taken as seconds here, as ebb_run_step_times measures them) are given to
+ * the planner in the same way, revolve then being the schedule of least
+ * total time for them.
  * Without them, the rules: every state fits in the fast tier -> store-all; a
  * slower tier -> async, which follows the compute/transfer ratio it meets;
- * else revolve (online while n is unknown).
+ * else revolve (online while n is unknown; over the steps' costs where
+ * they are given).
  */
 #include <math.h>
 #include <stdio.h>
@@ -73,6 +78,16 @@ static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto
     p.state_tier = o->state_tier;
     p.forward_s = o->forward_seconds;
     p.reverse_s = o->reverse_seconds;
+    if (o->forward_costs) {
+        /* each step's time; the mean for what takes one (h-revolve's costs) */
+        double f = 0, r = 0;
+        for (int64_t i = 0; i < o->steps; i++)
+            f += o->forward_costs[i], r += o->reverse_costs[i];
+        p.forward_s = f / (double)o->steps;
+        p.reverse_s = r / (double)o->steps;
+        p.forward_step_s = o->forward_costs;
+        p.reverse_step_s = o->reverse_costs;
+    }
     p.staging = o->staging;
     ebb_config state_cfg; /* the codecs with the options' element type, as the run's */
     rt_config_for_state(cfg, o, &state_cfg);
@@ -149,9 +164,11 @@ static ebb_status planned(const ebb_config *cfg, const rt_auto_ask *ask, rt_auto
                         ? (ebb_config_strategy)all[best].schedule
                         : all[best].strategy;
     snprintf(ans->reason, sizeof ans->reason,
-             "auto: the planner predicts %s fastest (%.3g s for %lld steps of %.3g + %.3g ms%s%s)",
+             "auto: the planner predicts %s fastest (%.3g s for %lld steps of %s%.3g + %.3g "
+             "ms%s%s)",
              ebb_config_strategy_name(ans->strategy), all[best].predicted_s, (long long)o->steps,
-             o->forward_seconds * 1e3, o->reverse_seconds * 1e3,
+             o->forward_costs ? "their own times, on average " : "", p.forward_s * 1e3,
+             p.reverse_s * 1e3,
              slow != EBB_TIER_DISK || !(p.codec.ratio > 0) ? ""
              : ebb_plan_disk_compressed(&p) ? "; disk states compressed"
                                             : "; disk states raw: compressing would be slower",
@@ -168,7 +185,8 @@ ebb_status planner_auto_choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer
     int fast = ask->fast, slow = ask->slow;
     int32_t fast_slots = ask->fast_slots;
     int has_slow = slow >= 0 && ask->slow_slots > 0;
-    int timed = n > 0 && o->forward_seconds > 0 && o->reverse_seconds >= 0;
+    int timed = n > 0 && ((o->forward_seconds > 0 && o->reverse_seconds >= 0) ||
+                          o->forward_costs);
     /* compressed host slots that hold every state may still be slower than
      * fewer uncompressed ones: the planner says, when it can */
     if (n > 0 && fast_slots >= n - 1 && !(ask->host_packed && timed)) {
@@ -188,8 +206,9 @@ ebb_status planner_auto_choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer
         return EBB_OK;
     }
     ans->strategy = n == 0 ? EBB_CONFIG_STRATEGY_ONLINE : EBB_CONFIG_STRATEGY_REVOLVE;
-    snprintf(ans->reason, sizeof ans->reason, "auto: %s, so %s",
+    snprintf(ans->reason, sizeof ans->reason, "auto: %s, so %s%s",
              has_slow ? "too few fast slots for async" : "no slower tier",
-             ebb_config_strategy_name(ans->strategy));
+             ebb_config_strategy_name(ans->strategy),
+             o->forward_costs ? " over the steps' costs" : "");
     return EBB_OK;
 }

@@ -24,7 +24,8 @@ static int forward(void *user, int64_t step, const void *in, void *out)
 {
     (void)in, (void)out;
     sim_steps *w = user;
-    sim_io_step(&w->io, w->io.p->forward_s);
+    const ebb_plan_problem *p = w->io.p;
+    sim_io_step(&w->io, p->forward_step_s ? p->forward_step_s[step] : p->forward_s);
     if (w->unknown && !w->said_last && step + 1 == w->n) {
         w->said_last = 1;
         return EBB_STEP_LAST;
@@ -34,9 +35,10 @@ static int forward(void *user, int64_t step, const void *in, void *out)
 
 static int reverse(void *user, int64_t step, void *state)
 {
-    (void)step, (void)state;
+    (void)state;
     sim_steps *w = user;
-    sim_io_step(&w->io, w->io.p->reverse_s);
+    const ebb_plan_problem *p = w->io.p;
+    sim_io_step(&w->io, p->reverse_step_s ? p->reverse_step_s[step] : p->reverse_s);
     return EBB_STEP_OK;
 }
 
@@ -76,6 +78,11 @@ static void make_args(const ebb_plan_problem *p, ebb_config_strategy cs, sim_ste
     o->io_ratio = p->io_ratio;
     o->staging = p->staging;
     o->audit = EBB_AUDIT_OFF;
+    if (cs == EBB_CONFIG_STRATEGY_REVOLVE || cs == EBB_CONFIG_STRATEGY_STORE_ALL) {
+        /* the steps' times as their costs: the schedule of least total time */
+        o->forward_costs = p->forward_step_s;
+        o->reverse_costs = p->reverse_step_s;
+    }
     a->io = &w->io.io;
     for (int t = 0; t < EBB_TIER_COUNT; t++) {
         a->tiers.enabled[t] = p->slots[t] > 0;

@@ -119,14 +119,6 @@ static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fas
 {
     ebb_strategy cs = run->opt.strategy;
     int64_t n = run->opt.steps;
-    if (cs == EBB_STRATEGY_AUTO && run->opt.forward_costs) {
-        /* the planner predicts steps of one time; the chain program is the
-         * one that takes each step's */
-        *out = EBB_STRATEGY_REVOLVE;
-        snprintf(run->reason, sizeof run->reason,
-                 "auto: the steps' costs are given, so revolve over them (the chain program)");
-        return EBB_OK;
-    }
     if (cs == EBB_STRATEGY_AUTO) {
         if (!a->choose)
             return ebb_fail(EBB_ERR_INVALID_ARG, "strategy \"auto\" cannot be chosen here");
@@ -389,8 +381,9 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs: a run over MPI ranks takes no step "
                         "costs (each rank's costs would give another schedule)");
-    if (o->forward_costs && strategy != EBB_STRATEGY_REVOLVE &&
-        strategy != EBB_STRATEGY_STORE_ALL)
+    /* auto weighed the costs in its choice; a strategy asked for must take them */
+    if (o->forward_costs && o->strategy != EBB_STRATEGY_AUTO &&
+        strategy != EBB_STRATEGY_REVOLVE && strategy != EBB_STRATEGY_STORE_ALL)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs: strategy \"%s\" does not take step "
                         "costs; ask for \"revolve\" (or \"auto\"), or leave the costs NULL",

@@ -100,6 +100,14 @@ typedef struct ebb_plan_problem {
                               forward goes on, a restore waits for one to decompress it
                               (state_size / decompress_bps); a move between host and
                               disk goes through an uncompressed buffer, so it takes both */
+    /* Steps of different times (both NULL, the default: every step takes
+     * forward_s and reverse_s): step i's forward and reverse times in
+     * seconds, `steps` each, finite and >= 0 (as ebb_run_step_times
+     * measures them; not copied). Every strategy's steps then take these
+     * times, and revolve and store-all run with them as their costs
+     * (ebb_run_options.forward_costs: the schedule of least total time). */
+    const double *forward_step_s;
+    const double *reverse_step_s;
 } ebb_plan_problem;
 
 /* Defaults: host state, no slots, every channel infinite with no latency,

@@ -183,8 +183,11 @@ typedef struct ebb_run_options {
      * iterations), each >= 0; read at ebb_run_create only. Strategy
      * "revolve" then runs the schedule of least total cost for them within
      * the same fast slots (the chain program of ebb/chain.h, whose uniform
-     * chain is Revolve's; docs/heterogeneous.md, *In a run*); "auto" chooses
-     * it; "store-all" needs no costs; any other strategy, n unknown and
+     * chain is Revolve's; docs/heterogeneous.md, *In a run*); "auto" takes
+     * them as seconds (as ebb_run_step_times measures them): with a slower
+     * tier the planner predicts every strategy with each step's times and
+     * the fastest runs, without one revolve over them; "store-all" needs
+     * no costs; any other strategy asked for, n unknown and
      * ebb_mpi_run_create are refused (EBB_ERR_INVALID_ARG). n at most
      * EBB_CHAIN_MAX_STEPS. */
     const double *forward_costs;

@@ -5,6 +5,8 @@
  * for the same chain within the same slots: the run follows the chain
  * program, not Revolve. Against Revolve's run with the same slots it never
  * costs more, and less in many cases. Bad costs are refused saying why. */
+#include <math.h>
+
 #include "workload.h"
 
 /* The workload's callbacks, adding each forward call's cost. */
@@ -137,17 +139,73 @@ Test(step_costs, auto_chooses_them_and_store_all_takes_them)
     wl_setup_open(&env);
     double f[6] = {1, 8, 1, 8, 1, 8}, r[6] = {2, 2, 2, 2, 2, 2};
     costed c;
+    /* no slower tier: revolve over the costs */
+    env.cfg.disk.enabled = 0;
     ebb_run_options o = costed_options(&c, 48, &env.cfg, 6, 2, f, r);
     o.strategy = EBB_STRATEGY_AUTO;
     ebb_run_info info;
     double ran = run_cost(&c, &o, 6, 3, r, &info);
     cr_assert_eq(info.strategy, EBB_STRATEGY_REVOLVE);
-    cr_assert(strstr(info.reason, "costs are given"), "%s", info.reason);
+    cr_assert(strstr(info.reason, "revolve over the steps' costs"), "%s", info.reason);
     cr_assert_eq(ran, chain_cost(6, c.w.size, 2, f, r));
+    /* a disk: the planner weighs every strategy with the steps' times */
+    env.cfg.disk.enabled = 1;
+    o = costed_options(&c, 48, &env.cfg, 6, 2, f, r);
+    o.strategy = EBB_STRATEGY_AUTO;
+    run_cost(&c, &o, 6, 3, r, &info);
+    cr_assert(strstr(info.reason, "the planner predicts") &&
+              strstr(info.reason, "their own times"), "%s", info.reason);
     o.strategy = EBB_STRATEGY_STORE_ALL;
     o.slots = 6;
     cr_assert_eq(run_cost(&c, &o, 6, 3, r, NULL), 27 + 12); /* each step once */
     wl_setup_close(&env);
+}
+
+/* The planner's revolve with each step's time: the chain program's
+ * schedule, predicted at its cost (host slots: no transfer takes time). */
+Test(step_costs, the_planner_predicts_them)
+{
+    wl_rng rng = {77};
+    for (int k = 0; k < 30; k++) {
+        int64_t n = wl_pick(&rng, 2, k % 5 == 0 ? 200 : 30);
+        int32_t slots = (int32_t)wl_pick(&rng, 1, n < 8 ? n : 8);
+        double *f = malloc(sizeof *f * (size_t)n), *r = malloc(sizeof *r * (size_t)n);
+        cr_assert(f && r);
+        for (int64_t i = 0; i < n; i++) {
+            f[i] = 1e-3 * (double)wl_pick(&rng, 1, 9);
+            r[i] = 1e-3 * (double)wl_pick(&rng, 1, 9);
+        }
+        ebb_plan_problem p;
+        ebb_plan_problem_init(&p);
+        p.steps = n;
+        p.state_size = 64;
+        p.slots[EBB_TIER_HOST] = slots;
+        p.forward_step_s = f;
+        p.reverse_step_s = r;
+        ebb_plan_prediction got;
+        cr_assert_eq(ebb_plan_predict(&p, EBB_CONFIG_STRATEGY_REVOLVE, &got), EBB_OK, "%s",
+                     ebb_last_error());
+        cr_assert(got.fits, "%s", got.why_not);
+        double want = chain_cost(n, 64, slots, f, r);
+        cr_assert(fabs(got.predicted_s - want) <= 1e-9 * want,
+                  "case %d (n %lld, %d slots): predicted %.12g, the chain program %.12g", k,
+                  (long long)n, slots, got.predicted_s, want);
+        free(f);
+        free(r);
+    }
+    double f[2] = {1, -1}, r[2] = {1, 1};
+    ebb_plan_problem p;
+    ebb_plan_problem_init(&p);
+    p.steps = 2;
+    p.state_size = 64;
+    p.slots[EBB_TIER_HOST] = 2;
+    p.forward_step_s = f;
+    ebb_plan_prediction got;
+    wl_says(ebb_plan_predict(&p, EBB_CONFIG_STRATEGY_REVOLVE, &got), EBB_ERR_INVALID_ARG,
+            "go together");
+    p.reverse_step_s = r;
+    wl_says(ebb_plan_predict(&p, EBB_CONFIG_STRATEGY_REVOLVE, &got), EBB_ERR_INVALID_ARG,
+            "step 1: problem.forward_step_s");
 }
 
 Test(step_costs, bad_costs_are_refused_saying_why)
