@@ -59,8 +59,13 @@ static double run_cost(costed *c, const ebb_run_options *o, int64_t n, uint64_t 
     cr_assert_eq(c->w.adjoint, wl_reference(o->state_size, n, seed), "n %lld", (long long)n);
     cr_assert(c->w.order_ok);
     if (info) {
+        /* the reason outlives the run here (its own text is the run's) */
+        static char reason[256];
         ebb_run *run = wl_create(o);
         cr_assert_eq(ebb_run_info_get(run, info), EBB_OK);
+        snprintf(reason, sizeof reason, "%s", info->reason);
+        info->reason = reason;
+        info->warnings = NULL;
         ebb_run_destroy(run);
     }
     double rev = 0;
