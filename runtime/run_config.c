@@ -5,6 +5,7 @@
  * fills the same arguments from its problem instead, so the setup that
  * follows (run_setup.c) is one for both.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,13 @@ static ebb_status check_options(const ebb_run_options *o)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs need n: set steps (n unknown cannot "
                         "have a cost for each step)");
+    for (int64_t i = 0; o->forward_costs && i < o->steps; i++)
+        if (!(o->forward_costs[i] >= 0) || !isfinite(o->forward_costs[i]) ||
+            !(o->reverse_costs[i] >= 0) || !isfinite(o->reverse_costs[i]))
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "step %lld: ebb_run_options.forward_costs and reverse_costs must be "
+                            "finite and >= 0, got %g and %g",
+                            (long long)i, o->forward_costs[i], o->reverse_costs[i]);
     if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
     if (o->error_samples < EBB_RUN_FROM_CONFIG || o->error_samples > EBB_ERROR_SAMPLES_MAX)

@@ -360,6 +360,10 @@ static void warn_asked(ebb_run *run, const rt_create_args *a, int tier, const ch
 ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
 {
     const ebb_run_options *o = &run->opt;
+    if (o->forward_costs && run->agree) /* before the ranks agree on anything */
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.forward_costs: a run over MPI ranks takes no step "
+                        "costs (each rank's costs would give another schedule)");
     int fast = -1, slow = -1;
     ebb_status st = choose_tiers(run, &fast, &slow);
     if (st != EBB_OK)
@@ -377,10 +381,6 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         return st;
     if ((st = choose_strategy(run, a, fast, &c, slow, d_hint, &strategy)) != EBB_OK)
         return st;
-    if (o->forward_costs && run->agree)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.forward_costs: a run over MPI ranks takes no step "
-                        "costs (each rank's costs would give another schedule)");
     /* auto weighed the costs in its choice; a strategy asked for must take them */
     if (o->forward_costs && o->strategy != EBB_STRATEGY_AUTO &&
         strategy != EBB_STRATEGY_REVOLVE && strategy != EBB_STRATEGY_STORE_ALL)
