@@ -217,6 +217,7 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
     if ((st = rt_audit_computed(run, 0, b)) != EBB_OK || (st = rt_errs_computed(run, 0, b)) != EBB_OK)
         return stop(run, st);
     run->computed = 0;
+    run->pushed_mark = rt_clock(run);
     return EBB_OK;
 }
 
@@ -317,7 +318,9 @@ ebb_status ebb_run_push(ebb_run *run, const void *x_next)
                         "ebb_run_push: all %lld states were pushed already (the run was created "
                         "with steps = %lld); call ebb_run_finish_forward",
                         (long long)run->opt.steps, (long long)run->opt.steps);
-    int64_t ran = 0;
+    int64_t ran = 0, step = run->live_step;
+    /* the caller's step: from the last push (or the begin) returning to this one */
+    rt_step_forward_time(run, step, rt_clock(run) - run->pushed_mark);
     run->pushed = x_next;
     st = advance(run, 1, &ran);
     run->pushed = NULL;
@@ -326,6 +329,7 @@ ebb_status ebb_run_push(ebb_run *run, const void *x_next)
     if (ran != 1)
         return stop(run, ebb_fail(EBB_ERR_INTERNAL, "the schedule took no pushed state at step %lld",
                                   (long long)run->live_step));
+    run->pushed_mark = rt_clock(run);
     return EBB_OK;
 }
 

@@ -228,6 +228,7 @@ struct ebb_run {
     int planned_channels;
     ebb_plan_channel plan_channel[EBB_PLAN_CHANNEL_COUNT];
     double t_forward_begin, t_reverse_begin;
+    double pushed_mark;    /* push form: when ebb_run_begin or the last push returned */
 };
 
 /* The io's calls, for the run's io. */

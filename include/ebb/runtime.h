@@ -413,8 +413,10 @@ EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);
 
 /* Each step's measured time, on the run's clock, for its first `count`
  * steps (count <= steps): forward_s[i] the time of step i's forward
- * callback in the first sweep (0 for a step pushed with ebb_run_push, or
- * not run yet), reverse_s[i] its reverse step's (the reverse callback's,
+ * callback in the first sweep, or for x_{i+1} pushed with ebb_run_push the
+ * time from the previous push (or ebb_run_begin) returning to this push
+ * (the caller's step); 0 for a step not run yet. reverse_s[i] is its
+ * reverse step's (the reverse callback's,
  * or, pulled, from ebb_run_reverse_next handing x_i out to the next call;
  * 0 until then). Either array may be NULL. A later run of the same steps
  * takes them as ebb_run_options.forward_costs and reverse_costs

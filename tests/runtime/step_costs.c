@@ -237,6 +237,16 @@ Test(step_costs, bad_costs_are_refused_saying_why)
     o = costed_options(&c, 64, &env.cfg, 4, 2, f, bad);
     o.strategy = EBB_STRATEGY_AUTO; /* whatever auto would choose */
     wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG, "got 2 and inf");
+    /* more steps than a chain of costs may have */
+    int64_t many = EBB_CHAIN_MAX_STEPS + 1;
+    double *ones = malloc(sizeof *ones * (size_t)many);
+    cr_assert_not_null(ones);
+    for (int64_t i = 0; i < many; i++)
+        ones[i] = 1;
+    o = costed_options(&c, 64, &env.cfg, many, 2, ones, ones);
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG,
+            "scheduled for up to 100000 steps, not 100001");
+    free(ones);
     cr_assert_null(run);
     wl_setup_close(&env);
 }

@@ -360,8 +360,9 @@ class Run:
 
     def step_times(self):
         """(forward_s, reverse_s): each step's measured time, its forward
-        callback's in the first sweep and its reverse step's (0 where not run
-        yet, or pushed), to give a later run of the same steps as its
+        callback's in the first sweep (pushed: from the previous push to its
+        own) and its reverse step's (0 where not run yet), to give a later
+        run of the same steps as its
         forward_costs and reverse_costs. Raises EbbError UNSUPPORTED where
         the run keeps none (n unknown, more than ebb.chain.MAX_STEPS steps,
         a GPU state)."""
