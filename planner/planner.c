@@ -8,6 +8,7 @@
 
 #include "common/error_internal.h"
 #include "planner/sim_io.h"
+#include "runtime/engine.h"
 #include "runtime/h_costs.h"
 
 const char *ebb_plan_channel_name(ebb_plan_channel_id c)
@@ -117,17 +118,10 @@ static ebb_status check_problem(const ebb_plan_problem *p)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "problem.forward_s and reverse_s must be finite and >= 0, got %g and %g",
                         p->forward_s, p->reverse_s);
-    if (!p->forward_step_s != !p->reverse_step_s)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "problem.forward_step_s and reverse_step_s go together: give both "
-                        "(steps of different times) or neither");
-    for (int64_t i = 0; p->forward_step_s && i < p->steps; i++)
-        if (!(p->forward_step_s[i] >= 0) || !isfinite(p->forward_step_s[i]) ||
-            !(p->reverse_step_s[i] >= 0) || !isfinite(p->reverse_step_s[i]))
-            return ebb_fail(EBB_ERR_INVALID_ARG,
-                            "step %lld: problem.forward_step_s and reverse_step_s must be "
-                            "finite and >= 0, got %g and %g",
-                            (long long)i, p->forward_step_s[i], p->reverse_step_s[i]);
+    ebb_status st = rt_check_step_costs(p->forward_step_s, p->reverse_step_s, p->steps,
+                                        "problem.forward_step_s", "reverse_step_s");
+    if (st != EBB_OK)
+        return st;
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         if (p->slots[t] < 0)
             return ebb_fail(EBB_ERR_INVALID_ARG, "problem.slots[%s] must be >= 0, got %d",

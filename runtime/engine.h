@@ -82,6 +82,12 @@ void rt_run_destroy(ebb_run *run);
 ebb_status rt_args_from_config(const ebb_run_options *options, const ebb_config *config,
                                rt_create_args *out);
 
+/* Each step's costs, n each (both NULL: none), named f_name and r_name in
+ * the message: given together, every one finite and >= 0. The run's
+ * options and the planner's problem check theirs with it. */
+ebb_status rt_check_step_costs(const double *f, const double *r, int64_t n, const char *f_name,
+                               const char *r_name);
+
 /* The options' element type (when given), dims and shape laid over a
  * codec's options: the one overlay for the pools and for the sizing below. */
 void rt_codec_for_state(ebb_codec_options *c, const ebb_run_options *options);

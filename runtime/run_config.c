@@ -13,6 +13,21 @@
 #include "common/error_internal.h"
 #include "runtime/runtime_internal.h"
 
+ebb_status rt_check_step_costs(const double *f, const double *r, int64_t n, const char *f_name,
+                               const char *r_name)
+{
+    if (!f != !r)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s and %s go together: give both (steps of different costs) or "
+                        "neither", f_name, r_name);
+    for (int64_t i = 0; f && i < n; i++)
+        if (!(f[i] >= 0) || !isfinite(f[i]) || !(r[i] >= 0) || !isfinite(r[i]))
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "step %lld: %s and %s must be finite and >= 0, got %g and %g",
+                            (long long)i, f_name, r_name, f[i], r[i]);
+    return EBB_OK;
+}
+
 static ebb_status check_options(const ebb_run_options *o)
 {
     if (o->state_size == 0)
@@ -44,21 +59,14 @@ static ebb_status check_options(const ebb_run_options *o)
                         "n unknown (steps = 0) needs strategy \"online\", \"async\" or "
                         "\"auto\", not \"%s\"",
                         ebb_strategy_name(o->strategy));
-    if (!o->forward_costs != !o->reverse_costs)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.forward_costs and reverse_costs go together: give "
-                        "both (steps of different costs) or neither");
+    ebb_status cst = rt_check_step_costs(o->forward_costs, o->reverse_costs, o->steps,
+                                         "ebb_run_options.forward_costs", "reverse_costs");
+    if (cst != EBB_OK)
+        return cst;
     if (o->forward_costs && o->steps == 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs need n: set steps (n unknown cannot "
                         "have a cost for each step)");
-    for (int64_t i = 0; o->forward_costs && i < o->steps; i++)
-        if (!(o->forward_costs[i] >= 0) || !isfinite(o->forward_costs[i]) ||
-            !(o->reverse_costs[i] >= 0) || !isfinite(o->reverse_costs[i]))
-            return ebb_fail(EBB_ERR_INVALID_ARG,
-                            "step %lld: ebb_run_options.forward_costs and reverse_costs must be "
-                            "finite and >= 0, got %g and %g",
-                            (long long)i, o->forward_costs[i], o->reverse_costs[i]);
     if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
     if (o->error_samples < EBB_RUN_FROM_CONFIG || o->error_samples > EBB_ERROR_SAMPLES_MAX)
