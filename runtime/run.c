@@ -120,7 +120,8 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
     ebb_status st;
     if ((st = rt_setup_schedule(run, a)) == EBB_OK && (st = rt_setup_pools(run, a)) == EBB_OK &&
         (st = rt_audit_init(run)) == EBB_OK && (st = rt_errs_init(run)) == EBB_OK &&
-        (st = rt_step_times_init(run)) == EBB_OK && a->trace &&
+        /* the planner's runs keep no step times: nobody reads them */
+        (a->planning || (st = rt_step_times_init(run)) == EBB_OK) && a->trace &&
         (st = rt_trace_open(&run->trace, run->io, a->trace,
                             run->agree && run->agree->ranks > 1 ? run->agree->rank : -1,
                             a->trace_named, rt_clock(run))) ==
@@ -217,7 +218,8 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
     if ((st = rt_audit_computed(run, 0, b)) != EBB_OK || (st = rt_errs_computed(run, 0, b)) != EBB_OK)
         return stop(run, st);
     run->computed = 0;
-    run->pushed_mark = rt_clock(run);
+    if (run->step_s)
+        run->pushed_mark = rt_clock(run);
     return EBB_OK;
 }
 
@@ -319,8 +321,10 @@ ebb_status ebb_run_push(ebb_run *run, const void *x_next)
                         "with steps = %lld); call ebb_run_finish_forward",
                         (long long)run->opt.steps, (long long)run->opt.steps);
     int64_t ran = 0, step = run->live_step;
-    /* the caller's step: from the last push (or the begin) returning to this one */
-    rt_step_forward_time(run, step, rt_clock(run) - run->pushed_mark);
+    /* the caller's step: from the last push (or the begin) returning to this
+     * one; the clock is read only where step times are kept */
+    if (run->step_s)
+        rt_step_forward_time(run, step, rt_clock(run) - run->pushed_mark);
     run->pushed = x_next;
     st = advance(run, 1, &ran);
     run->pushed = NULL;
@@ -329,7 +333,8 @@ ebb_status ebb_run_push(ebb_run *run, const void *x_next)
     if (ran != 1)
         return stop(run, ebb_fail(EBB_ERR_INTERNAL, "the schedule took no pushed state at step %lld",
                                   (long long)run->live_step));
-    run->pushed_mark = rt_clock(run);
+    if (run->step_s)
+        run->pushed_mark = rt_clock(run);
     return EBB_OK;
 }
 
