@@ -63,6 +63,13 @@ static ebb_status check_options(const ebb_run_options *o)
                                          "ebb_run_options.forward_costs", "reverse_costs");
     if (cst != EBB_OK)
         return cst;
+    if (o->measure_costs != 0 && o->measure_costs != 1)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.measure_costs is %d: expected 0 or 1", o->measure_costs);
+    if (o->measure_costs && o->forward_costs)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.measure_costs and forward_costs: the costs are either "
+                        "given or measured; set one");
     if (o->forward_costs && o->steps == 0)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs need n: set steps (n unknown cannot "

@@ -360,10 +360,15 @@ static void warn_asked(ebb_run *run, const rt_create_args *a, int tier, const ch
 ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
 {
     const ebb_run_options *o = &run->opt;
-    if (o->forward_costs && run->agree) /* before the ranks agree on anything */
+    if ((o->forward_costs || o->measure_costs) && run->agree) /* before the ranks agree */
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.forward_costs: a run over MPI ranks takes no step "
-                        "costs (each rank's costs would give another schedule)");
+                        "ebb_run_options.%s: a run over MPI ranks takes no step costs (each "
+                        "rank's costs would give another schedule)",
+                        o->forward_costs ? "forward_costs" : "measure_costs");
+    if (o->measure_costs && o->state_tier != EBB_TIER_HOST)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "ebb_run_options.measure_costs: a GPU state's callbacks queue their "
+                        "work, so their host time is not the step's; give forward_costs");
     int fast = -1, slow = -1;
     ebb_status st = choose_tiers(run, &fast, &slow);
     if (st != EBB_OK)
@@ -387,6 +392,12 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs: strategy \"%s\" does not take step "
                         "costs; ask for \"revolve\" (or \"auto\"), or leave the costs NULL",
+                        ebb_strategy_name(strategy));
+    if (o->measure_costs && strategy != EBB_STRATEGY_ONLINE)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.measure_costs: strategy \"%s\" does not plan its "
+                        "reverse sweep from measured times; ask for \"online\" (n known or "
+                        "not), or give forward_costs to \"revolve\"",
                         ebb_strategy_name(strategy));
     if (run->agree && (st = run->agree->strategy(run->agree, (int)strategy,
                                                  ebb_strategy_name(strategy))) != EBB_OK)

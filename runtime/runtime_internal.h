@@ -219,6 +219,8 @@ struct ebb_run {
     rt_errs errs;          /* the lossy error estimate (error_sample.c) */
     double *step_s;        /* step i's first-sweep forward time at 2i, its reverse's at
                               2i + 1, or NULL (step_times.c) */
+    int64_t step_cap;      /* steps step_s has room for */
+    int step_times_lost;   /* n unknown: growing step_s failed, none are kept */
 
     rt_tiers tiers;        /* what each tier offers (engine.h) */
     rt_agree *agree;       /* other processes run the same schedule (agree.h); NULL: none */
@@ -374,6 +376,9 @@ ebb_status rt_errs_compare(ebb_run *run, int64_t step, int32_t b);
  * the first sweep's forward callbacks and the reverse steps end. */
 ebb_status rt_step_times_init(ebb_run *run);
 void rt_step_times_free(ebb_run *run);
+/* measure_costs: the forward sweep's times to the online schedule, right
+ * after it was told n (nothing where none are kept). */
+ebb_status rt_step_times_to_schedule(ebb_run *run, int64_t steps);
 void rt_step_forward_time(ebb_run *run, int64_t step, double seconds);
 void rt_step_reverse_time(ebb_run *run, int64_t step, double seconds);
 

@@ -100,5 +100,6 @@ ebb_status rt_source_set_steps(ebb_run *run, int64_t steps)
 {
     if (run->async)
         return rt_async_set_steps(run->async, steps);
-    return ebb_schedule_set_steps(run->schedule, steps);
+    ebb_status st = ebb_schedule_set_steps(run->schedule, steps);
+    return st == EBB_OK ? rt_step_times_to_schedule(run, steps) : st;
 }

@@ -9,12 +9,19 @@
  * intervals between the kept checkpoints are known; each is reversed with
  * the optimal binomial schedule using the slots not held by earlier
  * checkpoints (the last interval first), so the only loss against offline
- * Revolve is where the forward placed its checkpoints.
+ * Revolve is where the forward placed its checkpoints. Given the forward
+ * steps' costs (ebb_schedule_set_forward_costs: measured in the forward,
+ * say), each interval of a few steps or more is reversed instead by the
+ * chain program over its costs (chain_interval.h), which costs no more over
+ * them than the binomial schedule.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/error_internal.h"
+#include "ebb/chain.h"
 #include "schedules/binomial.h"
+#include "schedules/chain_interval.h"
 #include "schedules/online.h"
 #include "schedules/online_place.h"
 #include "schedules/revolve_core.h"
@@ -28,7 +35,13 @@ typedef struct {
     int64_t n;         /* 0 until set_steps */
     int turned;        /* TURN emitted */
     int32_t interval;  /* reverse: index of the checkpoint starting the interval */
+    double *costs;     /* NULL, or the n forward steps' costs */
+    chain_interval ci; /* the interval being reversed by the chain program, if any */
 } online;
+
+/* Intervals shorter than this are reversed by the binomial schedule even
+ * with costs: with two steps or one level the two schedules are one. */
+enum { ONLINE_CHAIN_MIN_STEPS = 3 };
 
 static ebb_action *keep_live_state(online *p, ebb_action *a)
 {
@@ -67,7 +80,26 @@ static void begin_interval(online *p, int32_t q, int64_t end)
             p->core.slot_of[k++] = s;
         }
     }
+    int64_t L = end - pl->pos[q];
+    if (p->costs && L >= ONLINE_CHAIN_MIN_STEPS && L <= EBB_CHAIN_MAX_STEPS && levels >= 2 &&
+        chain_interval_begin(&p->ci, p->costs + pl->pos[q], pl->pos[q], L, tier,
+                             p->core.slot_of, levels) == EBB_OK)
+        return;
+    ebb_clear_error(); /* a chain that could not be made: the binomial schedule */
     ebb_revolve_core_begin(&p->core, pl->pos[q], end, levels, -1, 1, 0);
+}
+
+/* The current interval's next actions, from whichever reverses it. */
+static ebb_action *interval_fill(online *p, ebb_action *a, const ebb_action *limit)
+{
+    if (!chain_interval_done(&p->ci))
+        return chain_interval_fill(&p->ci, a, limit);
+    return ebb_revolve_core_fill(&p->core, a, limit);
+}
+
+static int interval_done(const online *p)
+{
+    return chain_interval_done(&p->ci) && ebb_revolve_core_done(&p->core);
 }
 
 static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
@@ -103,14 +135,18 @@ static size_t fill(ebb_schedule *s, ebb_action *out, size_t capacity)
     }
     if (p->interval < 0)
         return (size_t)(ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0) - out);
-    if (!ebb_revolve_core_done(&p->core))
-        return (size_t)(ebb_revolve_core_fill(&p->core, a, out + capacity - EBB_GROUP_MAX) - out);
+    if (!interval_done(p)) {
+        a = interval_fill(p, a, out + capacity - EBB_GROUP_MAX);
+        if (a > out)
+            return (size_t)(a - out);
+        /* a chain's last call ended it without an action: the next interval */
+    }
     int64_t end = p->place.pos[p->interval];
     p->interval--;
     if (p->interval < 0)
         return (size_t)(ebb_emit(a, EBB_ACT_END, 0, 0, 0, 0) - out);
     begin_interval(p, p->interval, end);
-    return (size_t)(ebb_revolve_core_fill(&p->core, a, out + capacity - EBB_GROUP_MAX) - out);
+    return (size_t)(interval_fill(p, a, out + capacity - EBB_GROUP_MAX) - out);
 }
 
 static ebb_status set_steps(ebb_schedule *s, int64_t steps)
@@ -128,14 +164,41 @@ static ebb_status set_steps(ebb_schedule *s, int64_t steps)
     return EBB_OK;
 }
 
+static ebb_status set_forward_costs(ebb_schedule *s, const double *costs, int64_t count)
+{
+    online *p = (online *)s;
+    if (p->n == 0)
+        return ebb_fail(EBB_ERR_STATE, "ebb_schedule_set_forward_costs: n is not known yet "
+                                       "(call ebb_schedule_set_steps first)");
+    if (p->turned)
+        return ebb_fail(EBB_ERR_STATE, "ebb_schedule_set_forward_costs: the reverse sweep "
+                                       "began already");
+    if (count != p->n)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_schedule_set_forward_costs: %lld costs for %lld steps (one a step)",
+                        (long long)count, (long long)p->n);
+    double *c = malloc(sizeof *c * (size_t)count);
+    if (!c)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the costs of %lld steps",
+                        (long long)count);
+    memcpy(c, costs, sizeof *c * (size_t)count);
+    free(p->costs);
+    p->costs = c;
+    return EBB_OK;
+}
+
 static void destroy(ebb_schedule *s)
 {
     online *p = (online *)s;
+    free(p->costs);
+    chain_interval_free(&p->ci);
     ebb_revolve_core_free(&p->core);
     ebb_online_place_free(&p->place);
 }
 
-static const ebb_schedule_ops ops = {.fill = fill, .set_steps = set_steps, .destroy = destroy};
+static const ebb_schedule_ops ops = {.fill = fill, .set_steps = set_steps,
+                                     .set_forward_costs = set_forward_costs,
+                                     .destroy = destroy};
 
 ebb_status ebb_online_create(const ebb_schedule_options *o, ebb_schedule **out)
 {

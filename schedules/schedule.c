@@ -4,6 +4,7 @@
  * Allocation and release live below the strategies (schedule_base.c), the
  * replay driver in replay.c, Revolve's forward count in forward_count.c.
  */
+#include <math.h>
 #include <string.h>
 
 #include "common/error_internal.h"
@@ -153,6 +154,24 @@ ebb_status ebb_schedule_set_steps(ebb_schedule *s, int64_t steps)
                         "and knows n = %lld already",
                         ebb_strategy_name(s->options.strategy), (long long)s->options.steps);
     return s->ops->set_steps(s, steps);
+}
+
+ebb_status ebb_schedule_set_forward_costs(ebb_schedule *s, const double *costs, int64_t count)
+{
+    if (!s || (!costs && count > 0))
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_schedule_set_forward_costs: NULL argument");
+    if (!s->ops->set_forward_costs)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_schedule_set_forward_costs is for online schedules; this one is "
+                        "%s (give the costs to ebb_chain_schedule_create instead)",
+                        ebb_strategy_name(s->options.strategy));
+    for (int64_t i = 0; i < count; i++)
+        if (!(costs[i] >= 0) || !isfinite(costs[i]))
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_schedule_set_forward_costs: step %lld's cost must be finite "
+                            "and >= 0, got %g",
+                            (long long)i, costs[i]);
+    return s->ops->set_forward_costs(s, costs, count);
 }
 
 ebb_status ebb_schedule_tier_slots(const ebb_schedule *s, int32_t slots[EBB_TIER_COUNT])

@@ -23,6 +23,9 @@ typedef struct ebb_schedule_ops {
     size_t (*fill)(ebb_schedule *s, ebb_action *out, size_t capacity);
     /* Online only: the forward stopped at x_n. */
     ebb_status (*set_steps)(ebb_schedule *s, int64_t steps);
+    /* Online only: the forward steps' costs, n of them, checked finite and
+     * >= 0 (ebb_schedule_set_forward_costs). */
+    ebb_status (*set_forward_costs)(ebb_schedule *s, const double *costs, int64_t count);
     /* Releases what create allocated beyond the struct itself. */
     void (*destroy)(ebb_schedule *s);
 } ebb_schedule_ops;

@@ -95,6 +95,8 @@ module ebb
                                               ! 0 off, -1: run.error_samples
      type(c_ptr) :: forward_costs = c_null_ptr ! steps of different costs: c_loc of n
      type(c_ptr) :: reverse_costs = c_null_ptr ! real(c_double) each, or both null
+     integer(c_int) :: measure_costs = 0      ! 1: "online" plans its reverse sweep from the
+                                              ! first sweep's measured step times
   end type ebb_run_options
 
   ! Arrays are indexed by tier: stores(EBB_TIER_DISK).

@@ -192,6 +192,16 @@ typedef struct ebb_run_options {
      * EBB_CHAIN_MAX_STEPS. */
     const double *forward_costs;
     const double *reverse_costs;
+    /* 1: the costs are measured instead (strategy "online", n known or not,
+     * a host state): the first sweep times each forward step and, once the
+     * forward ends, the reverse sweep reverses each interval between the
+     * kept checkpoints with the chain program over those times
+     * (ebb_schedule_set_forward_costs; docs/heterogeneous.md, *Measured in
+     * the run*). The times are kept as ebb_run_step_times gives them, 16
+     * bytes a step. 0 (default): not. Refused with forward_costs, another
+     * strategy, ebb_mpi_run_create (EBB_ERR_INVALID_ARG) and a GPU state
+     * (EBB_ERR_UNSUPPORTED). */
+    int measure_costs;
 } ebb_run_options;
 
 /* Sets the defaults. Returns nothing: it cannot fail. */

@@ -126,6 +126,18 @@ EBB_API ebb_status ebb_schedule_next_batch(ebb_schedule *schedule, ebb_action *a
  * EBB_ERR_INVALID_ARG for an offline schedule. */
 EBB_API ebb_status ebb_schedule_set_steps(ebb_schedule *schedule, int64_t steps);
 
+/* Online schedules: the forward steps' costs (costs[i] >= 0 for step i, on
+ * any one scale, such as the seconds each took in the forward sweep), given
+ * after ebb_schedule_set_steps and before the next action; count is n. The
+ * reverse sweep then reverses each interval between the kept checkpoints
+ * with the chain program over them (ebb/chain.h; docs/online.md) instead of
+ * the binomial schedule, at no more cost over them. Copied.
+ * EBB_ERR_INVALID_ARG for another strategy, a count other than n or a cost
+ * that is negative or not finite (naming the step); EBB_ERR_STATE before
+ * n is known or once the reverse sweep began. */
+EBB_API ebb_status ebb_schedule_set_forward_costs(ebb_schedule *schedule, const double *costs,
+                                                  int64_t count);
+
 /* Slots the schedule uses at most in each tier (its budget, not its peak). */
 EBB_API ebb_status ebb_schedule_tier_slots(const ebb_schedule *schedule,
                                            int32_t slots[EBB_TIER_COUNT]);

@@ -77,6 +77,7 @@ size_t rdtest_run_options_layout(size_t *o)
     o[i++] = OFF(ebb_run_options, error_samples);
     o[i++] = OFF(ebb_run_options, forward_costs);
     o[i++] = OFF(ebb_run_options, reverse_costs);
+    o[i++] = OFF(ebb_run_options, measure_costs);
     return sizeof(ebb_run_options);
 }
 

@@ -310,6 +310,32 @@ def test_run_takes_step_costs():
             run.step_times()
     with pytest.raises(ValueError, match="forward_costs has 2 entries for 40 steps"):
         ebb.Run(8, n, forward, reverse, forward_costs=[1, 2], reverse_costs=r)
+    # measured in the run: online, n unknown, reverses by the first sweep's
+    # times; a dear step (2 ms, one in four) is recomputed less
+    def waiting_forward(i, a, b):
+        if f[i] > 1:
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < 2e-3:
+                pass
+        forward(i, a, b)
+
+    def online(measure):
+        spent.clear()
+        seen.clear()
+        with ebb.Run(8, 0, waiting_forward, reverse, strategy="online", slots=3,
+                     measure_costs=measure) as run:
+            run.begin(struct.pack("<q", 0))
+            assert run.advance(n) == n
+            run.finish_forward()
+            spent.clear()  # what the reverse sweep recomputes
+            run.reverse()
+            times = run.step_times() if measure else None
+        assert seen == list(range(n - 1, -1, -1))
+        return sum(spent), times
+
+    measured, times = online(True)
+    assert measured < online(False)[0]
+    assert len(times[0]) == n and all(t >= 2e-3 for t, c in zip(times[0], f) if c > 1)
     with pytest.raises(ebb.EbbError, match="go together"):
         ebb.Run(8, n, forward, reverse, forward_costs=f)
 

@@ -50,6 +50,7 @@ class RunOptions(Structure):
         ("error_samples", c_int32),
         ("forward_costs", c_void_p),
         ("reverse_costs", c_void_p),
+        ("measure_costs", c_int),
     ]
 
 

@@ -189,6 +189,9 @@ class Run:
                  per step each (seconds, iterations), both or neither;
                  "revolve" (or "auto") then runs the chain program's schedule
                  of least total cost for them (docs/heterogeneous.md)
+    measure_costs  True: strategy "online" times the first sweep's steps and
+                 reverses each interval between its checkpoints by the chain
+                 program over those times (n known or not; a host state)
     """
 
     def __init__(self, state_size, steps, forward, reverse, *, config=None, strategy=None,
@@ -196,7 +199,7 @@ class Run:
                  period=0, io_ratio=0.0, staging=0, state_tier="host", device=-1,
                  stream=None, buffers="memoryview", trace=None, forward_seconds=0.0,
                  reverse_seconds=0.0, element=None, shape=None, error_samples=None,
-                 forward_costs=None, reverse_costs=None):
+                 forward_costs=None, reverse_costs=None, measure_costs=False):
         L = _capi.lib()
         if buffers not in ("memoryview", "address"):
             raise ValueError(f"buffers is 'memoryview' or 'address', got {buffers!r}")
@@ -261,6 +264,7 @@ class Run:
                 arr = (ctypes.c_double * max(len(costs), 1))(*costs)
                 self._costs.append(arr)
                 setattr(o, name, ctypes.cast(arr, ctypes.c_void_p))
+        o.measure_costs = 1 if measure_costs else 0
         self._options = o
         h = ctypes.c_void_p()
         _capi.check(L.ebb_run_create(ctypes.byref(o), ctypes.byref(h)))
@@ -364,9 +368,10 @@ class Run:
         own) and its reverse step's (0 where not run yet), to give a later
         run of the same steps as its
         forward_costs and reverse_costs. Raises EbbError UNSUPPORTED where
-        the run keeps none (n unknown, more than ebb.chain.MAX_STEPS steps,
-        a GPU state)."""
-        n = self._options.steps
+        the run keeps none (n unknown or more than ebb.chain.MAX_STEPS steps
+        without measure_costs, a GPU state); with n unknown the times are
+        there once the forward sweep ended."""
+        n = self._options.steps or self.info().steps
         f = (ctypes.c_double * max(n, 1))()
         r = (ctypes.c_double * max(n, 1))()
         _capi.check(_capi.lib().ebb_run_step_times(self._live(), f, r, n))

@@ -1,0 +1,137 @@
+/* ebb_run_options.measure_costs: an online run times its first sweep's
+ * steps and reverses each interval between its checkpoints by the chain
+ * program over those times. The steps busy-wait known times (one in six 20
+ * times the others), so the recomputed time falls against the same run
+ * without measuring; adjoints stay bitwise the plain loop's; the times of a
+ * run whose n was unknown are given once its forward ended, the array grown
+ * past its first size; bad options are refused saying why. */
+#include "workload.h"
+
+enum { N = 48 };
+
+static double wait_s(int64_t k) { return k % 6 == 0 ? 2e-3 : 0.1e-3; }
+
+typedef struct costed {
+    wl w;
+    int runs[N];
+    double recomputed_s; /* the waits of every run of a step after its first */
+} costed;
+
+static int costed_forward(void *user, int64_t k, const void *in, void *out)
+{
+    costed *c = user;
+    if (c->runs[k]++)
+        c->recomputed_s += wait_s(k);
+    wl_wait_s(wait_s(k));
+    return wl_forward_cb(&c->w, k, in, out);
+}
+
+static int costed_reverse(void *user, int64_t k, void *state)
+{
+    return wl_reverse_cb(&((costed *)user)->w, k, state);
+}
+
+static ebb_run_options costed_options(costed *c, ebb_config *cfg, int64_t steps, int measure)
+{
+    memset(c, 0, sizeof *c);
+    wl_init(&c->w, 64);
+    c->w.steps_known = steps;
+    c->w.last_at = N - 1;
+    ebb_run_options o = wl_options(&c->w, cfg, steps);
+    o.forward = costed_forward;
+    o.reverse = costed_reverse;
+    o.user = c;
+    o.strategy = EBB_STRATEGY_ONLINE;
+    o.slots = 3;
+    o.measure_costs = measure;
+    return o;
+}
+
+static double recomputed(wl_setup *env, int64_t steps, int measure)
+{
+    costed c;
+    ebb_run_options o = costed_options(&c, &env->cfg, steps, measure);
+    cr_assert_eq(wl_run(&o, NULL, &c.w, 5, NULL), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(c.w.adjoint, wl_reference(64, N, 5), "n %s, measure_costs %d: adjoint differs",
+                 steps ? "known" : "unknown", measure);
+    return c.recomputed_s;
+}
+
+Test(measured_costs, online_reverses_by_the_forward_times, .timeout = 60)
+{
+    wl_setup env;
+    wl_setup_open(&env);
+    for (int64_t steps = 0; steps <= N; steps += N) {
+        double measured = recomputed(&env, steps, 1), plain = recomputed(&env, steps, 0);
+        cr_log_info("n %s: %.4f s recomputed measuring, %.4f s not", steps ? "known" : "unknown",
+                    measured, plain);
+        cr_assert_lt(measured, plain, "n %s: %.4f s recomputed measuring, %.4f s not",
+                     steps ? "known" : "unknown", measured, plain);
+    }
+    wl_setup_close(&env);
+}
+
+/* n unknown: the times are there once the forward ended, past the array's
+ * first size (1,024 steps): every 700th step waits 50 us. */
+static int sparse_waits(void *user, int64_t k, const void *in, void *out)
+{
+    if (k % 700 == 699)
+        wl_wait_s(50e-6);
+    return wl_forward_cb(user, k, in, out);
+}
+
+Test(measured_costs, times_of_an_unknown_n_after_the_forward)
+{
+    enum { M = 3000 };
+    wl_setup env;
+    wl_setup_open(&env);
+    wl w;
+    wl_init(&w, 64);
+    w.steps_known = 0;
+    w.last_at = M - 1;
+    ebb_run_options o = wl_options(&w, &env.cfg, 0);
+    o.forward = sparse_waits;
+    o.strategy = EBB_STRATEGY_ONLINE;
+    o.slots = 8;
+    o.measure_costs = 1;
+    ebb_run *run = wl_create(&o);
+    static double f[M], r[M];
+    wl_says(ebb_run_step_times(run, f, r, 1), EBB_ERR_INVALID_ARG,
+            "n is not known before the forward sweep ends");
+    unsigned char x0[64];
+    wl_x0(&w, x0, 3);
+    void *xn;
+    cr_assert_eq(ebb_run_forward(run, x0, &xn), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_run_step_times(run, f, NULL, M), EBB_OK, "%s", ebb_last_error());
+    for (int64_t k = 699; k < M; k += 700)
+        cr_assert_geq(f[k], 50e-6, "step %lld: %g", (long long)k, f[k]);
+    cr_assert_eq(ebb_run_reverse(run), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(w.adjoint, wl_reference(64, M, 3));
+    cr_assert_eq(ebb_run_step_times(run, f, r, M), EBB_OK, "%s", ebb_last_error());
+    wl_says(ebb_run_step_times(run, f, r, M + 1), EBB_ERR_INVALID_ARG,
+            "count 3001 is outside 0 .. 3000");
+    ebb_run_destroy(run);
+    wl_setup_close(&env);
+}
+
+Test(measured_costs, bad_options_are_refused_saying_why)
+{
+    wl_setup env;
+    wl_setup_open(&env);
+    costed c;
+    ebb_run *run = NULL;
+    ebb_run_options o = costed_options(&c, &env.cfg, N, 2);
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG,
+            "ebb_run_options.measure_costs is 2: expected 0 or 1");
+    double costs[N] = {0};
+    o = costed_options(&c, &env.cfg, N, 1);
+    o.forward_costs = costs;
+    o.reverse_costs = costs;
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG, "either given or measured");
+    o = costed_options(&c, &env.cfg, N, 1);
+    o.strategy = EBB_STRATEGY_REVOLVE;
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG,
+            "strategy \"revolve\" does not plan its reverse sweep from measured times");
+    cr_assert_null(run);
+    wl_setup_close(&env);
+}
