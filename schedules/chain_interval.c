@@ -46,6 +46,7 @@ ebb_status chain_interval_begin(chain_interval *ci, const double *costs, int64_t
     ci->tier = tier;
     ci->levels = levels;
     ci->x0_slot = -1;
+    ci->head = ci->len = 0;
     return EBB_OK;
 }
 
@@ -63,11 +64,18 @@ ebb_action *chain_interval_fill(chain_interval *ci, ebb_action *out, const ebb_a
 {
     ebb_action *a = out;
     while (ci->chain && a <= limit) {
-        ebb_action c;
-        if (ebb_schedule_next(ci->chain, &c) != EBB_OK || c.kind == EBB_ACT_END) {
+        if (ci->len == 0) {
+            /* the chain's own groups, straight from its strategy (below the
+             * dispatcher, as chain.c takes Revolve's) */
+            ci->head = 0;
+            ci->len = ci->chain->ops->fill(ci->chain, ci->buf, EBB_GROUP_MAX);
+        }
+        if (ci->len == 0 || ci->buf[ci->head].kind == EBB_ACT_END) {
             chain_interval_free(ci);
             break;
         }
+        ebb_action c = ci->buf[ci->head++];
+        ci->len--;
         int64_t L = ci->steps, s = ci->start;
         switch (c.kind) {
         case EBB_ACT_STORE:

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "ebb/schedule.h"
+#include "schedules/schedule_base.h"
 
 typedef struct chain_interval {
     ebb_schedule *chain;   /* the interval's chain schedule; NULL when done or unused */
@@ -27,6 +27,8 @@ typedef struct chain_interval {
     int32_t x0_slot;       /* the chain's slot of its x_0: -1 until its store */
     int32_t *slot_of;      /* the caller's slots, levels: slot_of[0] holds x_start */
     int32_t levels;
+    ebb_action buf[EBB_GROUP_MAX]; /* the chain's actions not yet rewritten */
+    size_t head, len;
 } chain_interval;
 
 /* Starts reversing [start, start + steps) with the chain program over

@@ -1,7 +1,8 @@
 /*
  * The public schedule object above the strategies: option checks, dispatch to
  * each strategy's constructor, and the action queue that calls their fill.
- * Allocation and release live below the strategies (schedule_base.c), the
+ * Allocation, release and the options' defaults live below the strategies
+ * (schedule_base.c), the
  * replay driver in replay.c, Revolve's forward count in forward_count.c.
  */
 #include <math.h>
@@ -10,22 +11,6 @@
 #include "common/error_internal.h"
 #include "schedules/h_revolve.h"
 #include "schedules/schedule_internal.h"
-
-void ebb_schedule_options_init(ebb_schedule_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->strategy = EBB_STRATEGY_REVOLVE;
-    o->steps = 0;
-    o->slots = 0;
-    o->disk_slots = -1;
-    o->period = 0;
-    o->io_ratio = 0.0;
-    o->fast_tier = EBB_TIER_HOST;
-    o->slow_tier = EBB_TIER_DISK;
-    o->write_cost = 1.0;
-    o->read_cost = 1.0;
-    o->reverse_cost = 1.0;
-}
 
 static ebb_status check_common(const ebb_schedule_options *o)
 {

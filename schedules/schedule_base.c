@@ -2,8 +2,27 @@
 #include "schedules/schedule_base.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/error_internal.h"
+
+/* The defaults live here, below the strategies, for those (chain.c) that
+ * make a schedule of another inside their own. */
+void ebb_schedule_options_init(ebb_schedule_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->strategy = EBB_STRATEGY_REVOLVE;
+    o->steps = 0;
+    o->slots = 0;
+    o->disk_slots = -1;
+    o->period = 0;
+    o->io_ratio = 0.0;
+    o->fast_tier = EBB_TIER_HOST;
+    o->slow_tier = EBB_TIER_DISK;
+    o->write_cost = 1.0;
+    o->read_cost = 1.0;
+    o->reverse_cost = 1.0;
+}
 
 ebb_status ebb_schedule_alloc(size_t size, const ebb_schedule_ops *ops,
                               const ebb_schedule_options *o, ebb_schedule **out)

@@ -31,6 +31,11 @@
 #    offload to pinned host memory (every state, async over 2 GPU slots),
 #    and how far the gradients are from autograd's; printed, no target
 #    (needs python3 with torch built for CUDA).
+# 9. ebb.torch.sequential on the GPU: ResNet-50's 18 blocks (128 x 128,
+#    batch 32; benchmarks/python/resnet_blocks.py --device cuda): device
+#    memory and time against autograd, at a quarter of the inputs and
+#    tapes on the device alone and with offload to host memory; gradients'
+#    digests (equal: bitwise); printed, no target.
 #
 # Every log and JSON goes to OUT (default build-gpu/out). Exit status 0 only
 # when the build, the tests and the 90 % target all pass.
@@ -230,6 +235,21 @@ if [ -n "$py" ] && "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_avai
   fi
 else
   say "torch_lstm_cuda: skipped, no python3 with torch and a CUDA device (${py:-none})"
+fi
+# 9. ebb.torch.sequential with a CUDA stack, on the device and offloading.
+if [ -n "$py" ] && "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  say "torch_resnet_cuda: ResNet-50's 18 blocks, 128 x 128, batch 32: autograd / ebbt:0.25 / ebbo:0.25 / ebbo:0.1"
+  if PYTHONPATH="$root/bindings/python" EBB_LIBRARY="$build/libebb.so" \
+       "$py" benchmarks/python/resnet_blocks.py --device cuda --image 128 --batch 32 \
+       --steps 3 --methods autograd,ebbt:0.25,ebbo:0.25,ebbo:0.1 \
+       > "$out/torch_resnet_cuda.txt" 2>> "$out/bench.err"; then
+    tee -a "$out/summary.txt" < "$out/torch_resnet_cuda.txt" >&2
+  else
+    say "torch_resnet_cuda FAIL: $(tail -4 "$out/torch_resnet_cuda.txt") $(tail -1 "$out/bench.err")"
+    status=1
+  fi
+else
+  say "torch_resnet_cuda: skipped, no python3 with torch and a CUDA device (${py:-none})"
 fi
 say "outputs in $out; exit $status"
 exit $status

@@ -4,7 +4,8 @@ checkpoint_sequential over s segments, and ebb.torch.sequential under a
 budget: ebb:F, the fraction F of all the blocks' inputs, with tapes where
 they fit; ebbt:F, the fraction F of all the blocks' inputs and tapes
 (what autograd keeps, as the profile measures it); ebbn:F as ebb:F with no
-tapes.
+tapes; ebbo:F as ebbt:F with offload=True (states may also go to host
+memory; --device cuda only).
 
     PYTHONPATH=bindings/python EBB_LIBRARY=build/release/libebb.so \\
         /usr/bin/python3 benchmarks/python/resnet_blocks.py --image 64 --batch 8
@@ -24,7 +25,11 @@ parameters' gradients (what every method holds alike: the memory the
 method's activations and recomputations took), the median step time, and a
 digest of the gradients (equal digests: bitwise equal gradients). Run it
 with MALLOC_MMAP_THRESHOLD_=131072 so that glibc returns freed tensors to
-the system and the peak RSS follows the live memory.
+the system and the peak RSS follows the live memory. With --device cuda the
+model and input are on the GPU, the times are synchronized, and the memory
+is the device's: torch.cuda.max_memory_allocated over the timed steps above
+what was allocated before them (the gradients included), in place of the
+RSS.
 """
 
 import argparse
@@ -125,11 +130,14 @@ def rss_kib():
 
 def child(args):
     import torch
-    blocks = model(torch, args.layout, args.fine)
+    dev = torch.device(args.device)
+    blocks = [b.to(dev) for b in model(torch, args.layout, args.fine)]
     params = [p for b in blocks for p in b.parameters()]
     torch.manual_seed(1)
-    x = torch.randn(args.batch, 3, args.image, args.image)
-    target = torch.randint(0, 1000, (args.batch,))
+    x = torch.randn(args.batch, 3, args.image, args.image).to(dev)
+    target = torch.randint(0, 1000, (args.batch,)).to(dev)
+    cuda = dev.type == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
     method, arg = args.child.split(":") if ":" in args.child else (args.child, None)
     profile = None
     report = {}
@@ -151,10 +159,10 @@ def child(args):
             if profile is None:
                 profile = ebb.torch.profile_blocks(blocks, x)
             memory = float(arg)
-            if method == "ebbt":
+            if method in ("ebbt", "ebbo"):
                 memory = int(memory * (sum(profile["state_bytes"]) + sum(profile["tape_bytes"])))
             y = ebb.torch.sequential(blocks, x, memory, profile=profile, report=report,
-                                     tapes=method != "ebbn")
+                                     tapes=method != "ebbn", offload=method == "ebbo")
         loss = torch.nn.functional.cross_entropy(y, target)
         loss.backward()
         return loss
@@ -162,24 +170,36 @@ def child(args):
     setup = rss_kib()
     step()  # warm-up (and ebb's profile)
     times = []
+    for b in blocks:
+        for p in b.parameters():
+            p.grad = None
+    if cuda:
+        sync()
+        before = torch.cuda.memory_allocated(dev)
+        torch.cuda.reset_peak_memory_stats(dev)
     for _ in range(args.steps):
         # every timed step starts from the same parameters and statistics
         for b in blocks:
             for p in b.parameters():
                 p.grad = None
+        sync()
         t0 = time.perf_counter()
         step()
+        sync()
         times.append(time.perf_counter() - t0)
     g = hashlib.blake2b(digest_size=8)
     for p in params:
-        g.update(p.grad.numpy().tobytes())
+        g.update(p.grad.cpu().numpy().tobytes())
     grad_kib = sum(p.grad.numel() * p.grad.element_size() for p in params) // 1024
     out = dict(method=args.child, setup_rss_kib=setup, grad_kib=grad_kib,
                step_s=statistics.median(times), grad_digest=g.hexdigest())
+    if cuda:
+        out["cuda_above_kib"] = (torch.cuda.max_memory_allocated(dev) - before) // 1024
     if report:
         out.update(plan_cost=report["plan"].cost, slots=report["plan"].slots,
                    forward_runs=report["forward_runs"], tape_runs=report["tape_runs"],
-                   peak_kept_bytes=report["peak_kept_bytes"])
+                   peak_kept_bytes=report["peak_kept_bytes"],
+                   peak_offloaded_bytes=report.get("peak_offloaded_bytes", 0))
     print(json.dumps(out))
     return 0
 
@@ -191,7 +211,8 @@ def parent(args):
         for m in (methods if r % 2 == 0 else methods[::-1]):
             cmd = [sys.executable, os.path.abspath(__file__), "--child", m, "--image",
                    str(args.image), "--batch", str(args.batch), "--steps", str(args.steps),
-                   "--layout", args.layout] + (["--fine"] if args.fine else [])
+                   "--layout", args.layout, "--device", args.device] + \
+                (["--fine"] if args.fine else [])
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
             out = p.stdout.read()
             _, status, usage = os.wait4(p.pid, 0)
@@ -201,12 +222,16 @@ def parent(args):
             row = json.loads(out.strip().splitlines()[-1])
             row["peak_rss_kib"] = usage.ru_maxrss
             row["above_kib"] = usage.ru_maxrss - row["setup_rss_kib"]
+            if "cuda_above_kib" in row:  # the device's memory in place of the RSS
+                row["above_kib"] = row["cuda_above_kib"]
             row["work_kib"] = row["above_kib"] - row["grad_kib"]
             rows.append(row)
             extra = ""
             if "forward_runs" in row:
                 extra = (f"  runs {row['forward_runs']} + {row['tape_runs']} taped  kept "
                          f"{row['peak_kept_bytes'] / 2**20:.1f} MiB")
+                if row.get("peak_offloaded_bytes"):
+                    extra += f", offloaded {row['peak_offloaded_bytes'] / 2**20:.1f} MiB"
             print(f"{m:16s} peak {usage.ru_maxrss / 1024:7.0f} MiB  above set-up "
                   f"{row['above_kib'] / 1024:7.0f} MiB, less the gradients "
                   f"{row['work_kib'] / 1024:7.0f} MiB  step {row['step_s']:.3f} s  "
@@ -243,6 +268,7 @@ def main():
                         "-101's or -152's")
     p.add_argument("--fine", action="store_true",
                    help="finer steps: the stem in two, each bottleneck in three")
+    p.add_argument("--device", default="cpu", help="cpu, or cuda (the device's memory)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()

@@ -14,6 +14,10 @@ Every run of block i after its first (recomputation, taped run, reverse
 step) starts from the random generators' states its first run saw and
 leaves its module's buffers (BatchNorm's running statistics) as its first
 run left them (a taped rerun's once its reverse step has used them).
+With offload, a state the schedule stores in the slower tier is copied to
+host memory (and the device's copy dropped), moved there (EVICT) or back
+(PREFETCH), and made live again by a copy to the device (RESTORE); the
+copies are synchronous.
 """
 
 import contextlib
@@ -23,7 +27,12 @@ import time
 import torch
 
 from . import chain as _chain
-from .chain import ADVANCE, END, FREE, RESTORE, REVERSE, STORE, TAPE, TURN
+from .chain import ADVANCE, END, EVICT, FREE, PREFETCH, RESTORE, REVERSE, STORE, TAPE, TURN
+
+#: devices whose states offload= moves to host memory
+_OFFLOAD_DEVICES = ("cuda",)
+#: the tiers a plan with offload names: the device's and host memory
+_FAST, _SLOW = "gpu", "host"
 
 
 def _bytes(t):
@@ -190,12 +199,17 @@ def profile_blocks(blocks, x, repeat=1):
             "tape_bytes": tape}
 
 
+_STORAGE = (STORE, FREE, EVICT, PREFETCH)
+
+
 class _Runner:
     """One sweep's state: the plan, the kept outputs, the generators' and
     buffers' states of each block's first run."""
 
-    def __init__(self, blocks, plan, preserve_rng_state, device, tape_sizes=None):
+    def __init__(self, blocks, plan, preserve_rng_state, device, tape_sizes=None, slow=None):
         self.blocks = blocks
+        self.device = device
+        self.slow = slow  # the slower tier's name in the plan's places, or None
         self.tape_sizes = tape_sizes
         self.tapes = {}
         self.tape_runs = 0
@@ -211,6 +225,8 @@ class _Runner:
         self.first = [True] * len(blocks)
         self.forward_runs = 0
         self.kept_bytes = self.peak_kept_bytes = 0
+        self.slow_bytes = self.peak_slow_bytes = 0
+        self.moved_bytes = 0
         self.report = None
 
     def _rng_state(self):
@@ -271,17 +287,29 @@ class _Runner:
         with self._rng_again(i), self.buffers[i].kept():
             yield
 
-    def _keep(self, slot, h):
+    def _keep(self, slot, h, place=None, step=None):
+        """Keeps h in slot of the tier `place` names (the slower one: a
+        copy in host memory; the device's: a reference)."""
+        if place is not None and place == self.slow:
+            self.slots[(self.slow, slot)] = self._moved(h, torch.device("cpu"))
+            self.slow_bytes += _state_bytes(h)
+            self.peak_slow_bytes = max(self.peak_slow_bytes, self.slow_bytes)
+            return
         self.slots[slot] = h
         self.versions[slot] = [t._version for t in _tensors(h)]
         self.kept_bytes += _state_bytes(h)
         self.peak_kept_bytes = max(self.peak_kept_bytes, self.kept_bytes)
 
-    def _free(self, slot):
+    def _free(self, slot, place=None):
+        if place is not None and place == self.slow:
+            self.slow_bytes -= _state_bytes(self.slots.pop((self.slow, slot)))
+            return
         self.kept_bytes -= _state_bytes(self.slots.pop(slot))
         del self.versions[slot]
 
-    def _take(self, slot, step):
+    def _take(self, slot, step, place=None):
+        if place is not None and place == self.slow:
+            return self._moved(self.slots[(self.slow, slot)], self.device)
         h = self.slots[slot]
         if [t._version for t in _tensors(h)] != self.versions[slot]:
             raise RuntimeError(f"x_{step}, kept for the backward, was modified in place after "
@@ -289,20 +317,42 @@ class _Runner:
                                f"input in place (use out-of-place operations)")
         return h
 
+    def _moved(self, h, device):
+        """A copy of state h on `device` (never h itself)."""
+        self.moved_bytes += _state_bytes(h)
+        return _like(h, [t.to(device, copy=True) for t in _tensors(h)])
+
+    def _move(self, kind, step, slot, place):
+        """EVICT (the device's slot to the host's, freeing it) or PREFETCH
+        (the host's to the device's, keeping it)."""
+        src, dst, slot_to = place
+        h = self._take(slot, step, src)
+        if kind == EVICT:
+            self._free(slot, src)
+        self._keep(slot_to, h, dst)
+
+    def _storage_action(self, kind, step, slot, place, live):
+        """STORE, FREE, EVICT and PREFETCH, in either sweep."""
+        if kind == STORE:
+            self._keep(slot, live, place)
+        elif kind == FREE:
+            self._free(slot, place)
+        else:
+            self._move(kind, step, slot, place)
+
     def forward(self, x):
         """The forward sweep up to the turn; returns x_n."""
         live, prev = x, None
         for kind, step, to, slot in self.plan.actions:
+            place = self.plan.places[self.pos]
             self.pos += 1
             if kind == ADVANCE:
                 for i in range(step, to):
                     prev, live = live, self._run(i, live)
             elif kind == TAPE:
                 prev, live = live, self._tape(step, live)
-            elif kind == STORE:
-                self._keep(slot, live)
-            elif kind == FREE:
-                self._free(slot)
+            elif kind in _STORAGE:
+                self._storage_action(kind, step, slot, place, live)
             elif kind == TURN:
                 self.live = prev
                 return live
@@ -319,6 +369,7 @@ class _Runner:
         total = {}
         while self.pos < len(acts):
             kind, step, to, slot = acts[self.pos]
+            place = self.plan.places[self.pos]
             self.pos += 1
             if kind == ADVANCE:
                 for i in range(step, to):
@@ -326,11 +377,9 @@ class _Runner:
             elif kind == TAPE:
                 live = self._tape(step, live)
             elif kind == RESTORE:
-                live = self._take(slot, step)
-            elif kind == STORE:
-                self._keep(slot, live)
-            elif kind == FREE:
-                self._free(slot)
+                live = self._take(slot, step, place)
+            elif kind in _STORAGE:
+                self._storage_action(kind, step, slot, place, live)
             elif kind == REVERSE:
                 gy, grads = self._reverse(step, live, gy, True if step > 0 else x_needs_grad)
                 for p, g in zip(_params_of(self.blocks[step]), grads):
@@ -342,6 +391,8 @@ class _Runner:
                     self.report["forward_runs"] = self.forward_runs
                     self.report["tape_runs"] = self.tape_runs
                     self.report["peak_kept_bytes"] = self.peak_kept_bytes
+                    self.report["peak_offloaded_bytes"] = self.peak_slow_bytes
+                    self.report["moved_bytes"] = self.moved_bytes
                 break
         return gy, total
 
@@ -421,8 +472,40 @@ def _budget(memory, sizes):
                         f"{type(memory).__name__}") from None
 
 
+def _copy_rate(device, nbytes, repeat=3):
+    """Bytes a second of a copy of nbytes from device to host memory and
+    back, the better of `repeat` round trips."""
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    t = torch.empty(max(1, nbytes), dtype=torch.uint8, device=device)
+    best = None
+    for _ in range(max(1, repeat)):
+        sync()
+        t0 = time.perf_counter()
+        back = t.to("cpu", copy=True).to(device, copy=True)
+        sync()
+        dt = time.perf_counter() - t0
+        best = dt if best is None else min(best, dt)
+    del back
+    return 2 * max(1, nbytes) / max(best, 1e-9)
+
+
+def _offload_rate(offload, device, sizes):
+    """offload= as bytes a second each way, or None for no offload."""
+    if offload is None or offload is False:
+        return None
+    if device.type not in _OFFLOAD_DEVICES:
+        raise ValueError(f"offload moves states from a GPU to host memory; x is on {device}, "
+                         f"whose states are in host memory already")
+    if offload is True:
+        return _copy_rate(device, max(sizes))
+    if isinstance(offload, bool) or not isinstance(offload, (int, float)) or not offload > 0:
+        raise ValueError(f"offload is True (the copy rate measured now) or bytes a second "
+                         f"each way > 0, got {offload!r}")
+    return float(offload)
+
+
 def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memory_levels=0,
-               report=None, tapes=True):
+               report=None, tapes=True, offload=False):
     """y = blocks[n-1](... blocks[1](blocks[0](x))), differentiable, keeping at
     most `memory` of block inputs (x included) for the backward.
 
@@ -446,11 +529,20 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
                counted in `memory` as profiled), sparing that step's rerun;
                False: every reverse step reruns its block
                (docs/heterogeneous.md#tapes)
+    offload    a CUDA x: states may also go to host memory, as many as the
+               schedule stores there, at the copy rate each way (True: the
+               rate of a round trip of the largest state measured now; or
+               bytes a second); `memory` is then the device's budget, and
+               the schedule chooses which states to offload, keep or
+               recompute (stacks of up to 32 blocks; longer ones keep to
+               the device). The copies are synchronous.
     report     a dict to fill: "plan" (ebb.ChainPlan), "profile", and after
                the backward "forward_runs" (block runs without grad, the
-               first sweep included), "tape_runs" (runs keeping their graph)
-               and "peak_kept_bytes" (the most bytes of block inputs and
-               tapes, as profiled, kept at once)
+               first sweep included), "tape_runs" (runs keeping their graph),
+               "peak_kept_bytes" (the most bytes of block inputs and tapes,
+               as profiled, kept at once on the device), and with offload
+               "peak_offloaded_bytes" (the most in host memory at once) and
+               "moved_bytes" (copied either way)
     """
     blocks = list(blocks)
     if not blocks:
@@ -488,11 +580,16 @@ def sequential(blocks, x, memory, *, profile=None, preserve_rng_state=True, memo
         if not len(tape_sizes) == len(bwd) == len(blocks):
             raise ValueError(f"the profile has {len(bwd)} backward and {len(tape_sizes)} tape "
                              f"entries for {len(blocks)} blocks")
+    xs = _tensors(x)
+    rate = _offload_rate(offload, xs[0].device, sizes)
+    tiers = {} if rate is None else {"tier": _FAST, "slow_tier": _SLOW,
+                                     "write_cost_per_byte": 1 / rate,
+                                     "read_cost_per_byte": 1 / rate}
     plan = _chain.chain_plan(fwd, rev, sizes, _budget(memory, sizes),
                              memory_levels=memory_levels, tape_bytes=tape_sizes,
-                             backward_cost=bwd)
-    xs = _tensors(x)
-    runner = _Runner(blocks, plan, preserve_rng_state, xs[0].device, tape_sizes)
+                             backward_cost=bwd, **tiers)
+    runner = _Runner(blocks, plan, preserve_rng_state, xs[0].device, tape_sizes,
+                     _SLOW if rate is not None else None)
     runner.all_params = params
     if report is not None:
         report["plan"] = plan
