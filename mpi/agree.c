@@ -16,7 +16,8 @@ static const char *tier_or_none(int t)
 static ebb_status setup(rt_agree *a, rt_agree_setup *s)
 {
     mpi_agree *m = (mpi_agree *)a;
-    int64_t tiers = (int64_t)s->state_tier * 100 + (s->fast + 1) * 10 + (s->slow + 1);
+    int64_t tiers = (int64_t)s->measure_costs * 1000 + (int64_t)s->state_tier * 100 +
+                    (s->fast + 1) * 10 + (s->slow + 1);
     int64_t v[MPI_MSG] = {0};
     int64_t *d = v + MSG_DATA;
     d[0] = s->steps;
@@ -41,6 +42,13 @@ static ebb_status setup(rt_agree *a, rt_agree_setup *s)
         if ((st = mpi_who(m, tiers, d[2], -d[3], &hi, &lo)) != EBB_OK)
             return st;
         int64_t x = d[2], y = -d[3];
+        if (x / 1000 != y / 1000)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "the ranks disagree on ebb_run_options.measure_costs: rank %d has "
+                            "%lld, rank %d has %lld; every rank must plan its reverse sweep alike",
+                            hi, (long long)(x / 1000), lo, (long long)(y / 1000));
+        x %= 1000;
+        y %= 1000;
         return ebb_fail(EBB_ERR_CONFIG,
                         "the ranks disagree on the tiers: rank %d has a %s state, fast tier %s, "
                         "slow tier %s; rank %d has a %s state, fast tier %s, slow tier %s; give "
@@ -117,6 +125,29 @@ static ebb_status finish_forward(rt_agree *a, int64_t n)
                     hi, (long long)x, lo, (long long)y);
 }
 
+/* Every rank is here (the tagged collective hears of one that failed), then
+ * the costs' largest over the ranks, in pieces an int counts. */
+static ebb_status costs(rt_agree *a, double *c, int64_t count)
+{
+    mpi_agree *m = (mpi_agree *)a;
+    int64_t v[MPI_MSG] = {0};
+    v[MSG_DATA] = count;
+    v[MSG_DATA + 1] = -count;
+    ebb_status st = mpi_collective(m, TAG_COSTS, v);
+    if (st != EBB_OK)
+        return st;
+    if (v[MSG_DATA] != -v[MSG_DATA + 1])
+        return ebb_fail(EBB_ERR_INTERNAL, "the ranks measured %lld and %lld steps' costs",
+                        (long long)v[MSG_DATA], (long long)-v[MSG_DATA + 1]);
+    for (int64_t at = 0; at < count; at += (int64_t)1 << 28) {
+        int piece = (int)(count - at < ((int64_t)1 << 28) ? count - at : (int64_t)1 << 28);
+        int rc = MPI_Allreduce(MPI_IN_PLACE, c + at, piece, MPI_DOUBLE, MPI_MAX, m->comm);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(m, rc, "MPI_Allreduce of the measured step costs");
+    }
+    return EBB_OK;
+}
+
 static ebb_status finish_reverse(rt_agree *a)
 {
     int64_t v[MPI_MSG] = {0};
@@ -141,6 +172,7 @@ void mpi_agree_init_ops(mpi_agree *m)
     m->ops.ranks = m->size;
     m->ops.setup = setup;
     m->ops.predictions = predictions;
+    m->ops.costs = costs;
     m->ops.strategy = strategy;
     m->ops.idle = mpi_decide_idle;
     m->ops.finish_forward = finish_forward;

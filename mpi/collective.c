@@ -75,7 +75,8 @@ static const char *tag_name(int64_t tag)
     static const char *const names[] = {
         "?", "creating the run", "auto's planning", "choosing the strategy", "the end of creation",
         "a store decision of the forward sweep", "the end of the forward sweep",
-        "the end of the reverse sweep", "ebb_mpi_stats_reduce", "naming ranks"};
+        "the end of the reverse sweep", "ebb_mpi_stats_reduce", "agreeing on the measured "
+        "step costs", "naming ranks"};
     return tag >= 0 && tag <= TAG_WHO ? names[tag] : "?";
 }
 

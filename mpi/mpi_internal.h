@@ -40,6 +40,7 @@ typedef enum mpi_tag {
     TAG_FORWARD_END, /* n at the end of the forward sweep */
     TAG_REVERSE_END,
     TAG_STATS,
+    TAG_COSTS,       /* measure_costs: the forward steps' times, the largest */
     TAG_WHO          /* which ranks hold the largest and the least value */
 } mpi_tag;
 

@@ -22,6 +22,7 @@ typedef struct rt_agree_setup {
     int64_t steps;                   /* n (0 unknown): must be equal */
     int state_tier, fast, slow;      /* must be equal (slow -1: none) */
     int32_t slots[EBB_TIER_COUNT];   /* in: this process's; out: the least over all */
+    int measure_costs;               /* must be equal */
 } rt_agree_setup;
 
 typedef struct rt_agree rt_agree;
@@ -41,6 +42,9 @@ struct rt_agree {
                        int64_t step, int *idle);
     /* the end of the forward sweep: n (steps run when unknown) must be equal */
     ebb_status (*finish_forward)(rt_agree *a, int64_t n);
+    /* measure_costs, once n is known: costs[i] (i < count) becomes the
+     * largest over the processes, so that they plan one reverse sweep */
+    ebb_status (*costs)(rt_agree *a, double *costs, int64_t count);
     /* the end of the reverse sweep */
     ebb_status (*finish_reverse)(rt_agree *a);
     /* this process failed with st (message in ebb_last_error): tells the

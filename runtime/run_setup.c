@@ -60,7 +60,7 @@ static ebb_status agree_setup(ebb_run *run, int fast, int slow,
                               int32_t *c, int32_t *d_hint)
 {
     rt_agree_setup s = {.steps = run->opt.steps, .state_tier = run->opt.state_tier,
-                        .fast = fast, .slow = slow};
+                        .fast = fast, .slow = slow, .measure_costs = run->opt.measure_costs};
     for (int t = 0; t < EBB_TIER_COUNT; t++) {
         s.slots[t] = 0;
         if (t == fast)
@@ -360,11 +360,11 @@ static void warn_asked(ebb_run *run, const rt_create_args *a, int tier, const ch
 ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
 {
     const ebb_run_options *o = &run->opt;
-    if ((o->forward_costs || o->measure_costs) && run->agree) /* before the ranks agree */
+    if (o->forward_costs && run->agree) /* before the ranks agree on anything */
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.%s: a run over MPI ranks takes no step costs (each "
-                        "rank's costs would give another schedule)",
-                        o->forward_costs ? "forward_costs" : "measure_costs");
+                        "ebb_run_options.forward_costs: a run over MPI ranks takes no step "
+                        "costs (each rank's costs would give another schedule; measure_costs "
+                        "takes the largest over the ranks)");
     if (o->measure_costs && o->state_tier != EBB_TIER_HOST)
         return ebb_fail(EBB_ERR_UNSUPPORTED,
                         "ebb_run_options.measure_costs: a GPU state's callbacks queue their "

@@ -86,14 +86,24 @@ void rt_step_reverse_time(ebb_run *run, int64_t step, double seconds)
 
 ebb_status rt_step_times_to_schedule(ebb_run *run, int64_t steps)
 {
-    if (!run->opt.measure_costs || !run->step_s || steps > run->step_cap)
+    if (!run->opt.measure_costs)
+        return EBB_OK;
+    int kept = run->step_s && steps <= run->step_cap;
+    if (!kept && !run->agree)
         return EBB_OK; /* none kept: the schedule's own reversal */
     double *f = malloc(sizeof *f * (size_t)steps);
     if (!f)
-        return EBB_OK; /* as above: a valid schedule, only dearer */
+        return run->agree ? ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the costs of %lld "
+                                                        "steps to agree on", (long long)steps)
+                          : EBB_OK; /* one process: a valid schedule, only dearer */
     for (int64_t i = 0; i < steps; i++)
-        f[i] = run->step_s[2 * i];
-    ebb_status st = ebb_schedule_set_forward_costs(run->schedule, f, steps);
+        f[i] = kept ? run->step_s[2 * i] : 0; /* none kept here: the others' */
+    ebb_status st = EBB_OK;
+    /* the processes plan one reverse sweep: each step at its largest time */
+    if (run->agree)
+        st = run->agree->costs(run->agree, f, steps);
+    if (st == EBB_OK)
+        st = ebb_schedule_set_forward_costs(run->schedule, f, steps);
     free(f);
     return st;
 }

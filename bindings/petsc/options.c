@@ -72,6 +72,10 @@ static const count_option count_options[] = {
      "-1, the default: the configuration's run.error_samples)",
      "0 (off) to " STR(EBB_ERROR_SAMPLES_MAX) " states, or -1 for run.error_samples",
      FIELD(error_samples), -1, EBB_ERROR_SAMPLES_MAX},
+    {"-ts_trajectory_ebb_measure_costs",
+     "1: strategy online times each time step of TSSolve and reverses by those times (each "
+     "step's largest over the ranks); 0 (default): not",
+     "0 or 1", FIELD(measure_costs), 0, 1},
 };
 
 /* The options naming one of ebb's choices; "config" (the field's -1) leaves

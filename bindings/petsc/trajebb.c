@@ -147,6 +147,7 @@ static PetscErrorCode StartSweep(TSTrajectory tj, TSTrajectory_Ebb *e, TS ts, Pe
     o.slow_slots = (int32_t)e->opt.slow_slots;
     o.audit = e->opt.audit;
     o.error_samples = (int32_t)e->opt.error_samples;
+    o.measure_costs = (int)e->opt.measure_costs;
     /* on several ranks ebb writes one timeline per rank (docs/petsc.md) */
     o.trace = e->opt.trace[0] ? e->opt.trace : NULL;
     e->ts = ts;

@@ -35,6 +35,8 @@ typedef struct ebbpetsc_options {
     PetscInt steps;                   /* 0 = unknown */
     PetscInt slots, slow_slots;       /* 0 = from the budgets */
     PetscInt error_samples;           /* -1 = the configuration's, 0 = off */
+    PetscInt measure_costs;           /* 1: online plans its reverse sweep from the steps'
+                                         measured times */
 } ebbpetsc_options;
 
 typedef enum ebbpetsc_phase {

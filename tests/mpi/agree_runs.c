@@ -6,8 +6,9 @@
  * each rank's adjoint must equal, bitwise, its own single-process store-all
  * adjoint. With halo exchanges in the forward steps (the ranks then run in
  * step), a rank must never wait in ebb for another's next step: no hang
- * within run_mpirun.sh's time limit. Run with 2 and 4 ranks. Argument: a
- * scratch directory.
+ * within run_mpirun.sh's time limit. Online measuring its costs, each rank
+ * its own dear steps, plans one reverse sweep on every rank (each step's
+ * largest time). Run with 2 and 4 ranks. Argument: a scratch directory.
  */
 #include "mpi_workload.h"
 
@@ -19,23 +20,26 @@ typedef struct tcase {
     int unknown;   /* n unknown */
     int planned;   /* auto with step times */
     int halo;      /* the forward steps exchange halos: the ranks run in step */
+    int measure;   /* measure_costs, each rank its own dear steps */
 } tcase;
 
 static const tcase cases[] = {
-    {"store-all", EBB_CONFIG_STRATEGY_STORE_ALL, 0, 0, 0},
-    {"periodic", EBB_CONFIG_STRATEGY_PERIODIC, 0, 0, 0},
-    {"revolve", EBB_CONFIG_STRATEGY_REVOLVE, 0, 0, 0},
-    {"online", EBB_CONFIG_STRATEGY_ONLINE, 1, 0, 0},
-    {"multistage", EBB_CONFIG_STRATEGY_MULTISTAGE, 0, 0, 0},
-    {"disk-revolve", EBB_CONFIG_STRATEGY_DISK_REVOLVE, 0, 0, 0},
-    {"async", EBB_CONFIG_STRATEGY_ASYNC, 0, 0, 0},
-    {"async n unknown", EBB_CONFIG_STRATEGY_ASYNC, 1, 0, 0},
-    {"auto planned", EBB_CONFIG_STRATEGY_AUTO, 0, 1, 0},
-    {"async halo", EBB_CONFIG_STRATEGY_ASYNC, 0, 0, 1},
-    {"multistage halo", EBB_CONFIG_STRATEGY_MULTISTAGE, 0, 0, 1},
+    {"store-all", EBB_CONFIG_STRATEGY_STORE_ALL, 0, 0, 0, 0},
+    {"periodic", EBB_CONFIG_STRATEGY_PERIODIC, 0, 0, 0, 0},
+    {"revolve", EBB_CONFIG_STRATEGY_REVOLVE, 0, 0, 0, 0},
+    {"online", EBB_CONFIG_STRATEGY_ONLINE, 1, 0, 0, 0},
+    {"multistage", EBB_CONFIG_STRATEGY_MULTISTAGE, 0, 0, 0, 0},
+    {"disk-revolve", EBB_CONFIG_STRATEGY_DISK_REVOLVE, 0, 0, 0, 0},
+    {"async", EBB_CONFIG_STRATEGY_ASYNC, 0, 0, 0, 0},
+    {"async n unknown", EBB_CONFIG_STRATEGY_ASYNC, 1, 0, 0, 0},
+    {"auto planned", EBB_CONFIG_STRATEGY_AUTO, 0, 1, 0, 0},
+    {"async halo", EBB_CONFIG_STRATEGY_ASYNC, 0, 0, 1, 0},
+    {"multistage halo", EBB_CONFIG_STRATEGY_MULTISTAGE, 0, 0, 1, 0},
     /* each rank its own step times, only rank 0 a disk bandwidth: its own
      * costs would give each rank its own schedule; they take the largest */
-    {"h-revolve", EBB_CONFIG_STRATEGY_H_REVOLVE, 0, 1, 0},
+    {"h-revolve", EBB_CONFIG_STRATEGY_H_REVOLVE, 0, 1, 0, 0},
+    {"online measured", EBB_CONFIG_STRATEGY_ONLINE, 1, 0, 0, 1},
+    {"online measured n", EBB_CONFIG_STRATEGY_ONLINE, 0, 0, 0, 1},
 };
 
 /* This rank's configuration: host and disk tiers, its own directory. */
@@ -109,6 +113,7 @@ static void one_case(const tcase *c, const char *dir, int rank, int ranks, uint6
     w.unknown = c->unknown;
     w.spin_s = 2e-4;
     w.halo = c->halo;
+    w.uneven = c->measure;
     ebb_run_options o;
     ebb_run_options_init(&o);
     o.state_size = SIZE;
@@ -118,6 +123,7 @@ static void one_case(const tcase *c, const char *dir, int rank, int ranks, uint6
     o.steps = c->unknown ? 0 : STEPS;
     o.config = &cfg;
     o.strategy = c->strategy;
+    o.measure_costs = c->measure;
     if (c->planned) {
         o.forward_seconds = w.spin_s * (1 + 0.1 * rank); /* each rank its own estimate */
         o.reverse_seconds = 1e-4;

@@ -183,6 +183,18 @@ int main(int argc, char **argv)
     PetscCall(ExpectError(&pb, &setup, samples,
                           "-ts_trajectory_ebb_error_samples 70000: expected 0 (off) to 65536 "
                           "states, or -1 for run.error_samples"));
+    const char *const measure[] = {"-ts_trajectory_type", "ebb",
+                                   "-ts_trajectory_ebb_measure_costs", "2", NULL};
+    PetscCall(ExpectError(&pb, &setup, measure,
+                          "-ts_trajectory_ebb_measure_costs 2: expected 0 or 1"));
+    /* measured costs plan online's reverse sweep: revolve refuses them */
+    const char *const measured_revolve[] = {"-ts_trajectory_type", "ebb",
+                                            "-ts_trajectory_ebb_strategy", "revolve",
+                                            "-ts_trajectory_ebb_steps", "5",
+                                            "-ts_trajectory_ebb_measure_costs", "1", NULL};
+    PetscCall(ExpectError(&pb, &setup, measured_revolve,
+                          "strategy \"revolve\" does not plan its reverse sweep from measured "
+                          "times"));
     const char *const config[] = {"-ts_trajectory_type", "ebb", "-ts_trajectory_ebb_config",
                                   "/nonexistent/ebb.toml", NULL};
     PetscCall(ExpectError(&pb, &setup, config, "-ts_trajectory_ebb_config /nonexistent/ebb.toml"));

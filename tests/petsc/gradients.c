@@ -8,6 +8,9 @@
  *   gradients -problem vdp|rd|rd2d [-cells N] -cases K -seed S -scratch DIR
  *             [-adaptive] [-strategies a,b,..] [-reference_ebb] [PETSc's -ts_type ...]
  *
+ * Strategy "online-measured" is online with -ts_trajectory_ebb_measure_costs 1
+ * (the reverse sweep planned from the steps' measured times).
+ *
  * -reference_ebb: the reference is ebb's store-all run, not memory's (FSAL
  * RK methods, whose forward sweep ebb changes: docs/petsc.md).
  *
@@ -30,7 +33,8 @@ static unsigned Next(unsigned *s)
 int main(int argc, char **argv)
 {
     char kind[16] = "vdp", scratch[PETSC_MAX_PATH_LEN] = "/tmp",
-         list[256] = "store-all,periodic,revolve,online,multistage,disk-revolve,h-revolve,async";
+         list[256] = "store-all,periodic,revolve,online,online-measured,multistage,disk-revolve,"
+                     "h-revolve,async";
     PetscInt cases = 4, seed = 1, cells = 64;
     PetscBool adaptive = PETSC_FALSE, reference_ebb = PETSC_FALSE;
     int failures = 0;
@@ -80,7 +84,8 @@ int main(int argc, char **argv)
         for (char *save = NULL, *name = strtok_r(copy, ",", &save); name;
              name = strtok_r(NULL, ",", &save)) {
             char slots[16], slow[16];
-            PetscBool online = !strcmp(name, "online") || !strcmp(name, "async");
+            PetscBool measured = !strcmp(name, "online-measured");
+            PetscBool online = !strcmp(name, "online") || !strcmp(name, "async") || measured;
             PetscBool all = !strcmp(name, "store-all");
             int c_slots = 2 + (int)(Next(&s) % 3);
             if (all)
@@ -95,7 +100,9 @@ int main(int argc, char **argv)
                                                                   : 1 + (int)(Next(&s) % 4)));
             const char *audit = Next(&s) % 2 ? "hash" : "off";
             const char *const opts[] = {"-ts_trajectory_type", "ebb",
-                                        "-ts_trajectory_ebb_strategy", name,
+                                        "-ts_trajectory_ebb_strategy",
+                                        measured ? "online" : name,
+                                        "-ts_trajectory_ebb_measure_costs", measured ? "1" : "0",
                                         "-ts_trajectory_ebb_steps", online ? "0" : nstr,
                                         "-ts_trajectory_ebb_slots", slots,
                                         "-ts_trajectory_ebb_slow_slots", slow,
