@@ -81,11 +81,12 @@ static void begin_interval(online *p, int32_t q, int64_t end)
         }
     }
     int64_t L = end - pl->pos[q];
-    if (p->costs && L >= ONLINE_CHAIN_MIN_STEPS && L <= EBB_CHAIN_MAX_STEPS && levels >= 2 &&
-        chain_interval_begin(&p->ci, p->costs + pl->pos[q], pl->pos[q], L, tier,
-                             p->core.slot_of, levels) == EBB_OK)
-        return;
-    ebb_clear_error(); /* a chain that could not be made: the binomial schedule */
+    if (p->costs && L >= ONLINE_CHAIN_MIN_STEPS && L <= EBB_CHAIN_MAX_STEPS && levels >= 2) {
+        if (chain_interval_begin(&p->ci, p->costs + pl->pos[q], pl->pos[q], L, tier,
+                                 p->core.slot_of, levels) == EBB_OK)
+            return;
+        ebb_clear_error(); /* a chain that could not be made: the binomial schedule */
+    }
     ebb_revolve_core_begin(&p->core, pl->pos[q], end, levels, -1, 1, 0);
 }
 

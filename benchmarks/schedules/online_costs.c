@@ -3,10 +3,13 @@
  * (ebb_schedule_set_forward_costs) against the binomial reversal of the
  * same checkpoints: the steps recomputed beyond the first sweep, weighted
  * by their costs, for two kinds of costs (docs/heterogeneous.md, *Measured
- * in the run*). Usage: online_costs (no arguments); prints a Markdown table.
+ * in the run*), and the seconds each whole replay took (told: the chain
+ * programs over the intervals included). Usage: online_costs (no
+ * arguments); prints a Markdown table.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ebb/ebb.h"
 
@@ -45,6 +48,13 @@ static double replay(int64_t n, int32_t c, const double *costs, int tell)
     return cost;
 }
 
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static uint64_t next(uint64_t *x)
 {
     *x ^= *x << 13;
@@ -58,7 +68,7 @@ int main(void)
     const int64_t ns[] = {2, 3, 30, 100, 300, 1000, 10000};
     const int32_t cs[] = {1, 3, 5, 10, 20};
     printf("| steps, slots | costs 1 to 9: told, binomial | one step in five 16, others 1: "
-           "told, binomial |\n|---|---|---|\n");
+           "told, binomial | seconds: told, binomial |\n|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
         for (size_t j = 0; j < sizeof cs / sizeof *cs; j++) {
             int64_t n = ns[i];
@@ -67,6 +77,7 @@ int main(void)
             if (!f)
                 return 1;
             printf("| %lld, %d", (long long)n, c);
+            double told_s = 0, binomial_s = 0;
             for (int kind = 0; kind < 2; kind++) {
                 uint64_t x = 88172645463325252ull ^ (uint64_t)(n * 31 + c);
                 double first = 0;
@@ -74,9 +85,13 @@ int main(void)
                     f[k] = kind ? (next(&x) % 5 == 0 ? 16 : 1) : (double)(1 + next(&x) % 9);
                     first += f[k];
                 }
-                printf(" | %.0f, %.0f", replay(n, c, f, 1) - first, replay(n, c, f, 0) - first);
+                double t0 = now_s(), told = replay(n, c, f, 1), t1 = now_s();
+                double binomial = replay(n, c, f, 0);
+                told_s += t1 - t0;
+                binomial_s += now_s() - t1;
+                printf(" | %.0f, %.0f", told - first, binomial - first);
             }
-            printf(" |\n");
+            printf(" | %.4f, %.4f |\n", told_s / 2, binomial_s / 2);
             free(f);
         }
     return 0;
