@@ -13,7 +13,10 @@
  * reverse_costs): revolve then runs the schedule of least total cost for
  * them; --no-costs runs plain Revolve to compare; --measured runs twice, the
  * second run taking the first one's measured step times as its costs
- * (ebb_run_step_times).
+ * (ebb_run_step_times). --online runs strategy online with n unknown to ebb
+ * until the forward ends; with --measure-in-run ebb times that forward's
+ * steps and plans the reverse sweep from those times
+ * (ebb_run_options.measure_costs).
  */
 #include <getopt.h>
 #include <math.h>
@@ -28,6 +31,7 @@ static const char usage[] =
     "usage: example_lorenz96 [--steps n] [--dt h] [--slots C] [--rate R]\n"
     "                        [--error-samples K] [--exact-check] [--fd-check]\n"
     "                        [--uneven [--no-costs | --measured]]\n"
+    "                        [--online [--measure-in-run]]\n"
     "\n"
     "The gradient of 1/2 |x_n|^2 with respect to x_0 and F for Lorenz-96 (N = 40,\n"
     "F = 8), RK4 steps and their discrete adjoint, ebb keeping the states (revolve in\n"
@@ -47,12 +51,16 @@ static const char usage[] =
     "                     to ebb (forward: its RK4 steps; reverse: twice that)\n"
     "  --no-costs         with --uneven, do not tell ebb the costs (plain Revolve)\n"
     "  --measured         with --uneven, run twice: the first run as --no-costs, the\n"
-    "                     second with the first one's measured step times as costs\n";
+    "                     second with the first one's measured step times as costs\n"
+    "  --online           strategy online, n unknown to ebb until the forward ends (no\n"
+    "                     costs told; not with --measured)\n"
+    "  --measure-in-run   with --online, ebb times the forward's steps and plans the\n"
+    "                     reverse sweep from those times\n";
 
 typedef struct cli {
     long steps, slots, samples;
     double dt, rate;
-    int exact, fd, uneven, no_costs, measured;
+    int exact, fd, uneven, no_costs, measured, online, measure_in_run;
 } cli;
 
 enum { MAX_WINDOW = 16 };
@@ -65,6 +73,8 @@ typedef struct model {
     long rk4_forward;   /* RK4 steps of forward steps: first sweep and recomputations */
     long rk4_reverse;   /* RK4 steps the reverse steps rerun */
     double (*xs)[L96_MAX_N]; /* a window's states, for its reverse step */
+    int64_t last;       /* n unknown to ebb: the first sweep's last step; -1: n known */
+    int ended;          /* the first sweep said it ended */
 } model;
 
 static int window_of(const model *md, int64_t step)
@@ -94,6 +104,10 @@ static int forward(void *user, int64_t step, const void *in, void *out)
 {
     model *md = user;
     md->rk4_forward += run_window(md, step, in, out, NULL);
+    if (step == md->last && !md->ended) {
+        md->ended = 1;
+        return EBB_STEP_LAST; /* x_{step+1} is the last state */
+    }
     return EBB_STEP_OK;
 }
 
@@ -121,6 +135,7 @@ static int parse(int argc, char **argv, cli *c)
         {"error-samples", required_argument, 0, 'k'}, {"exact-check", no_argument, 0, 'e'},
         {"fd-check", no_argument, 0, 'f'}, {"uneven", no_argument, 0, 'u'},
         {"no-costs", no_argument, 0, 'o'}, {"measured", no_argument, 0, 'm'},
+        {"online", no_argument, 0, 'O'}, {"measure-in-run", no_argument, 0, 'M'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     *c = (cli){.steps = 1000, .slots = 10, .samples = -1, .dt = 0.01};
     int ch;
@@ -138,6 +153,8 @@ static int parse(int argc, char **argv, cli *c)
         case 'u': c->uneven = 1; break;
         case 'o': c->no_costs = 1; break;
         case 'm': c->measured = 1; break;
+        case 'O': c->online = 1; break;
+        case 'M': c->measure_in_run = 1; break;
         case 'h': fputs(usage, stdout); return 1;
         default:
             fprintf(stderr, "ebb: unknown or incomplete option '%s'\n\n%s", argv[optind - 1],
@@ -151,10 +168,12 @@ static int parse(int argc, char **argv, cli *c)
     }
     if (optind < argc || c->steps < 1 || c->slots < 1 || !(c->dt > 0) || c->rate < 0 ||
         c->samples < -1 || ((c->no_costs || c->measured) && !c->uneven) ||
-        (c->no_costs && c->measured)) {
+        (c->no_costs && c->measured) || (c->online && c->measured) ||
+        (c->measure_in_run && !c->online)) {
         fprintf(stderr, "ebb: expected --steps >= 1, --slots >= 1, --dt > 0, --rate >= 0, "
-                        "--error-samples >= 0, and one of --no-costs and --measured, only with "
-                        "--uneven\n\n%s", usage);
+                        "--error-samples >= 0, one of --no-costs and --measured, only with "
+                        "--uneven, --measured not with --online, --measure-in-run only with "
+                        "--online\n\n%s", usage);
         return -1;
     }
     return 0;
@@ -215,6 +234,8 @@ static int solve(const cli *c, model *md, const double *x0, const double *fcost,
 {
     md->grad_f = 0;
     md->rk4_forward = md->rk4_reverse = 0;
+    md->last = c->online ? c->steps - 1 : -1;
+    md->ended = 0;
     size_t state = (size_t)md->m.n * sizeof(double);
     ebb_config cfg;
     if (ebb_config_init_default(&cfg) != EBB_OK) {
@@ -224,7 +245,7 @@ static int solve(const cli *c, model *md, const double *x0, const double *fcost,
     cfg.disk.enabled = 0;
     cfg.gpu.enabled = 0;
     cfg.host.budget = (uint64_t)1 << 20;
-    cfg.strategy = EBB_CONFIG_STRATEGY_REVOLVE;
+    cfg.strategy = c->online ? EBB_CONFIG_STRATEGY_ONLINE : EBB_CONFIG_STRATEGY_REVOLVE;
     if (c->rate > 0) {
         cfg.host.compression.mode = EBB_COMPRESSION_FIXED_RATE;
         cfg.host.compression.element = EBB_ELEMENT_FLOAT64;
@@ -233,7 +254,8 @@ static int solve(const cli *c, model *md, const double *x0, const double *fcost,
     ebb_run_options o;
     ebb_run_options_init(&o);
     o.state_size = state;
-    o.steps = c->steps;
+    o.steps = c->online ? 0 : c->steps;
+    o.measure_costs = c->measure_in_run;
     o.forward = forward;
     o.reverse = reverse;
     o.user = md;
@@ -369,6 +391,10 @@ int main(int argc, char **argv)
         if (rc == 0)
             rc = solve(&c, &md, x0, fcost, rcost, "measured by the run above, told to ebb",
                        rk4_total, NULL, NULL);
+    } else if (c.online) {
+        rc = solve(&c, &md, x0, NULL, NULL,
+                   c.measure_in_run ? "measured in the run" : "not told to ebb", rk4_total, NULL,
+                   NULL);
     } else if (c.uneven && !c.no_costs) {
         rc = solve(&c, &md, x0, fcost, rcost, "told to ebb", rk4_total, NULL, NULL);
     } else {
