@@ -3,9 +3,8 @@
  * search over every schedule finds. */
 #include <math.h>
 
-#include "support/chain_support.h"
+#include "support/chain_search.h"
 #include "support/schedule_support.h"
-#include "support/search.h"
 
 /*
  * The search: Dijkstra over every situation a schedule can be in, the set
@@ -88,24 +87,8 @@ static void random_chain(uint64_t *seed, test_chain *c, int case_no)
 
 Test(chain_exhaustive, random_chains_cost_the_optimum, .timeout = 600)
 {
-    search s = search_make(key_of(1u << MAXN, 0, 0, 0));
-    uint64_t seed = 0x2545f4914f6cdd1dull;
-    int by_n[MAXN + 1] = {0};
-    for (int i = 0; i < 320; i++) {
-        test_chain c = {0};
-        random_chain(&seed, &c, i);
-        double best = exhaustive(&s, &c);
-        chain_replay r = chain_replayed(&c);
-        cr_assert_eq(r.cost, best, "case %d, n=%d budget %llu: the schedule costs %g, the "
-                     "optimum is %g", i, c.n, (unsigned long long)c.budget, r.cost, best);
-        cr_assert_eq(r.predicted, best, "case %d: predicted %g, optimum %g", i, r.predicted,
-                     best);
-        cr_assert_leq(r.peak_bytes, c.budget);
-        by_n[c.n]++;
-    }
-    for (int n = 1; n <= MAXN; n++)
-        cr_assert_gt(by_n[n], 0, "no chain of %d steps was tried", n);
-    search_free(&s);
+    chains_cost_the_optimum(key_of(1u << MAXN, 0, 0, 0), random_chain, exhaustive, 320,
+                            0x2545f4914f6cdd1dull, MAXN, NULL, NULL);
 }
 
 /* The chain where nested schedules are dearer: x_1 is small, and freeing it

@@ -8,9 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "support/chain_support.h"
+#include "support/chain_search.h"
 #include "support/schedule_support.h"
-#include "support/search.h"
 
 /*
  * The search: Dijkstra over every situation a schedule can be in: the
@@ -119,29 +118,21 @@ static void random_chain(uint64_t *seed, test_chain *c, int case_no)
     c->budget = (uint64_t)rng_range(seed, (int64_t)c->bytes[0], (int64_t)total);
 }
 
+static void count_taping(int case_no, const test_chain *c, const chain_replay *r, void *ctx)
+{
+    (void)case_no;
+    (void)c;
+    *(int *)ctx += r->tapes > 0;
+}
+
 Test(chain_tapes, random_chains_cost_the_optimum, .timeout = 900)
 {
-    search s = search_make(all_keys);
-    uint64_t seed = 0x9e3779b97f4a7c15ull;
-    int by_n[MAXN + 1] = {0}, taping = 0;
-    for (int i = 0; i < 300; i++) {
-        test_chain c = {0};
-        random_chain(&seed, &c, i);
-        double best = exhaustive(&s, &c);
-        chain_replay r = chain_replayed(&c);
-        cr_assert_eq(r.cost, best, "case %d, n=%d budget %llu: the schedule costs %g, the "
-                     "optimum is %g", i, c.n, (unsigned long long)c.budget, r.cost, best);
-        cr_assert_eq(r.predicted, best, "case %d: predicted %g, optimum %g", i, r.predicted,
-                     best);
-        by_n[c.n]++;
-        taping += r.tapes > 0;
-    }
-    for (int n = 1; n <= MAXN; n++)
-        cr_assert_gt(by_n[n], 0, "no chain of %d steps was tried", n);
+    int taping = 0;
+    chains_cost_the_optimum(all_keys, random_chain, exhaustive, 300, 0x9e3779b97f4a7c15ull, MAXN,
+                            count_taping, &taping);
     /* the cases exercise tapes, and not only tapes */
     cr_assert_gt(taping, 30, "only %d of 300 schedules kept a tape", taping);
     cr_assert_lt(taping, 270, "%d of 300 schedules kept a tape", taping);
-    search_free(&s);
 }
 
 /* Tapes larger than the budget: the schedule without them, action for

@@ -8,9 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "support/chain_support.h"
+#include "support/chain_search.h"
 #include "support/schedule_support.h"
-#include "support/search.h"
 
 /*
  * The search: Dijkstra over every situation a schedule can be in: the
@@ -115,35 +114,25 @@ static void random_chain(uint64_t *seed, test_chain *c, int case_no)
     c->budget = (uint64_t)rng_range(seed, (int64_t)c->bytes[0], (int64_t)total);
 }
 
+/* never dearer than the same chain in one tier; counts where it is cheaper */
+static void against_one_tier(int case_no, const test_chain *c, const chain_replay *r, void *ctx)
+{
+    test_chain one = *c;
+    one.slow = 0;
+    double alone = chain_replayed(&one).cost;
+    cr_assert_leq(r->cost, alone, "case %d, write %g read %g a byte", case_no, c->write_per_byte,
+                  c->read_per_byte);
+    *(int *)ctx += r->cost < alone;
+}
+
 Test(chain_two_tiers, random_chains_cost_the_optimum, .timeout = 900)
 {
-    search s = search_make(all_keys);
-    uint64_t seed = 0x6a09e667f3bcc908ull;
-    int by_n[MAXN + 1] = {0}, cheaper = 0;
-    for (int i = 0; i < 300; i++) {
-        test_chain c = {0};
-        random_chain(&seed, &c, i);
-        double best = exhaustive(&s, &c);
-        chain_replay r = chain_replayed(&c);
-        cr_assert_eq(r.cost, best, "case %d, n=%d budget %llu, write %g read %g a byte: the "
-                     "schedule costs %g, the optimum is %g", i, c.n,
-                     (unsigned long long)c.budget, c.write_per_byte, c.read_per_byte, r.cost,
-                     best);
-        cr_assert_eq(r.predicted, best, "case %d: predicted %g, optimum %g", i, r.predicted,
-                     best);
-        test_chain one = c;
-        one.slow = 0;
-        double alone = chain_replayed(&one).cost;
-        cr_assert_leq(r.cost, alone, "case %d", i);
-        cheaper += r.cost < alone;
-        by_n[c.n]++;
-    }
-    for (int n = 1; n <= MAXN; n++)
-        cr_assert_gt(by_n[n], 0, "no chain of %d steps was tried", n);
+    int cheaper = 0;
+    chains_cost_the_optimum(all_keys, random_chain, exhaustive, 300, 0x6a09e667f3bcc908ull, MAXN,
+                            against_one_tier, &cheaper);
     /* the slow tier pays in some cases, not in all */
     cr_assert_gt(cheaper, 30, "the slow tier paid in only %d of 300 chains", cheaper);
     cr_assert_lt(cheaper, 270, "the slow tier paid in %d of 300 chains", cheaper);
-    search_free(&s);
 }
 
 /* Above the exact program's 32 steps the slow tier is not used: the same
