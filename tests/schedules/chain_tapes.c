@@ -21,19 +21,11 @@
  * reverse step t-1 from its tape or from the live x_{t-1}. Nothing of the
  * library's program is used.
  */
-enum { MAXN = 8, NOLIVE = MAXN + 1 };
-
-static uint32_t key_of(uint32_t mask, uint32_t tapes, int live, int t, int turned)
-{
-    return (((mask << MAXN | tapes) * (MAXN + 2) + (uint32_t)live) * (MAXN + 1) + (uint32_t)t) *
-               2 + (uint32_t)turned;
-}
-
-static const size_t all_keys = (size_t)(1u << 2 * MAXN) * (MAXN + 2) * (MAXN + 1) * 2;
+enum { MAXN = SITU_MAXN, NOLIVE = SITU_NOLIVE };
 
 static void relax(search *s, double d, uint32_t mask, uint32_t tapes, int live, int t, int turned)
 {
-    search_relax(s, d, key_of(mask, tapes, live, t, turned));
+    search_relax(s, d, situ_key(mask, tapes, live, t, turned));
 }
 
 static uint64_t held_bytes(const test_chain *c, uint32_t mask, uint32_t tapes)
@@ -51,17 +43,13 @@ static uint64_t held_bytes(const test_chain *c, uint32_t mask, uint32_t tapes)
 static double exhaustive(search *s, const test_chain *c)
 {
     const int n = c->n;
-    search_start(s, key_of(0, 0, 0, n, 0));
+    search_start(s, situ_key(0, 0, 0, n, 0));
     double d;
     uint32_t k;
     while (search_next(s, &d, &k)) {
-        int turned = (int)(k % 2);
-        k /= 2;
-        int t = (int)(k % (MAXN + 1));
-        k /= MAXN + 1;
-        int live = (int)(k % (MAXN + 2));
-        k /= MAXN + 2;
-        uint32_t tapes = k & ((1u << MAXN) - 1), mask = k >> MAXN;
+        situ at = situ_of(k);
+        int turned = at.turned, t = at.t, live = at.live;
+        uint32_t mask = at.a, tapes = at.b;
         if (turned && t == 0)
             return d;
         uint64_t held = held_bytes(c, mask, tapes);
@@ -128,7 +116,7 @@ static void count_taping(int case_no, const test_chain *c, const chain_replay *r
 Test(chain_tapes, random_chains_cost_the_optimum, .timeout = 900)
 {
     int taping = 0;
-    chains_cost_the_optimum(all_keys, random_chain, exhaustive, 300, 0x9e3779b97f4a7c15ull, MAXN,
+    chains_cost_the_optimum(SITU_KEYS, random_chain, exhaustive, 300, 0x9e3779b97f4a7c15ull, MAXN,
                             count_taping, &taping);
     /* the cases exercise tapes, and not only tapes */
     cr_assert_gt(taping, 30, "only %d of 300 schedules kept a tape", taping);

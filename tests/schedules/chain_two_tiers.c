@@ -21,19 +21,11 @@
  * a read), free one, or reverse step t-1 when x_{t-1} is live. Nothing of
  * the library's program is used.
  */
-enum { MAXN = 8, NOLIVE = MAXN + 1 };
-
-static uint32_t key_of(uint32_t fast, uint32_t slow, int live, int t, int turned)
-{
-    return (((fast << MAXN | slow) * (MAXN + 2) + (uint32_t)live) * (MAXN + 1) + (uint32_t)t) *
-               2 + (uint32_t)turned;
-}
-
-static const size_t all_keys = (size_t)(1u << 2 * MAXN) * (MAXN + 2) * (MAXN + 1) * 2;
+enum { MAXN = SITU_MAXN, NOLIVE = SITU_NOLIVE };
 
 static void relax(search *s, double d, uint32_t fast, uint32_t slow, int live, int t, int turned)
 {
-    search_relax(s, d, key_of(fast, slow, live, t, turned));
+    search_relax(s, d, situ_key(fast, slow, live, t, turned));
 }
 
 static double exhaustive(search *s, const test_chain *c)
@@ -44,17 +36,13 @@ static double exhaustive(search *s, const test_chain *c)
         wr[i] = c->write_per_byte * (double)c->bytes[i];
         rd[i] = c->read_per_byte * (double)c->bytes[i];
     }
-    search_start(s, key_of(0, 0, 0, n, 0));
+    search_start(s, situ_key(0, 0, 0, n, 0));
     double d;
     uint32_t k;
     while (search_next(s, &d, &k)) {
-        int turned = (int)(k % 2);
-        k /= 2;
-        int t = (int)(k % (MAXN + 1));
-        k /= MAXN + 1;
-        int live = (int)(k % (MAXN + 2));
-        k /= MAXN + 2;
-        uint32_t slow = k & ((1u << MAXN) - 1), fast = k >> MAXN;
+        situ at = situ_of(k);
+        int turned = at.turned, t = at.t, live = at.live;
+        uint32_t fast = at.a, slow = at.b;
         if (turned && t == 0)
             return d;
         uint64_t held = 0;
@@ -128,7 +116,7 @@ static void against_one_tier(int case_no, const test_chain *c, const chain_repla
 Test(chain_two_tiers, random_chains_cost_the_optimum, .timeout = 900)
 {
     int cheaper = 0;
-    chains_cost_the_optimum(all_keys, random_chain, exhaustive, 300, 0x6a09e667f3bcc908ull, MAXN,
+    chains_cost_the_optimum(SITU_KEYS, random_chain, exhaustive, 300, 0x6a09e667f3bcc908ull, MAXN,
                             against_one_tier, &cheaper);
     /* the slow tier pays in some cases, not in all */
     cr_assert_gt(cheaper, 30, "the slow tier paid in only %d of 300 chains", cheaper);

@@ -12,6 +12,39 @@
 #include "support/chain_support.h"
 #include "support/search.h"
 
+/* The situation of a search over two sets of states (stored and taped, or
+ * in the fast and the slow tier) of a chain of up to SITU_MAXN steps: the
+ * sets as bitmasks, the live state (SITU_NOLIVE: none), t (the adjoint is
+ * at x_t) and whether the forward sweep reached x_n; packed in one key of
+ * SITU_KEYS. */
+enum { SITU_MAXN = 8, SITU_NOLIVE = SITU_MAXN + 1 };
+#define SITU_KEYS ((size_t)(1u << 2 * SITU_MAXN) * (SITU_MAXN + 2) * (SITU_MAXN + 1) * 2)
+
+typedef struct situ {
+    uint32_t a, b;
+    int live, t, turned;
+} situ;
+
+static inline uint32_t situ_key(uint32_t a, uint32_t b, int live, int t, int turned)
+{
+    return (((a << SITU_MAXN | b) * (SITU_MAXN + 2) + (uint32_t)live) * (SITU_MAXN + 1) +
+            (uint32_t)t) * 2 + (uint32_t)turned;
+}
+
+static inline situ situ_of(uint32_t k)
+{
+    situ s;
+    s.turned = (int)(k % 2);
+    k /= 2;
+    s.t = (int)(k % (SITU_MAXN + 1));
+    k /= SITU_MAXN + 1;
+    s.live = (int)(k % (SITU_MAXN + 2));
+    k /= SITU_MAXN + 2;
+    s.b = k & ((1u << SITU_MAXN) - 1);
+    s.a = k >> SITU_MAXN;
+    return s;
+}
+
 /* Draws case `case_no`'s chain from the generator state `seed`. */
 typedef void (*chain_draw_fn)(uint64_t *seed, test_chain *c, int case_no);
 
