@@ -45,6 +45,12 @@ public:
         return v;
     }
     void set_steps(int64_t n) { check(ebb_schedule_set_steps(ptr(), n)); }
+    /* Online: the forward steps' costs, one a step, after set_steps. */
+    void set_forward_costs(const std::vector<double> &costs)
+    {
+        check(ebb_schedule_set_forward_costs(ptr(), costs.data(),
+                                             static_cast<int64_t>(costs.size())));
+    }
     std::array<int32_t, EBB_TIER_COUNT> tier_slots() const
     {
         std::array<int32_t, EBB_TIER_COUNT> s{};

@@ -188,6 +188,32 @@ Test(cpp, errors_become_ebb_error_with_the_message)
         cr_expect_eq(e.status(), EBB_ERR_INVALID_ARG);
         cr_expect(strstr(e.what(), "store-all needs 9 slots for 10 steps, got 4"), "%s", e.what());
     }
+
+    /* online told its costs: the wrong count is refused, the right one taken
+     * and the stream runs to its end with every step reversed */
+    ebb::schedule_options oo;
+    oo.strategy = EBB_STRATEGY_ONLINE;
+    oo.slots = 3;
+    ebb::schedule on(oo);
+    ebb_action a;
+    do
+        a = on.next();
+    while (!(a.kind == EBB_ACT_ADVANCE && a.to == 12));
+    on.set_steps(12);
+    try {
+        on.set_forward_costs(std::vector<double>(11, 1.0));
+        cr_assert_fail("11 costs for 12 steps were accepted");
+    } catch (const ebb::error &e) {
+        cr_expect_eq(e.status(), EBB_ERR_INVALID_ARG);
+        cr_expect(strstr(e.what(), "11 costs for 12 steps"), "%s", e.what());
+    }
+    std::vector<double> costs(12, 1.0);
+    costs[3] = costs[7] = 20.0;
+    on.set_forward_costs(costs);
+    int reversed = 0;
+    for (a = on.next(); a.kind != EBB_ACT_END; a = on.next())
+        reversed += a.kind == EBB_ACT_REVERSE;
+    cr_expect_eq(reversed, 12);
 }
 
 namespace {
