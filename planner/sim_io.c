@@ -243,9 +243,10 @@ static void *slot_ptr(rt_io *io, rt_pool *pool, int32_t slot)
     return NULL;
 }
 
-static ebb_status put(rt_io *io, rt_pool *pool, int32_t slot, const void *src, rt_ticket *t)
+static ebb_status put(rt_io *io, rt_pool *pool, int32_t slot, const void *src, size_t bytes,
+                      rt_ticket *t)
 {
-    (void)io, (void)pool, (void)slot, (void)src;
+    (void)io, (void)pool, (void)slot, (void)src, (void)bytes;
     *t = (rt_ticket){0};
     return EBB_OK;
 }

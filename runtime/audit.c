@@ -93,7 +93,7 @@ ebb_status rt_audit_action(ebb_run *run, const ebb_action *a)
 
 /* The hash of buffer b of the live state's memory (a gpu state is copied to
  * the host scratch buffer first). */
-static ebb_status hash_of(ebb_run *run, int32_t b, uint64_t *h)
+static ebb_status hash_of(ebb_run *run, int32_t b, int64_t step, uint64_t *h)
 {
     rt_mem *m = run->state;
     const void *p;
@@ -117,7 +117,7 @@ static ebb_status hash_of(ebb_run *run, int32_t b, uint64_t *h)
             return st;
         p = rt_buf_ptr(run, m, b);
     }
-    *h = XXH3_64bits(p, run->opt.state_size);
+    *h = XXH3_64bits(p, rt_state_bytes(run, step));
     return EBB_OK;
 }
 
@@ -187,7 +187,7 @@ ebb_status rt_audit_computed(ebb_run *run, int64_t step, int32_t b)
     if (!run->hash && !run->audit_lossy)
         return EBB_OK;
     uint64_t h;
-    ebb_status st = hash_of(run, b, &h);
+    ebb_status st = hash_of(run, b, step, &h);
     if (st != EBB_OK)
         return st;
     if (run->audit_lossy)
@@ -244,7 +244,7 @@ ebb_status rt_audit_restored(ebb_run *run, const ebb_action *a, int32_t b)
     if (!run->hash && !run->audit_lossy)
         return EBB_OK;
     uint64_t h;
-    ebb_status st = hash_of(run, b, &h);
+    ebb_status st = hash_of(run, b, a->step, &h);
     if (st != EBB_OK)
         return st;
     if (run->audit_lossy)

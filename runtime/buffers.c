@@ -61,6 +61,81 @@ static int class_of(const rt_buf *x)
     return x->cached ? RT_CACHED : RT_IDLE;
 }
 
+/* b first in class c's list: taken next. */
+static void prepend_buf(rt_mem *m, int32_t b, int c)
+{
+    rt_buf *x = &m->buf[b];
+    x->cls = (int8_t)c;
+    x->prev = -1;
+    x->next = m->head[c];
+    if (x->next >= 0)
+        m->buf[x->next].prev = b;
+    else
+        m->tail[c] = b;
+    m->head[c] = b;
+    m->size[c]++;
+}
+
+/* A lazy pool's buffer b gives its pages from byte `from` back (a failure
+ * costs memory, not data); all of them: it goes last among the idle ones. */
+static void give_back(rt_mem *m, int32_t b, uint64_t from)
+{
+    (void)m->lazy->ops->discard(m->lazy, m->pool, b, from);
+    m->held_total -= m->held[b] - from;
+    m->held[b] = from;
+    if (from == 0) {
+        m->used[b] = 0;
+        unlink_buf(m, b);
+        append_buf(m, b, RT_IDLE);
+    }
+}
+
+/* Pages back until the buffers hold no more than the limit: the idle
+ * buffers' first (those that kept theirs lead their list), then what the
+ * others hold past their states (`keep` is about to take `used` bytes). */
+static void trim(rt_mem *m, int32_t keep)
+{
+    for (int32_t x = m->head[RT_IDLE]; x >= 0 && m->held_total > m->held_limit;) {
+        int32_t next = m->buf[x].next;
+        if (m->held[x] > 0 && x != keep)
+            give_back(m, x, 0);
+        else if (x != m->untaken && x != keep)
+            break; /* the first without pages: the rest gave theirs back too */
+        x = next;
+    }
+    for (int32_t x = 0; x < m->fresh && m->held_total > m->held_limit; x++)
+        if (m->held[x] > m->used[x])
+            give_back(m, x, m->used[x]);
+}
+
+/* A lazy pool's buffer became idle: nothing it holds is wanted. Within the
+ * limit it keeps its pages and is taken first, so that the steps writing
+ * one state after another reuse memory already taken (writing into pages
+ * given back costs a fault and a page zeroed each); past it, they go back. */
+static void lazy_idle(rt_mem *m, int32_t b)
+{
+    if (m->held_total > m->held_limit) {
+        give_back(m, b, 0);
+    } else if (m->held[b] > 0) {
+        unlink_buf(m, b);
+        prepend_buf(m, b, RT_IDLE);
+    }
+}
+
+void rt_lazy_wrote(rt_mem *m, int32_t b, size_t bytes)
+{
+    if (!m->lazy)
+        return;
+    bytes = (bytes + m->unit - 1) / m->unit * m->unit;
+    m->used[b] = bytes;
+    if (bytes > m->held[b]) {
+        m->held_total += bytes - m->held[b];
+        m->held[b] = bytes;
+    }
+    if (m->held_total > m->held_limit)
+        trim(m, b);
+}
+
 void rt_buf_update(rt_mem *m, int32_t b)
 {
     int c = class_of(&m->buf[b]);
@@ -68,6 +143,8 @@ void rt_buf_update(rt_mem *m, int32_t b)
         return;
     unlink_buf(m, b);
     append_buf(m, b, c);
+    if (c == RT_IDLE && m->lazy)
+        lazy_idle(m, b);
 }
 
 /* A new transfer on b: a busy buffer goes to the end (the newest). */
@@ -158,8 +235,11 @@ void rt_mem_free(rt_mem *m)
 {
     free(m->buf);
     free(m->map);
+    free(m->held);
+    free(m->used);
     m->buf = NULL;
     m->map = NULL;
+    m->held = m->used = NULL;
 }
 
 void *rt_buf_ptr(const ebb_run *run, const rt_mem *m, int32_t b)
@@ -359,7 +439,8 @@ ebb_status rt_take_spare(ebb_run *run, rt_mem *m, int32_t keep, int32_t *out)
     return st;
 }
 
-ebb_status rt_copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb)
+ebb_status rt_copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb,
+                       int64_t step)
 {
     ebb_status st = rt_settle(run, dst, db);
     if (st != EBB_OK)
@@ -368,7 +449,9 @@ ebb_status rt_copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32
         /* a transfer that only reads the source (its disk write) may go on */
         if (src->buf[sb].fills && (st = rt_settle(run, src, sb)) != EBB_OK)
             return st;
-        run->io->ops->copy_now(run->io, dst->pool, db, src->pool, sb, run->opt.state_size);
+        size_t bytes = rt_state_bytes(run, step);
+        rt_lazy_wrote(dst, db, bytes);
+        run->io->ops->copy_now(run->io, dst->pool, db, src->pool, sb, bytes);
         return EBB_OK;
     }
     if ((st = rt_settle(run, src, sb)) != EBB_OK)
@@ -478,8 +561,17 @@ int ebb_run_debug_check_buffers(ebb_run *run)
             return -1;
         }
         int32_t pins = 0;
-        for (int32_t b = 0; b < m->fresh; b++)
+        uint64_t held = 0;
+        for (int32_t b = 0; b < m->fresh; b++) {
             pins += m->buf[b].pins;
+            held += m->held ? m->held[b] : 0;
+        }
+        if (held != m->held_total) {
+            ebb_fail(EBB_ERR_INTERNAL, "%s: the buffers hold %llu bytes, the count says %llu",
+                     ebb_tier_name(m->tier), (unsigned long long)held,
+                     (unsigned long long)m->held_total);
+            return -1;
+        }
         int32_t want = 0;
         if (m == run->state)
             want += (run->live >= 0) + (run->prev >= 0) + (run->xn >= 0);

@@ -204,7 +204,7 @@ static ebb_status read_disk(ebb_run *run, int32_t slot, int64_t step, rt_mem *ds
     int32_t r;
     st = rt_take(run, dst, 0, &r);
     if (st == EBB_OK)
-        st = rt_copy_buf(run, dst, r, &run->host, q);
+        st = rt_copy_buf(run, dst, r, &run->host, q, step);
     *out = r;
     return st;
 }
@@ -250,7 +250,7 @@ static ebb_status do_store(ebb_run *run, const ebb_action *a)
         int32_t q;
         st = rt_take(run, dst, 0, &q);
         if (st == EBB_OK)
-            st = rt_copy_buf(run, dst, q, m, run->live);
+            st = rt_copy_buf(run, dst, q, m, run->live, run->live_step);
         if (st == EBB_OK)
             hold(run, dst, a->slot, q);
     }
@@ -258,7 +258,7 @@ static ebb_status do_store(ebb_run *run, const ebb_action *a)
         occupy(run, a->tier);
         run->stats.stores[a->tier]++;
         if (a->tier != (int)m->tier)
-            run->stats.bytes_written[a->tier] += run->opt.state_size;
+            run->stats.bytes_written[a->tier] += rt_state_bytes(run, run->live_step);
     }
     return st;
 }
@@ -278,7 +278,7 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
         rt_mem *src = mem_of(run, a->tier);
         st = rt_take(run, m, 0, &b);
         if (st == EBB_OK)
-            st = rt_copy_buf(run, m, b, src, rt_map_get(src, a->slot));
+            st = rt_copy_buf(run, m, b, src, rt_map_get(src, a->slot), a->step);
     }
     if (st == EBB_OK)
         st = stream_ready(run, m, b);
@@ -288,7 +288,7 @@ static ebb_status do_restore(ebb_run *run, const ebb_action *a)
     run->live_step = a->step;
     run->stats.restores[a->tier]++;
     if (a->tier != (int)m->tier)
-        run->stats.bytes_read[a->tier] += run->opt.state_size;
+        run->stats.bytes_read[a->tier] += rt_state_bytes(run, a->step);
     return rt_audit_restored(run, a, b);
 }
 
@@ -341,7 +341,7 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
         } else {
             st = rt_take(run, dst, 0, &b);
             if (st == EBB_OK)
-                st = rt_copy_buf(run, dst, b, src, sb);
+                st = rt_copy_buf(run, dst, b, src, sb, a->step);
         }
         if (st == EBB_OK)
             hold(run, dst, a->slot_to, b);
@@ -358,8 +358,8 @@ static ebb_status do_transfer(ebb_run *run, const ebb_action *a)
         return st;
     occupy(run, a->tier_to);
     if (a->tier != a->tier_to) {
-        run->stats.bytes_read[a->tier] += run->opt.state_size;
-        run->stats.bytes_written[a->tier_to] += run->opt.state_size;
+        run->stats.bytes_read[a->tier] += rt_state_bytes(run, a->step);
+        run->stats.bytes_written[a->tier_to] += rt_state_bytes(run, a->step);
     }
     if (a->kind == EBB_ACT_EVICT)
         release(run, a->tier, a->slot);
@@ -516,8 +516,9 @@ static void forward_timed(ebb_run *run, int64_t k, int recomputed, double t0)
     callback_ended(run, t1);
 }
 
-ebb_status rt_put_state(ebb_run *run, const void *src, int32_t *out)
+ebb_status rt_put_state(ebb_run *run, const void *src, int64_t step, int32_t *out)
 {
+    size_t bytes = rt_state_bytes(run, step);
     rt_mem *m = run->state;
     int32_t b;
     ebb_status st = rt_take(run, m, 0, &b);
@@ -525,11 +526,12 @@ ebb_status rt_put_state(ebb_run *run, const void *src, int32_t *out)
         return st;
     rt_ticket t;
     if (m->tier == EBB_TIER_HOST) {
-        st = run->io->ops->put(run->io, m->pool, b, src, &t);
+        rt_lazy_wrote(m, b, bytes);
+        st = run->io->ops->put(run->io, m->pool, b, src, bytes, &t);
     } else {
         /* the caller's state in device memory may still be in the making on the stream */
         if ((st = rt_order_after(run, m->pool)) == EBB_OK &&
-            (st = run->io->ops->put(run->io, m->pool, b, src, &t)) == EBB_OK &&
+            (st = run->io->ops->put(run->io, m->pool, b, src, bytes, &t)) == EBB_OK &&
             (st = rt_mark(run, m, b, t, EBB_TIER_GPU, 1)) == EBB_OK)
             st = rt_stream_wait(run, &t, EBB_TIER_GPU);
     }
@@ -556,7 +558,7 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
             return ebb_fail(EBB_ERR_INTERNAL, "a pushed state for step %lld outside the first "
                             "sweep", (long long)k);
         double t0 = rt_clock(run);
-        st = rt_put_state(run, run->pushed, &out);
+        st = rt_put_state(run, run->pushed, k + 1, &out);
         if (st != EBB_OK)
             return ebb_fail_context(st, "copying the pushed state");
         run->pushed = NULL; /* one state, one step */
@@ -569,6 +571,7 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         if (st != EBB_OK)
             return st;
         ebb_clear_error();
+        rt_lazy_wrote(m, out, rt_state_bytes(run, k + 1));
         double t0 = step_start(run);
         rc = run->opt.forward(run->opt.user, k, rt_buf_ptr(run, m, in), rt_buf_ptr(run, m, out));
         forward_timed(run, k, recomputed, t0);
@@ -583,7 +586,7 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
             double t0 = rt_clock(run);
             st = rt_take(run, m, 1, &out);
             if (st == EBB_OK)
-                st = rt_copy_buf(run, m, out, m, in);
+                st = rt_copy_buf(run, m, out, m, in, k);
             if (st == EBB_OK)
                 st = stream_ready(run, m, out);
             if (st != EBB_OK)
@@ -595,6 +598,9 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         if (run->disk_cache && m->tier == EBB_TIER_HOST)
             rt_forget(run, m, out); /* changed in place */
         ebb_clear_error();
+        /* x_k's bytes are there until the step has read them */
+        size_t was = rt_state_bytes(run, k), will = rt_state_bytes(run, k + 1);
+        rt_lazy_wrote(m, out, was > will ? was : will);
         double t0 = step_start(run);
         rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(run, m, out));
         forward_timed(run, k, recomputed, t0);

@@ -47,8 +47,10 @@ typedef struct rt_io_ops {
     ebb_status (*pool_stats)(rt_io *io, const rt_pool *pool, ebb_pool_stats *stats);
     /* the slot's address for the user's callbacks (NULL where there is no memory) */
     void *(*slot_ptr)(rt_io *io, rt_pool *pool, int32_t slot);
-    /* the user's x_0 into a slot (ebb_pool_put) */
-    ebb_status (*put)(rt_io *io, rt_pool *pool, int32_t slot, const void *src, rt_ticket *t);
+    /* the user's x_0 into a slot (ebb_pool_put); a host slot takes the
+     * first `bytes` (0: the slot's size) */
+    ebb_status (*put)(rt_io *io, rt_pool *pool, int32_t slot, const void *src, size_t bytes,
+                      rt_ticket *t);
     /* a memory slot copied into another on the calling thread, now (host -> host) */
     void (*copy_now)(rt_io *io, rt_pool *dst, int32_t dst_slot, rt_pool *src, int32_t src_slot,
                      size_t bytes);
@@ -69,6 +71,10 @@ typedef struct rt_io_ops {
      * when the host's do, so always) */
     ebb_status (*mark)(rt_io *io, rt_pool *pool, void *stream);
     ebb_status (*mark_reached)(rt_io *io, rt_pool *pool, int *reached);
+    /* a lazy host pool's slot given back from byte `from` on
+     * (ebb_pool_slot_discard); NULL where pools hold no memory (the
+     * planner's io) */
+    ebb_status (*discard)(rt_io *io, rt_pool *pool, int32_t slot, size_t from);
     /* the slot made ready for new data before its first use (a host pool made
      * ready in extents, ebb_pool_options.ready_slots); EBB_OK where it is */
     ebb_status (*ready)(rt_io *io, rt_pool *pool, int32_t slot);

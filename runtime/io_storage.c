@@ -74,7 +74,8 @@ static void *slot_ptr(rt_io *io, rt_pool *pool, int32_t slot)
     return p;
 }
 
-static ebb_status put(rt_io *io, rt_pool *pool, int32_t slot, const void *src, rt_ticket *t)
+static ebb_status put(rt_io *io, rt_pool *pool, int32_t slot, const void *src, size_t bytes,
+                      rt_ticket *t)
 {
     ebb_pool_info pi;
     *t = (rt_ticket){0};
@@ -82,7 +83,7 @@ static ebb_status put(rt_io *io, rt_pool *pool, int32_t slot, const void *src, r
     if (st != EBB_OK)
         return st;
     if (pi.tier == EBB_TIER_HOST) { /* the caller's thread, as any host copy */
-        memcpy(slot_ptr(io, pool, slot), src, pi.slot_size);
+        memcpy(slot_ptr(io, pool, slot), src, bytes ? bytes : pi.slot_size);
         return EBB_OK;
     }
     ebb_ticket et;
@@ -100,6 +101,12 @@ static ebb_status pool_stats(rt_io *io, const rt_pool *pool, ebb_pool_stats *sta
 static void copy_now(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *src, int32_t ss, size_t bytes)
 {
     memcpy(slot_ptr(io, dst, ds), slot_ptr(io, src, ss), bytes);
+}
+
+static ebb_status discard(rt_io *io, rt_pool *pool, int32_t slot, size_t from)
+{
+    (void)io;
+    return ebb_pool_slot_discard(P(pool), slot, from);
 }
 
 static ebb_status move(rt_io *io, rt_pool *dst, int32_t ds, rt_pool *src, int32_t ss,
@@ -198,6 +205,7 @@ static const rt_io_ops ops = {
     .slot_ptr = slot_ptr,
     .put = put,
     .copy_now = copy_now,
+    .discard = discard,
     .move = move,
     .move_via = move_via,
     .test = test,

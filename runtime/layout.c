@@ -33,7 +33,7 @@ static const field run_options[] = {
     F(ebb_run_options, element),         F(ebb_run_options, dims),
     F(ebb_run_options, shape),           F(ebb_run_options, error_samples),
     F(ebb_run_options, forward_costs),   F(ebb_run_options, reverse_costs),
-    F(ebb_run_options, measure_costs),
+    F(ebb_run_options, measure_costs),   F(ebb_run_options, state_sizes),
 };
 
 static const field run_info[] = {

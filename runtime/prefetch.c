@@ -155,7 +155,7 @@ static ebb_status copy_up_ahead(ebb_run *run, const ebb_action *a, int *go)
         return st;
     *go = 1;
     push(run, EBB_TIER_HOST, a->slot, a->step, b, 0);
-    return rt_copy_buf(run, g, b, h, hb);
+    return rt_copy_buf(run, g, b, h, hb, a->step);
 }
 
 ebb_status rt_lookahead(ebb_run *run)

@@ -117,8 +117,19 @@ ebb_status rt_run_create(const rt_create_args *a, ebb_run **out)
     }
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         run->slot_cap[t] = INT32_MAX;
-    ebb_status st;
-    if ((st = rt_setup_schedule(run, a)) == EBB_OK && (st = rt_setup_pools(run, a)) == EBB_OK &&
+    ebb_status st = EBB_OK;
+    if (o->state_sizes) { /* read at create only: the run keeps its own */
+        size_t count = (size_t)o->steps + 1;
+        run->sizes = malloc(count * sizeof *run->sizes);
+        if (run->sizes)
+            memcpy(run->sizes, o->state_sizes, count * sizeof *run->sizes);
+        else
+            st = ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the sizes of %lld states",
+                          (long long)count);
+        run->opt.state_sizes = run->sizes;
+    }
+    if (st == EBB_OK && (st = rt_setup_schedule(run, a)) == EBB_OK &&
+        (st = rt_setup_pools(run, a)) == EBB_OK &&
         (st = rt_audit_init(run)) == EBB_OK && (st = rt_errs_init(run)) == EBB_OK &&
         /* the planner's runs keep no step times: nobody reads them */
         (a->planning || (st = rt_step_times_init(run)) == EBB_OK) && a->trace &&
@@ -172,6 +183,7 @@ void rt_run_destroy(ebb_run *run)
     rt_mem_free(&run->host);
     rt_mem_free(&run->gpu);
     rt_ahead_free(run);
+    free(run->sizes);
     free(run->disk_pending);
     free(run->disk_cache);
     free(run->packed_pending);
@@ -211,7 +223,7 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
     run->phase = RT_FORWARD;
     rt_mem *m = run->state;
     int32_t b;
-    if ((st = rt_put_state(run, x0, &b)) != EBB_OK)
+    if ((st = rt_put_state(run, x0, 0, &b)) != EBB_OK)
         return stop(run, ebb_fail_context(st, "copying x_0"));
     rt_set_ref(m, &run->live, b);
     run->live_step = 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "ebb/chain.h"
 #include "runtime/runtime_internal.h"
 
 ebb_status rt_check_step_costs(const double *f, const double *r, int64_t n, const char *f_name,
@@ -74,6 +75,26 @@ static ebb_status check_options(const ebb_run_options *o)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs need n: set steps (n unknown cannot "
                         "have a cost for each step)");
+    if (o->state_sizes && o->steps == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.state_sizes need n: set steps (n unknown cannot have "
+                        "a size for each state)");
+    if (o->state_sizes && o->steps > EBB_CHAIN_MAX_STEPS)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.state_sizes: states of different sizes are scheduled "
+                        "for up to %d steps, not %lld",
+                        EBB_CHAIN_MAX_STEPS, (long long)o->steps);
+    for (int64_t i = 0; o->state_sizes && i <= o->steps; i++)
+        if (o->state_sizes[i] == 0 || o->state_sizes[i] > o->state_size)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "ebb_run_options.state_sizes[%lld] is %zu: expected 1 .. state_size "
+                            "(%zu, the largest state)",
+                            (long long)i, o->state_sizes[i], o->state_size);
+    if (o->state_sizes && o->measure_costs)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.state_sizes and measure_costs: states of different "
+                        "sizes run the chain program over given costs (strategy \"revolve\"); "
+                        "give forward_costs and reverse_costs, or none");
     if (o->audit < EBB_RUN_FROM_CONFIG || o->audit > EBB_AUDIT_HASH)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_options.audit must be an ebb_audit or -1");
     if (o->error_samples < EBB_RUN_FROM_CONFIG || o->error_samples > EBB_ERROR_SAMPLES_MAX)

@@ -119,6 +119,13 @@ static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fas
 {
     ebb_strategy cs = run->opt.strategy;
     int64_t n = run->opt.steps;
+    if (cs == EBB_STRATEGY_AUTO && run->opt.state_sizes) {
+        *out = EBB_STRATEGY_REVOLVE;
+        snprintf(run->reason, sizeof run->reason,
+                 "auto: states of different sizes, so revolve over their sizes%s",
+                 run->opt.forward_costs ? " and the steps' costs" : "");
+        return EBB_OK;
+    }
     if (cs == EBB_STRATEGY_AUTO) {
         if (!a->choose)
             return ebb_fail(EBB_ERR_INVALID_ARG, "strategy \"auto\" cannot be chosen here");
@@ -238,38 +245,106 @@ static ebb_status set_h_costs(ebb_run *run, const rt_create_args *a, int fast, i
     return EBB_OK;
 }
 
-/* Revolve for steps of different costs: the chain program over c slots of
- * the fast tier, every state state_size bytes. */
-static ebb_status costed_schedule(ebb_run *run, int fast, int32_t c)
+/* Revolve for steps of different costs or states of different sizes: the
+ * chain program within `budget` bytes of the fast tier (each step costing
+ * 1 where no costs are given, each state state_size bytes where no sizes
+ * are). */
+static ebb_status costed_schedule(ebb_run *run, int fast, uint64_t budget)
 {
     const ebb_run_options *o = &run->opt;
     int64_t n = o->steps;
+    const char *what = o->state_sizes ? "state_sizes" : "forward_costs";
     if (n > EBB_CHAIN_MAX_STEPS)
         return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.forward_costs: steps of different costs are "
-                        "scheduled for up to %d steps, not %lld",
-                        EBB_CHAIN_MAX_STEPS, (long long)n);
+                        "ebb_run_options.%s: chains are scheduled for up to %d steps, not %lld",
+                        what, EBB_CHAIN_MAX_STEPS, (long long)n);
     uint64_t *bytes = malloc(sizeof *bytes * (size_t)n);
-    if (!bytes)
+    double *ones = o->forward_costs ? NULL : malloc(sizeof *ones * (size_t)n);
+    if (!bytes || (!o->forward_costs && !ones)) {
+        free(bytes);
+        free(ones);
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the sizes of %lld steps",
                         (long long)n);
-    for (int64_t i = 0; i < n; i++)
-        bytes[i] = o->state_size;
-    ebb_chain chain = {.steps = n, .forward_cost = o->forward_costs,
-                       .reverse_cost = o->reverse_costs, .state_bytes = bytes};
+    }
+    size_t unit = run->huge ? run->huge : 1; /* what each state takes */
+    for (int64_t i = 0; i < n; i++) {
+        bytes[i] = (o->state_sizes ? o->state_sizes[i] : o->state_size) + unit - 1;
+        bytes[i] -= bytes[i] % unit;
+        if (ones)
+            ones[i] = 1;
+    }
+    ebb_chain chain = {.steps = n, .forward_cost = ones ? ones : o->forward_costs,
+                       .reverse_cost = ones ? ones : o->reverse_costs, .state_bytes = bytes};
     ebb_chain_options co;
     ebb_chain_options_init(&co);
-    co.memory_bytes = (uint64_t)c * o->state_size;
+    co.memory_bytes = budget;
     co.tier = (ebb_tier)fast;
     ebb_status st = ebb_chain_schedule_create(&chain, &co, &run->schedule);
     free(bytes);
+    free(ones);
     if (st != EBB_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", ebb_last_error());
-        return ebb_fail(st, "revolve over the steps' costs (ebb_run_options.forward_costs, "
-                        "reverse_costs), %d slots of tier.%s: %s", c,
-                        ebb_tier_name((ebb_tier)fast), msg);
+        return ebb_fail(st, "revolve over the chain (ebb_run_options.%s), %llu bytes of "
+                        "tier.%s (%s): %s", o->state_sizes ? "state_sizes" : "forward_costs, "
+                        "reverse_costs", (unsigned long long)budget,
+                        ebb_tier_name((ebb_tier)fast),
+                        o->state_sizes && o->slots <= 0 ? "its budget" : "the slots' states",
+                        msg);
     }
+    return EBB_OK;
+}
+
+/* The bytes the chain program may keep in the fast tier: c slots of the
+ * largest state where the program asked for slots or there is no
+ * configuration (the planner's run), else the tier's budget. */
+static ebb_status chain_budget(const ebb_run *run, const rt_create_args *a, int fast, int32_t c,
+                               uint64_t *out)
+{
+    *out = (uint64_t)c * run->opt.state_size;
+    if (!run->opt.state_sizes || run->opt.slots > 0 || !a->config)
+        return EBB_OK;
+    return ebb_config_budget(a->config, (ebb_tier)fast, out);
+}
+
+/* States of different sizes take host memory in huge pages (fewer faults
+ * and TLB misses) where whole huge pages add at most an eighth to their
+ * bytes, and in the system's pages otherwise (ebb_pool_options.lazy). */
+static size_t sized_huge(const ebb_run *run)
+{
+    size_t huge = ebb_huge_page_size();
+    if (huge == 0 || huge > RT_HUGE_MAX || run->opt.state_size < huge)
+        return 0;
+    long double bytes = 0, whole = 0;
+    for (int64_t i = 0; i <= run->opt.steps; i++) {
+        bytes += run->sizes[i];
+        whole += (run->sizes[i] + huge - 1) / huge * huge;
+    }
+    return whole * 8 <= bytes * 9 ? huge : 0;
+}
+
+/* What states of different sizes need: one process, a host state whose
+ * slots are host memory as it is (taken as written), revolve or store-all. */
+static ebb_status sized_check(ebb_run *run, const rt_create_args *a, int fast)
+{
+    const ebb_run_options *o = &run->opt;
+    if (run->agree)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.state_sizes: a run over MPI ranks takes no state sizes");
+    if (o->state_tier != EBB_TIER_HOST)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "ebb_run_options.state_sizes: states of different sizes are run for a "
+                        "host state; a GPU state's are all state_size bytes");
+    if (fast != EBB_TIER_HOST)
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "ebb_run_options.state_sizes: the states are kept in host memory, "
+                        "taken as they are written; enable tier.host (fast tier %s given)",
+                        ebb_tier_name((ebb_tier)fast));
+    if (host_compressed(run, a))
+        return ebb_fail(EBB_ERR_CONFIG,
+                        "ebb_run_options.state_sizes: tier.host.compression fixes every "
+                        "slot's size; set it to \"off\" for states of different sizes");
+    run->huge = a->planning ? 0 : sized_huge(run);
     return EBB_OK;
 }
 
@@ -303,8 +378,11 @@ static ebb_status make_schedule(ebb_run *run, const rt_create_args *a, ebb_strat
     else
         so->disk_slots = 0;
     ebb_status st;
-    if (o->forward_costs && strategy == EBB_STRATEGY_REVOLVE)
-        return costed_schedule(run, fast, so->slots);
+    uint64_t budget;
+    if ((o->forward_costs || o->state_sizes) && strategy == EBB_STRATEGY_REVOLVE)
+        return (st = chain_budget(run, a, fast, so->slots, &budget)) != EBB_OK
+                   ? st
+                   : (run->sized_budget = budget, costed_schedule(run, fast, budget));
     if (strategy == EBB_STRATEGY_H_REVOLVE && (st = set_h_costs(run, a, fast, slow, so)) != EBB_OK)
         return st;
     if (strategy == EBB_STRATEGY_H_REVOLVE && a->planning &&
@@ -371,9 +449,11 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
                         "work, so their host time is not the step's; give forward_costs");
     int fast = -1, slow = -1;
     ebb_status st = choose_tiers(run, &fast, &slow);
-    if (st != EBB_OK)
+    if (st != EBB_OK || (o->state_sizes && (st = sized_check(run, a, fast)) != EBB_OK))
         return st;
     int32_t c = o->slots, d = o->slow_slots;
+    if (c <= 0 && o->state_sizes) /* the budget's bytes, not slots (chain_budget) */
+        c = o->steps > INT32_MAX ? INT32_MAX : (int32_t)o->steps;
     if (c <= 0 && (st = budget_slots(run, fast, &c)) != EBB_OK)
         return st;
     ebb_strategy strategy;
@@ -392,6 +472,12 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs: strategy \"%s\" does not take step "
                         "costs; ask for \"revolve\" (or \"auto\"), or leave the costs NULL",
+                        ebb_strategy_name(strategy));
+    if (o->state_sizes && strategy != EBB_STRATEGY_REVOLVE && strategy != EBB_STRATEGY_STORE_ALL)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_run_options.state_sizes: strategy \"%s\" keeps states of one "
+                        "size; ask for \"revolve\" (or \"auto\" or \"store-all\"), or leave "
+                        "the sizes NULL",
                         ebb_strategy_name(strategy));
     if (o->measure_costs && strategy != EBB_STRATEGY_ONLINE)
         return ebb_fail(EBB_ERR_INVALID_ARG,
@@ -555,6 +641,10 @@ static ebb_status make_pool(ebb_run *run, const rt_create_args *a, int tier, int
         po.device = run->opt.device >= 0 ? run->opt.device : cfg ? cfg->gpu.device : 0;
     if (run->opt.steps == 0)
         po.ready_slots = first_extent(run, tier, count);
+    /* states of different sizes: each buffer takes what it holds */
+    po.lazy = tier != EBB_TIER_HOST || !run->sizes ? 0
+              : run->huge                          ? EBB_LAZY_HUGE
+                                                   : EBB_LAZY_PAGES;
     int disk = tier == EBB_TIER_DISK;
     /* faults: the disk's, and the host's prefault and first extent (tests) */
     st = run->io->ops->pool_create(run->io, &po, disk ? run->host.pool : NULL,
@@ -639,6 +729,26 @@ static ebb_status make_packed_pool(ebb_run *run, const rt_create_args *a, int32_
     return EBB_OK;
 }
 
+/* States of different sizes: the host buffers take memory as states are
+ * written, up to the stored states' bytes (all of them for store-all) and
+ * the two working states (rt_lazy_wrote). */
+static ebb_status lazy_limit(ebb_run *run)
+{
+    rt_mem *m = &run->host;
+    m->unit = run->huge ? run->huge : 1;
+    uint64_t stored = run->sized_budget, unit = m->unit;
+    if (stored == 0) /* store-all: x_0 .. x_{n-1} */
+        for (int64_t i = 0; i < run->opt.steps; i++)
+            stored += (run->sizes[i] + unit - 1) / unit * unit;
+    m->held = calloc((size_t)(m->count > 0 ? m->count : 1), sizeof *m->held);
+    m->used = calloc((size_t)(m->count > 0 ? m->count : 1), sizeof *m->used);
+    if (!m->held || !m->used)
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the runtime's host buffer table");
+    m->held_limit = stored + 2 * ((run->opt.state_size + unit - 1) / unit * unit);
+    m->lazy = run->io;
+    return EBB_OK;
+}
+
 ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
 {
     const int32_t *used = run->info.slots;
@@ -690,6 +800,8 @@ ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *a)
             return st;
     }
     if ((st = rt_mem_init(&run->host, pool, EBB_TIER_HOST, host_count, schedule_host)) != EBB_OK)
+        return st;
+    if (run->sizes && run->io->ops->discard && (st = lazy_limit(run)) != EBB_OK)
         return st;
     if (run->opt.steps > 0) /* n unknown: the tables stay untouched until used */
         rt_mem_populate(&run->host);

@@ -43,6 +43,10 @@
  * last, so the copy lives long); RT_IDLE free. */
 enum { RT_HELD = 0, RT_BUSY, RT_CACHED, RT_IDLE, RT_CLASSES };
 
+/* The largest huge page states of different sizes are counted in (a
+ * system whose huge pages are larger maps them in its pages). */
+#define RT_HUGE_MAX ((size_t)32 << 20)
+
 /* One physical buffer: a slot of the host or gpu pool. The schedule's slots
  * of that tier map onto buffers, so that storing the live state is a change
  * of map, not a copy. */
@@ -74,6 +78,14 @@ typedef struct rt_mem {
     int32_t ahead;   /* buffers the reads ahead hold (prefetch.c), at most spare (host: - 1) */
     int32_t marked;  /* one past the highest buffer ever given a transfer (rt_mark): rt_drain
                         looks no further */
+    /* a lazy host pool (states of different sizes, rt_lazy_wrote): its io,
+     * else NULL; per buffer the bytes its pages may hold (the most written
+     * since they were given back) and the bytes of the state it holds;
+     * the pages' sum, and the most it may be */
+    rt_io *lazy;
+    uint64_t *held, *used;
+    uint64_t held_total, held_limit;
+    size_t unit;     /* lazy: what a state's bytes are rounded up to (a huge page), or 1 */
 } rt_mem;
 
 /* The buffer schedule slot `slot` holds, -1 when it holds none. */
@@ -221,6 +233,10 @@ struct ebb_run {
                               2i + 1, or NULL (step_times.c) */
     int64_t step_cap;      /* steps step_s has room for */
     int step_times_lost;   /* n unknown: growing step_s failed, none are kept */
+    size_t *sizes;         /* state_sizes copied (n + 1), or NULL: every state state_size */
+    uint64_t sized_budget; /* with sizes: the bytes the schedule's stored states take at most */
+    size_t huge;           /* with sizes: the huge page the host buffers take memory in, each
+                              state counted in whole ones; 0: the system's pages */
 
     rt_tiers tiers;        /* what each tier offers (engine.h) */
     rt_agree *agree;       /* other processes run the same schedule (agree.h); NULL: none */
@@ -247,6 +263,12 @@ static inline ebb_status rt_test(ebb_run *run, const rt_ticket *t, int *done)
 {
     return run->io->ops->test(run->io, t, done);
 }
+/* The bytes of x_step that ebb copies and hashes. */
+static inline size_t rt_state_bytes(const ebb_run *run, int64_t step)
+{
+    return run->sizes && step >= 0 && step <= run->opt.steps ? run->sizes[step]
+                                                              : run->opt.state_size;
+}
 /* The copies that read what the user's stream produced wait for it. */
 static inline ebb_status rt_order_after(ebb_run *run, rt_pool *pool)
 {
@@ -272,7 +294,7 @@ ebb_status rt_run_steps(ebb_run *run, int64_t to, int64_t max_steps, int64_t *do
 /* A buffer of the state's memory taken and filled with the caller's state
  * at `src` (x_0, or a pushed x_{k+1}; for a GPU state ordered after the
  * work on the user's stream, and the stream waits for the copy). */
-ebb_status rt_put_state(ebb_run *run, const void *src, int32_t *out);
+ebb_status rt_put_state(ebb_run *run, const void *src, int64_t step, int32_t *out);
 /* Pull form: the caller is done with the x_i it was handed (run->pulled);
  * the bookkeeping a reverse callback's return does. */
 ebb_status rt_reverse_done(ebb_run *run);
@@ -303,6 +325,11 @@ void rt_buf_update(rt_mem *m, int32_t b);
 void rt_set_ref(rt_mem *m, int32_t *ref, int32_t b);
 /* Whether x's transfer is over, without waiting (its failure in *st). */
 int rt_idle(ebb_run *run, rt_mem *m, int32_t b, ebb_status *st);
+/* A lazy pool's buffer b is about to hold a state of `bytes`: counted,
+ * and pages given back (idle buffers' first, then what buffers hold past
+ * their states) while the count passes held_limit. Nothing where the pool
+ * is not lazy. */
+void rt_lazy_wrote(rt_mem *m, int32_t b, size_t bytes);
 /* Waits for buffer b's transfer, if any. */
 ebb_status rt_settle(ebb_run *run, rt_mem *m, int32_t b);
 ebb_status rt_wait(ebb_run *run, const rt_ticket *t, int tier);
@@ -313,7 +340,8 @@ ebb_status rt_stream_wait(ebb_run *run, const rt_ticket *t, int tier);
 ebb_status rt_mark(ebb_run *run, rt_mem *m, int32_t b, rt_ticket t, int other_tier, int fills);
 /* Copies buffer sb of `src` into buffer db of `dst` (host <-> gpu, gpu <->
  * gpu; host -> host is a memcpy). */
-ebb_status rt_copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb);
+ebb_status rt_copy_buf(ebb_run *run, rt_mem *dst, int32_t db, rt_mem *src, int32_t sb,
+                       int64_t step);
 ebb_status rt_disk_settle(ebb_run *run, int32_t slot);
 /* The host buffer b holds what disk slot `slot` holds (it was written from
  * it or read into it); rt_forget: b is about to change. A RESTORE from the

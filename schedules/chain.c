@@ -544,7 +544,7 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
         return ebb_schedule_discard(out, ebb_fail(EBB_ERR_NO_MEMORY,
                                                   "cannot allocate a chain schedule of %d steps",
                                                   n));
-    uint64_t largest = 0;
+    uint64_t largest = 0, all = 0;
     c->pre[0] = 0;
     for (int32_t i = 0; i < n; i++) {
         c->fwd[i] = chain->forward_cost[i];
@@ -552,6 +552,7 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
         c->pre[i + 1] = c->pre[i] + c->fwd[i];
         if (largest < chain->state_bytes[i])
             largest = chain->state_bytes[i];
+        all = all + chain->state_bytes[i] < all ? UINT64_MAX : all + chain->state_bytes[i];
     }
     if (group == 0)
         group = n <= CHAIN_DP_MAX_STEPS ? n : CHAIN_TREE_GROUP;
@@ -582,6 +583,17 @@ ebb_status chain_schedule_create_grouped(const ebb_chain *chain, const ebb_chain
     st = count_units(chain, options, group, c->wr ? 2 : 1, c->size, c->tape, &c->info);
     if (st != EBB_OK)
         return ebb_schedule_discard(out, st);
+    /* Longer than one exact program, every state fitting: each kept, none
+     * recomputed, the least cost there is (the hierarchy's units, rounded
+     * up, may not hold them all) */
+    if (with_revolve && n > group && all <= options->memory_bytes && !chain->tape_bytes &&
+        options->slow_tier == EBB_TIER_COUNT) {
+        double cost = HUGE_VAL;
+        if ((st = make_revolve(c, 1, (uint64_t)n, &cost)) != EBB_OK)
+            return ebb_schedule_discard(out, st);
+        use_revolve(c, cost);
+        return EBB_OK;
+    }
     /* Longer than one exact program: Revolve with the largest state's
      * slots is a candidate too, and the schedule on a uniform chain. */
     double revolve_cost = HUGE_VAL;

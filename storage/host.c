@@ -45,22 +45,38 @@ static void gpu_tracking_create(struct ebb_pool *pool, int device, int32_t first
 static ebb_status map_slots(struct ebb_pool *pool, const ebb_pool_options *o)
 {
     size_t held = pool->held ? pool->held : o->slot_size;
+    /* lazy in huge pages: each slot whole huge pages, the first aligned */
+    size_t huge = o->lazy == EBB_LAZY_HUGE ? ebb_huge_page_size() : 0;
     pool->stride = ebb_slot_stride(EBB_TIER_HOST, held, pool->hc != NULL);
-    if (pool->stride > SIZE_MAX / (size_t)o->slots)
+    if (huge)
+        pool->stride = (held + huge - 1) / huge * huge;
+    if (pool->stride > (SIZE_MAX - huge) / (size_t)o->slots)
         return ebb_fail(EBB_ERR_INVALID_ARG, "host pool: %d slots of %zu bytes overflow", (int)o->slots,
                         o->slot_size);
     size_t bytes = pool->stride * (size_t)o->slots;
     pool->bytes = bytes;
     pool->map_bytes = bytes;
-    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* lazy: an address range only (not counted against overcommit), its
+     * pages taken as written */
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (o->lazy ? MAP_NORESERVE : 0);
+    void *mem = mmap(NULL, bytes + huge, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (mem != MAP_FAILED && huge) { /* the range from the first huge page on */
+        uintptr_t at = (uintptr_t)mem, first = (at + huge - 1) / huge * huge;
+        if (first > at)
+            (void)munmap(mem, first - at);
+        if (at + huge > first)
+            (void)munmap((void *)(first + bytes), at + huge - first);
+        mem = (void *)first;
+    }
     if (mem == MAP_FAILED)
         return ebb_fail_errno(EBB_ERR_NO_MEMORY, errno,
                               "host pool: cannot map %zu bytes (%d slots of %zu bytes); lower the "
                               "host budget",
                               bytes, (int)o->slots, o->slot_size);
     pool->base = mem;
-    /* Transparent huge pages cut TLB misses and pinning cost; advice only. */
-    (void)madvise(mem, bytes, MADV_HUGEPAGE);
+    /* Transparent huge pages cut TLB misses and pinning cost; advice only.
+     * A lazy pool in the system's pages takes and gives back each alone. */
+    (void)madvise(mem, bytes, o->lazy == EBB_LAZY_PAGES ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
     return EBB_OK;
 }
 
@@ -144,10 +160,11 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
         ebb_host_destroy(pool);
         return ebb_fail(EBB_ERR_NO_MEMORY, "host pool: cannot allocate slot bookkeeping");
     }
-    int32_t first = first_extent(pool, o);
+    pool->lazy = o->lazy;
+    int32_t first = o->lazy ? o->slots : first_extent(pool, o);
     size_t bytes = (size_t)first * pool->stride;
-    pool->prefault = o->prefault;
-    int e = o->prefault ? ebb_host_prefault(pool, pool->base, bytes, 1) : 0;
+    pool->prefault = o->prefault && !o->lazy;
+    int e = pool->prefault ? ebb_host_prefault(pool, pool->base, bytes, 1) : 0;
     if (e) {
         ebb_host_destroy(pool);
         return ebb_fail_errno(EBB_ERR_NO_MEMORY, e,
@@ -157,7 +174,7 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
                               bytes, (int)first, o->slot_size,
                               pool->numa_node >= 0 ? " on its NUMA node" : "");
     }
-    if (o->pin && !pool->hc)
+    if (o->pin && !pool->hc && !pool->lazy)
         pin(pool, o, first);
     pool->ext_start[0] = 0;
     pool->extents = 1;
@@ -168,6 +185,36 @@ ebb_status ebb_host_create(struct ebb_pool *pool, const ebb_pool_options *o)
 unsigned char *ebb_host_slot_addr(const struct ebb_pool *host, int32_t slot)
 {
     return host->base + (size_t)slot * host->stride;
+}
+
+size_t ebb_huge_page_size(void)
+{
+    /* the kernel's transparent huge page; 0 where it has none */
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r");
+    unsigned long long bytes = 0;
+    if (f) {
+        if (fscanf(f, "%llu", &bytes) != 1)
+            bytes = 0;
+        fclose(f);
+    }
+    return (size_t)bytes;
+}
+
+ebb_status ebb_host_discard(struct ebb_pool *host, int32_t slot, size_t from)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)ebb_host_slot_addr(host, slot);
+    uintptr_t end = start + host->slot_size;
+    start += from;
+    start = (start + page - 1) / page * page; /* the pages the slot has alone */
+    end = end / page * page;
+    if (end <= start)
+        return EBB_OK;
+    if (madvise((void *)start, end - start, MADV_DONTNEED) != 0)
+        return ebb_fail_errno(EBB_ERR_IO, errno,
+                              "host pool: cannot give back slot %d's %zu bytes (madvise)",
+                              (int)slot, (size_t)(end - start));
+    return EBB_OK;
 }
 
 void ebb_host_disk_begin(struct ebb_pool *host, int32_t slot, int reads_slot)

@@ -237,6 +237,17 @@ static ebb_status check_ready_slots(const ebb_pool_options *o)
     return EBB_OK;
 }
 
+static ebb_status host_check(const ebb_pool_options *o)
+{
+    ebb_status s = check_ready_slots(o);
+    if (s == EBB_OK && o->lazy && o->compression && o->compression->mode != EBB_COMPRESSION_OFF)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "host pool: lazy slots hold states as they are; compression (%s) fixes "
+                        "every slot's size: set one of them",
+                        ebb_compression_name(o->compression->mode));
+    return s;
+}
+
 static ebb_status gpu_check(const ebb_pool_options *o)
 {
     ebb_status s = check_ready_slots(o);
@@ -314,7 +325,7 @@ static const tier_ops tiers[EBB_TIER_COUNT] = {
     [EBB_TIER_GPU] = {.check = gpu_check, .create = ebb_device_create, .destroy = gpu_destroy,
                       .info = ebb_device_info, .put = gpu_put, .get = gpu_get, .poll = gpu_poll,
                       .slot_ptr = gpu_slot_ptr},
-    [EBB_TIER_HOST] = {.check = check_ready_slots, .create = host_create,
+    [EBB_TIER_HOST] = {.check = host_check, .create = host_create,
                        .ready = ebb_host_make_ready, .destroy = host_destroy, .info = host_info,
                        .put = host_put, .get = host_get, .poll = host_poll,
                        .slot_ptr = host_slot_ptr, .figures = host_figures},
@@ -341,6 +352,14 @@ static ebb_status check_options(const ebb_pool_options *o)
     if (o->slots <= 0)
         return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: slots is %d; it must be at least 1",
                         ebb_tier_name(o->tier), (int)o->slots);
+    if (o->lazy != 0 && o->lazy != EBB_LAZY_PAGES && o->lazy != EBB_LAZY_HUGE)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s pool: lazy is %d; expected 0, EBB_LAZY_PAGES (1) or EBB_LAZY_HUGE (2)",
+                        ebb_tier_name(o->tier), o->lazy);
+    if (o->lazy && o->tier != EBB_TIER_HOST)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s pool: lazy is for host pools (their memory taken as written)",
+                        ebb_tier_name(o->tier));
     if (o->slot_size > ((size_t)1 << 46) || (uint64_t)o->slots > ((uint64_t)1 << 31) / 2)
         return ebb_fail(EBB_ERR_INVALID_ARG, "%s pool: %d slots of %zu bytes is beyond any budget",
                         ebb_tier_name(o->tier), (int)o->slots, o->slot_size);
@@ -466,6 +485,23 @@ ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr)
     /* the caller writes through the address (the handle is the caller's,
      * never const memory) */
     return tiers[pool->tier].slot_ptr((ebb_pool *)pool, slot, ptr);
+}
+
+ebb_status ebb_pool_slot_discard(ebb_pool *pool, int32_t slot, size_t from)
+{
+    if (!pool)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_pool_slot_discard: NULL pool");
+    if (pool->tier != EBB_TIER_HOST || !pool->lazy)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_pool_slot_discard: a lazy host pool's (ebb_pool_options.lazy), "
+                        "not a %s%s pool's",
+                        pool->tier == EBB_TIER_HOST ? "non-lazy " : "", ebb_tier_name(pool->tier));
+    ebb_status s = ebb_pool_check_slot(pool, slot, "ebb_pool_slot_discard");
+    if (s == EBB_OK && from > pool->slot_size)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "ebb_pool_slot_discard: byte %zu is past the slot's %zu", from,
+                        pool->slot_size);
+    return s != EBB_OK ? s : ebb_host_discard(pool, slot, from);
 }
 
 static const ebb_ticket done_ticket = {NULL, 0, 0};

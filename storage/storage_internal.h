@@ -97,6 +97,7 @@ struct ebb_pool {
     _Atomic int32_t extents;
     int32_t ext_start[EBB_HOST_EXTENTS];
     int prefault;                /* host: fault extents in as they are made ready */
+    int lazy;                    /* host: memory taken as written, given back by discard */
     pthread_mutex_t grow_mu;     /* host, gpu: one growth at a time */
     _Atomic int32_t *readers;    /* host: disk operations reading each slot */
     _Atomic int32_t *writers;    /* host: disk operations writing each slot */
@@ -228,6 +229,9 @@ void ebb_host_pin_span(const struct ebb_pool *pool, int32_t from, int32_t to, un
                        size_t *bytes);
 /* Address of a host slot's data. */
 unsigned char *ebb_host_slot_addr(const struct ebb_pool *host, int32_t slot);
+/* A lazy host pool's slot: its whole pages from byte `from` given back
+ * (ebb_pool_slot_discard). */
+ebb_status ebb_host_discard(struct ebb_pool *host, int32_t slot, size_t from);
 struct ebb_copy_mark;
 /* A gpu copy of host slot `slot`: gpu_mark fills the mark ebb_device_copy
  * records (nothing when the pool tracks no gpu copies); gpu_marked, after

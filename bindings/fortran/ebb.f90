@@ -97,6 +97,8 @@ module ebb
      type(c_ptr) :: reverse_costs = c_null_ptr ! real(c_double) each, or both null
      integer(c_int) :: measure_costs = 0      ! 1: "online" plans its reverse sweep from the
                                               ! first sweep's measured step times
+     type(c_ptr) :: state_sizes = c_null_ptr  ! states of different sizes: c_loc of n + 1
+                                              ! integer(c_size_t), x_0 .. x_n, or null
   end type ebb_run_options
 
   ! Arrays are indexed by tier: stores(EBB_TIER_DISK).

@@ -203,6 +203,25 @@ typedef struct ebb_run_options {
      * any rank measured. Refused with forward_costs, another strategy
      * (EBB_ERR_INVALID_ARG) and a GPU state (EBB_ERR_UNSUPPORTED). */
     int measure_costs;
+    /* States of different sizes (NULL, the default: every state state_size
+     * bytes). state_sizes[i], i = 0 .. steps (n + 1 entries), is the bytes
+     * of x_i, 1 .. state_size (state_size is then the largest, the size of
+     * each buffer a callback is handed): ebb copies and hashes those bytes
+     * of x_i, no more, so x_0 given to ebb_run_forward or ebb_run_begin and
+     * a state handed to ebb_run_push need be only that long, and a forward
+     * step writes x_{i+1}'s bytes at the start of `out`. Read at
+     * ebb_run_create only. Strategy "revolve" (or "auto", which takes it)
+     * then runs the chain program's schedule of least total cost (with
+     * forward_costs and reverse_costs where given, else every step 1) whose
+     * stored states never take more than the host tier's budget in bytes
+     * (o.slots > 0: that many states of state_size bytes), x_0 included;
+     * the host tier's memory is taken as states are written and given back
+     * as they are dropped (docs/heterogeneous.md, *States of different
+     * sizes*). Needs n known, a host state and the host tier enabled and
+     * uncompressed; refused with another strategy, measure_costs and
+     * ebb_mpi_run_create (EBB_ERR_INVALID_ARG). n at most
+     * EBB_CHAIN_MAX_STEPS. */
+    const size_t *state_sizes;
 } ebb_run_options;
 
 /* Sets the defaults. Returns nothing: it cannot fail. */

@@ -214,7 +214,26 @@ typedef struct ebb_pool_options {
      * slot above them preallocates the next extent first; a full disk fails
      * that write's call with EBB_ERR_NO_SPACE, the slots below kept. */
     int32_t ready_slots;
+
+    /* host: EBB_LAZY_PAGES or EBB_LAZY_HUGE: the slots' address range is
+     * reserved, not taken: memory is taken a page at a time as a slot is
+     * written and given back by ebb_pool_slot_discard, so that slots
+     * holding states of different sizes take what they hold (never pinned
+     * or faulted in at creation; prefault, pin and ready_slots are
+     * ignored). EBB_LAZY_HUGE: in transparent huge pages
+     * (ebb_huge_page_size(): each slot starts on one and takes whole ones,
+     * the system giving 4 KiB pages where it has no huge one free);
+     * EBB_LAZY_PAGES: in the system's pages. Refused with compression. 0
+     * (default): every slot's memory taken at creation. */
+    int lazy;
 } ebb_pool_options;
+
+/* ebb_pool_options.lazy */
+enum { EBB_LAZY_PAGES = 1, EBB_LAZY_HUGE = 2 };
+
+/* The bytes of a transparent huge page (the system's; 2 MiB on x86-64), 0
+ * where the system has none (then EBB_LAZY_HUGE maps the system's pages). */
+EBB_API size_t ebb_huge_page_size(void);
 
 /* Sets the defaults for `tier`. Returns nothing: it cannot fail. */
 EBB_API void ebb_pool_options_init(ebb_pool_options *options, ebb_tier tier);
@@ -337,6 +356,14 @@ EBB_API ebb_status ebb_pool_stats_reset(ebb_pool *pool);
  * range, EBB_ERR_NO_MEMORY for a host slot beyond the ready ones
  * (ebb_pool_options.ready_slots) whose extent cannot be made ready. */
 EBB_API ebb_status ebb_pool_slot_ptr(const ebb_pool *pool, int32_t slot, void **ptr);
+
+/* A lazy host pool (ebb_pool_options.lazy): the slot's whole pages from
+ * byte `from` on (0: all of them) are given back to the system (they read
+ * as zeros after, and take memory again when written). No transfer may
+ * touch them meanwhile. EBB_ERR_INVALID_ARG for another pool, a slot out
+ * of range or `from` past the slot; EBB_ERR_IO where the system refuses
+ * (errno text). */
+EBB_API ebb_status ebb_pool_slot_discard(ebb_pool *pool, int32_t slot, size_t from);
 
 /* ---- operations ----------------------------------------------------------- */
 

@@ -66,7 +66,7 @@ contains
     character(len=64) :: what
     size = rdtest_run_options_layout(c_off)
     b = c_loc(o)
-    f_off(1:29) = [off(b, c_loc(o%state_size)), off(b, c_loc(o%state_tier)), off(b, c_loc(o%device)), &
+    f_off(1:30) = [off(b, c_loc(o%state_size)), off(b, c_loc(o%state_tier)), off(b, c_loc(o%device)), &
          off(b, c_loc(o%stream)), off(b, c_loc(o%forward)), off(b, c_loc(o%forward_inplace)), &
          off(b, c_loc(o%reverse)), off(b, c_loc(o%user)), off(b, c_loc(o%steps)), &
          off(b, c_loc(o%config)), off(b, c_loc(o%strategy)), off(b, c_loc(o%fast_tier)), &
@@ -76,9 +76,9 @@ contains
          off(b, c_loc(o%reverse_seconds)), off(b, c_loc(o%element)), off(b, c_loc(o%dims)), &
          off(b, c_loc(o%shape)), off(b, c_loc(o%error_samples)), &
          off(b, c_loc(o%forward_costs)), off(b, c_loc(o%reverse_costs)), &
-         off(b, c_loc(o%measure_costs))]
+         off(b, c_loc(o%measure_costs)), off(b, c_loc(o%state_sizes))]
     call require(size == c_sizeof(o), 'sizeof(ebb_run_options) differs from the C compiler''s')
-    do i = 1, 29
+    do i = 1, 30
        write (what, '(a,i0,a)') 'ebb_run_options field ', i, ' is not where C puts it'
        call require(f_off(i) == c_off(i), trim(what))
     end do

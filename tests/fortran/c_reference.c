@@ -78,6 +78,7 @@ size_t rdtest_run_options_layout(size_t *o)
     o[i++] = OFF(ebb_run_options, forward_costs);
     o[i++] = OFF(ebb_run_options, reverse_costs);
     o[i++] = OFF(ebb_run_options, measure_costs);
+    o[i++] = OFF(ebb_run_options, state_sizes);
     return sizeof(ebb_run_options);
 }
 

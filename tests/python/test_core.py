@@ -263,6 +263,51 @@ def test_run_unknown_length_with_last():
     assert seen == list(range(124, 99, -1))
 
 
+def test_run_takes_state_sizes():
+    """States of different sizes: every reverse step sees x_i's own bytes,
+    the plain loop's; the forward steps cost what ebb.chain_plan says for
+    the chain within the host budget in bytes; a wrong count or x0 refused."""
+    rng = random.Random(8)
+    n = 30
+    sizes = [rng.choice([rng.randint(8, 200), rng.randint(2000, 4000)]) for _ in range(n + 1)]
+    budget = sizes[0] + sum(sizes[:n]) // 4
+
+    def grow(seed, size):
+        out = b""
+        while len(out) < size:
+            seed = hashlib.sha256(seed).digest()
+            out += seed
+        return out[:size]
+
+    x = [grow(b"x0", sizes[0])]
+    for i in range(n):
+        x.append(grow(bytes(x[i]) + struct.pack("<q", i), sizes[i + 1]))
+    runs, seen = [], []
+
+    def forward(i, a, b):
+        assert len(a) == sizes[i] and len(b) == sizes[i + 1]
+        runs.append(i)
+        b[:] = grow(bytes(a) + struct.pack("<q", i), len(b))
+
+    def reverse(i, state):
+        seen.append(bytes(state) == x[i])
+
+    config = {"tier": {"host": {"budget": budget}, "disk": {"enabled": False}}}
+    with ebb.Run(max(sizes), n, forward, reverse, config=config, strategy="revolve",
+                 state_sizes=sizes) as run:
+        xn = run.forward(x[0])
+        assert bytes(xn) == x[n]
+        run.reverse()
+    assert seen == [True] * n
+    ones = [1.0] * n
+    assert len(runs) + n == ebb.chain_plan(ones, ones, sizes[:n], budget).cost
+    with pytest.raises(ValueError, match="state_sizes has 30 entries for 30 steps"):
+        ebb.Run(max(sizes), n, forward, reverse, state_sizes=sizes[:n])
+    with ebb.Run(max(sizes), n, forward, reverse, config=config, state_sizes=sizes) as run:
+        with pytest.raises(ValueError, match=f"x0 has 5 bytes; the state has {sizes[0]}"):
+            run.forward(b"12345")
+
+
 def test_run_takes_step_costs():
     """Steps of different costs: the run's forward calls cost what
     ebb.chain_plan says for the same chain in the same slots (8-byte

@@ -82,11 +82,11 @@ def test_the_source_checkouts_package_uses_its_build_tree(tmp_path):
 STAND_INS = [
     ("shrunk", "RunOptions", "c.RunOptions._fields_[:10]",
      ["ebb_run_options is", "bytes in the library, ", "in the binding",
-      "ebb_run_options has 29 fields in the library, 10 in the binding",
+      "ebb_run_options has 30 fields in the library, 10 in the binding",
       "ebb_run_options field 10: 'strategy' at offset"]),
     ("grown", "RunOptions", "c.RunOptions._fields_ + [('extra', ctypes.c_int64)]",
-     ["ebb_run_options has 29 fields in the library, 30 in the binding",
-      "ebb_run_options field 29: no field in the library, 'extra' at offset"]),
+     ["ebb_run_options has 30 fields in the library, 31 in the binding",
+      "ebb_run_options field 30: no field in the library, 'extra' at offset"]),
     ("a field missing", "RunOptions",
      "[f for f in c.RunOptions._fields_ if f[0] != 'state_tier']",
      ["ebb_run_options field 1: 'state_tier' at offset 8 (4 bytes) in the library, "

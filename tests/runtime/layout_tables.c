@@ -37,7 +37,7 @@ Test(layout_tables, each_table_covers_its_struct)
     size_t size = 0, count = 0, off[64];
     cr_assert_eq(ebb_layout_get("ebb_run_options", &size, &count, 64, off, NULL, NULL), EBB_OK);
     cr_assert_eq(size, sizeof(ebb_run_options));
-    cr_assert_eq(off[count - 1], offsetof(ebb_run_options, measure_costs));
+    cr_assert_eq(off[count - 1], offsetof(ebb_run_options, state_sizes));
     cr_assert_eq(ebb_layout_get("ebb_config", &size, &count, 0, NULL, NULL, NULL), EBB_OK);
     cr_assert_eq(size, sizeof(ebb_config));
     cr_assert_eq(count, 0);

@@ -52,6 +52,36 @@ Test(chain_long_property, a_budget_of_x0_alone_recomputes_from_x0)
     long_chain_free(&c);
 }
 
+/* A budget that holds every state: each kept, none recomputed (the
+ * hierarchy's units, rounded up, would not hold them all here), whatever
+ * the sizes; a byte less and something is recomputed. */
+Test(chain_long_property, a_budget_of_every_state_recomputes_nothing)
+{
+    uint64_t seed = 0x5a11ull;
+    for (int i = 0; i < 12; i++) {
+        long_chain c = long_chain_alloc((int)rng_range(&seed, 33, 300));
+        double run_once = 0;
+        uint64_t total = 0;
+        for (int k = 0; k < c.n; k++) {
+            c.fwd[k] = (double)rng_range(&seed, 1, 10);
+            c.rev[k] = (double)rng_range(&seed, 0, 20);
+            c.bytes[k] = (uint64_t)rng_range(&seed, 1, 64) * 1000 + (uint64_t)rng_range(&seed, 0, 7);
+            run_once += c.fwd[k] + c.rev[k];
+            total += c.bytes[k];
+        }
+        c.budget = total;
+        chain_replay r = chain_replayed_grouped(&c, 0, 0, 1);
+        cr_assert_eq(r.cost, r.predicted);
+        cr_assert_eq(r.cost, run_once, "case %d, n=%d: costs %g, each step once %g", i, c.n,
+                     r.cost, run_once);
+        cr_assert_leq(r.peak_bytes, total);
+        c.budget = total - 1;
+        r = chain_replayed_grouped(&c, 0, 0, 1);
+        cr_assert_gt(r.cost, run_once, "case %d: a byte short of every state", i);
+        long_chain_free(&c);
+    }
+}
+
 /* Long chains whose steps may keep tapes: the stream, tapes counted in the
  * budget, replays within it at the cost info says, and never costs more
  * than the same chain without tapes. */

@@ -51,6 +51,7 @@ class RunOptions(Structure):
         ("forward_costs", c_void_p),
         ("reverse_costs", c_void_p),
         ("measure_costs", c_int),
+        ("state_sizes", c_void_p),
     ]
 
 

@@ -119,13 +119,15 @@ class _Callbacks:
     """The C trampolines and the first exception a callback raised. Holds no
     reference to the Run, so a dropped Run is freed (and destroyed) at once."""
 
-    def __init__(self, L, size, forward, reverse, raw):
+    def __init__(self, L, size, forward, reverse, raw, sizes=None):
         self.error = None
         self.views = {}
 
-        def view(addr):
+        def view(addr, i=None):
             if raw:
                 return addr
+            if sizes is not None:  # x_i's own bytes: a view made for each call
+                return memoryview((ctypes.c_char * sizes[i]).from_address(addr)).cast("B")
             v = self.views.get(addr)
             if v is None:
                 v = memoryview((ctypes.c_char * size).from_address(addr)).cast("B")
@@ -140,13 +142,13 @@ class _Callbacks:
 
         def fwd(_user, i, inp, out):
             try:
-                return LAST if forward(i, view(inp), view(out)) == LAST else 0
+                return LAST if forward(i, view(inp, i), view(out, i + 1)) == LAST else 0
             except BaseException as e:  # noqa: B902 - even KeyboardInterrupt must stop ebb cleanly
                 return fail(e)
 
         def rev(_user, i, state):
             try:
-                reverse(i, view(state))
+                reverse(i, view(state, i))
                 return 0
             except BaseException as e:  # noqa: B902
                 return fail(e)
@@ -192,6 +194,11 @@ class Run:
     measure_costs  True: strategy "online" times the first sweep's steps and
                  reverses each interval between its checkpoints by the chain
                  program over those times (n known or not; a host state)
+    state_sizes  states of different sizes: n + 1 byte counts, x_0 .. x_n,
+                 each 1 .. state_size (the largest); callbacks then get views
+                 of x_i's own bytes, x0 has state_sizes[0] bytes, and
+                 "revolve" (or "auto") runs the chain program's schedule
+                 within the host budget in bytes (docs/heterogeneous.md)
     """
 
     def __init__(self, state_size, steps, forward, reverse, *, config=None, strategy=None,
@@ -199,7 +206,8 @@ class Run:
                  period=0, io_ratio=0.0, staging=0, state_tier="host", device=-1,
                  stream=None, buffers="memoryview", trace=None, forward_seconds=0.0,
                  reverse_seconds=0.0, element=None, shape=None, error_samples=None,
-                 forward_costs=None, reverse_costs=None, measure_costs=False):
+                 forward_costs=None, reverse_costs=None, measure_costs=False,
+                 state_sizes=None):
         L = _capi.lib()
         if buffers not in ("memoryview", "address"):
             raise ValueError(f"buffers is 'memoryview' or 'address', got {buffers!r}")
@@ -209,7 +217,15 @@ class Run:
         self.state_size = int(state_size)
         self._raw = buffers == "address"
         self._config = as_config(config)
-        self._cb = _Callbacks(L, self.state_size, forward, reverse, buffers == "address")
+        self._sizes = None
+        if state_sizes is not None:
+            sizes = [int(b) for b in state_sizes]
+            if len(sizes) != int(steps) + 1:
+                raise ValueError(f"state_sizes has {len(sizes)} entries for {int(steps)} steps "
+                                 f"(x_0 .. x_n: {int(steps) + 1})")
+            self._sizes = (ctypes.c_size_t * len(sizes))(*sizes)
+        self._cb = _Callbacks(L, self.state_size, forward, reverse, buffers == "address",
+                              None if state_sizes is None else sizes)
         o = _capi.RunOptions()
         L.ebb_run_options_init(ctypes.byref(o))
         o.state_size = self.state_size
@@ -265,6 +281,8 @@ class Run:
                 self._costs.append(arr)
                 setattr(o, name, ctypes.cast(arr, ctypes.c_void_p))
         o.measure_costs = 1 if measure_costs else 0
+        if self._sizes is not None:
+            o.state_sizes = ctypes.cast(self._sizes, ctypes.c_void_p)
         self._options = o
         h = ctypes.c_void_p()
         _capi.check(L.ebb_run_create(ctypes.byref(o), ctypes.byref(h)))
@@ -318,17 +336,19 @@ class Run:
         if isinstance(x0, int):
             return x0
         mv = memoryview(x0)
-        if mv.nbytes != self.state_size:
-            raise ValueError(f"x0 has {mv.nbytes} bytes; the state has {self.state_size}")
+        want = self.state_size if self._sizes is None else self._sizes[0]
+        if mv.nbytes != want:
+            raise ValueError(f"x0 has {mv.nbytes} bytes; the state has {want}")
         if mv.readonly or not mv.c_contiguous:
             mv = memoryview(bytearray(mv.tobytes()))
-        self._x0 = (ctypes.c_char * self.state_size).from_buffer(mv)
+        self._x0 = (ctypes.c_char * want).from_buffer(mv)
         return ctypes.addressof(self._x0)
 
     def _xn(self, p):
         if self._raw:
             return p.value
-        return memoryview((ctypes.c_char * self.state_size).from_address(p.value)).cast("B")
+        size = self.state_size if self._sizes is None else self._sizes[self._options.steps]
+        return memoryview((ctypes.c_char * size).from_address(p.value)).cast("B")
 
     def forward(self, x0):
         """The whole forward sweep from x0 (bytes-like of state_size bytes, or
