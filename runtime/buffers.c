@@ -177,15 +177,7 @@ static void list_fresh_first(rt_mem *m)
     if (m->fresh < m->count)
         __builtin_prefetch(&m->buf[m->fresh], 1);
     memset(x, 0, sizeof *x);
-    x->cls = RT_IDLE;
-    x->prev = -1;
-    x->next = m->head[RT_IDLE];
-    if (x->next >= 0)
-        m->buf[x->next].prev = b;
-    else
-        m->tail[RT_IDLE] = b;
-    m->head[RT_IDLE] = b;
-    m->size[RT_IDLE]++;
+    prepend_buf(m, b, RT_IDLE);
 }
 
 void rt_set_ref(rt_mem *m, int32_t *ref, int32_t b)

@@ -66,6 +66,8 @@ public:
         check(ebb_pool_slot_ptr(ptr(), slot, &p));
         return p;
     }
+    /* a lazy host pool's slot: its pages from byte `from` on given back */
+    void discard(int32_t slot, size_t from = 0) { check(ebb_pool_slot_discard(ptr(), slot, from)); }
     ticket put(int32_t slot, const void *src)
     {
         ebb_ticket t;

@@ -177,6 +177,21 @@ Test(cpp, errors_become_ebb_error_with_the_message)
         cr_expect(strstr(e.what(), "host -> host -> host is not supported"), "%s", e.what());
     }
 
+    /* a discard on a pool that is not lazy; a lazy one's reads zeros after */
+    try {
+        host.discard(0);
+        cr_assert_fail("a discard on a pool that is not lazy was accepted");
+    } catch (const ebb::error &e) {
+        cr_expect_eq(e.status(), EBB_ERR_INVALID_ARG);
+        cr_expect(strstr(e.what(), "lazy host pool's"), "%s", e.what());
+    }
+    ho.lazy = EBB_LAZY_PAGES;
+    ebb::pool lazy(ho);
+    auto *bytes = static_cast<unsigned char *>(lazy.slot_ptr(1));
+    memset(bytes, 7, 4096);
+    lazy.discard(1);
+    cr_expect_eq(bytes[0], 0, "a discarded page still reads %d", bytes[0]);
+
     ebb::schedule_options so;
     so.strategy = EBB_STRATEGY_STORE_ALL;
     so.steps = 10;

@@ -8,8 +8,8 @@
  * asynchronous strategy's decisions; n unknown with the forward sweeps
  * ending at different steps (online, and async, whose ranks are then at
  * different collectives); a rank calling ebb_run_finish_forward before its
- * n known steps ran; a rank alone measuring its costs. Argument: a scratch
- * directory.
+ * n known steps ran; a rank alone measuring its costs; a rank alone giving
+ * its states' sizes. Argument: a scratch directory.
  */
 #include "mpi_workload.h"
 
@@ -29,25 +29,28 @@ typedef struct ecase {
     int64_t finish_at;    /* > 0: bad_rank calls ebb_run_finish_forward after this many
                              of the n known steps (a misuse every rank must hear of) */
     int measure;          /* bad_rank alone sets measure_costs */
+    int sized;            /* bad_rank alone gives state_sizes */
 } ecase;
 
 static const ecase cases[] = {
     {"options refused", EBB_CONFIG_STRATEGY_REVOLVE, 0, 1, 1, 0, -1, -1, -1, EBB_ERR_INVALID_ARG,
-     "state_size must be > 0", 1, 0, 0},
+     "state_size must be > 0", 1, 0, 0, 0},
     {"disk missing", EBB_CONFIG_STRATEGY_MULTISTAGE, 0, -1, 0, 1, -1, -1, -1, EBB_ERR_IO,
-     "", 1, 0, 0},
+     "", 1, 0, 0, 0},
     {"reverse fails", EBB_CONFIG_STRATEGY_ASYNC, 0, -1, 0, 0, -1, 17, -1, EBB_ERR_CALLBACK,
-     "synthetic failure in reverse step 17", 1, 0, 0},
+     "synthetic failure in reverse step 17", 1, 0, 0, 0},
     {"forward fails", EBB_CONFIG_STRATEGY_ASYNC, 0, 0, 0, 0, 41, -1, -1, EBB_ERR_CALLBACK,
-     "synthetic failure in forward step 41", 1, 0, 0},
+     "synthetic failure in forward step 41", 1, 0, 0, 0},
     {"online ends early", EBB_CONFIG_STRATEGY_ONLINE, 1, -1, 0, 0, -1, -1, 60, EBB_ERR_STATE,
-     "forward sweeps ended at different steps", 0, 0, 0},
+     "forward sweeps ended at different steps", 0, 0, 0, 0},
     {"async ends early", EBB_CONFIG_STRATEGY_ASYNC, 1, -1, 0, 0, -1, -1, 60, EBB_ERR_STATE,
-     "", 0, 0, 0},
+     "", 0, 0, 0, 0},
     {"finish too early", EBB_CONFIG_STRATEGY_REVOLVE, 0, 1, 0, 0, -1, -1, -1, EBB_ERR_STATE,
-     "forward sweeps ended at different steps", 0, 50, 0},
+     "forward sweeps ended at different steps", 0, 50, 0, 0},
     {"measure differs", EBB_CONFIG_STRATEGY_ONLINE, 1, -1, 0, 0, -1, -1, -1, EBB_ERR_INVALID_ARG,
-     "the ranks disagree on ebb_run_options.measure_costs: rank", 0, 0, 1},
+     "the ranks disagree on ebb_run_options.measure_costs: rank", 0, 0, 1, 0},
+    {"sizes refused", EBB_CONFIG_STRATEGY_REVOLVE, 0, 1, 0, 0, -1, -1, -1, EBB_ERR_INVALID_ARG,
+     "a run over MPI ranks takes no state sizes", 1, 0, 0, 1},
 };
 
 static void one_case(const ecase *c, const char *dir, int rank, int ranks)
@@ -86,6 +89,10 @@ static void one_case(const ecase *c, const char *dir, int rank, int ranks)
     o.config = &cfg;
     o.strategy = c->strategy;
     o.measure_costs = me_bad && c->measure;
+    static size_t sizes[STEPS + 1];
+    for (int i = 0; i <= STEPS; i++)
+        sizes[i] = SIZE - (size_t)(i % 3) * 8;
+    o.state_sizes = me_bad && c->sized ? sizes : NULL;
     ebb_run *run = NULL;
     ebb_status st = ebb_mpi_run_create(&o, MPI_COMM_WORLD, &run);
     if (st == EBB_OK && me_bad && c->finish_at > 0) {
