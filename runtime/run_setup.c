@@ -348,6 +348,29 @@ static ebb_status sized_check(ebb_run *run, const rt_create_args *a, int fast)
     return EBB_OK;
 }
 
+/* Store-all over states of different sizes keeps x_0 .. x_{n-1}: their
+ * bytes (in whole huge pages where the host tier takes those) must fit the
+ * budget chain_budget gives. */
+static ebb_status sized_store_all(ebb_run *run, const rt_create_args *a, int fast)
+{
+    uint64_t budget, all = 0, unit = run->huge ? run->huge : 1;
+    ebb_status st = chain_budget(run, a, fast, run->opt.slots, &budget);
+    if (st != EBB_OK || !a->config)
+        return st;
+    for (int64_t i = 0; i < run->opt.steps; i++)
+        all += (run->opt.state_sizes[i] + unit - 1) / unit * unit;
+    if (all > budget)
+        return ebb_fail(EBB_ERR_NO_MEMORY,
+                        "store-all keeps x_0 .. x_{n-1} of ebb_run_options.state_sizes: %llu "
+                        "bytes, beyond the %llu of tier.%s (%s); raise it or ask for "
+                        "\"revolve\"",
+                        (unsigned long long)all, (unsigned long long)budget,
+                        ebb_tier_name((ebb_tier)fast),
+                        run->opt.slots > 0 ? "ebb_run_options.slots of state_size" : "its budget");
+    run->sized_budget = all;
+    return EBB_OK;
+}
+
 /* The offline or online schedule for `strategy` with c fast and d slow slots
  * (d_budget: d is the slow tier's budget, not asked for). */
 static ebb_status make_schedule(ebb_run *run, const rt_create_args *a, ebb_strategy strategy,
@@ -479,6 +502,9 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
                         "size; ask for \"revolve\" (or \"auto\" or \"store-all\"), or leave "
                         "the sizes NULL",
                         ebb_strategy_name(strategy));
+    if (o->state_sizes && strategy == EBB_STRATEGY_STORE_ALL &&
+        (st = sized_store_all(run, a, fast)) != EBB_OK)
+        return st;
     if (o->measure_costs && strategy != EBB_STRATEGY_ONLINE)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.measure_costs: strategy \"%s\" does not plan its "

@@ -14,7 +14,8 @@
  * is exact over every schedule, not only nested ones. A longer chain gets
  * the schedule of a hierarchy of such programs over groups of at most 12
  * steps or groups, or Revolve with the slots the budget holds of the
- * largest state where that costs less (docs/heterogeneous.md). The budget is
+ * largest state where that costs less, or every state kept where they all
+ * fit (docs/heterogeneous.md). The budget is
  * counted in units: the greatest common divisor of the states' sizes, or,
  * where that gives more than memory_levels units, memory_bytes /
  * memory_levels rounded up, each state rounded up to whole units (the

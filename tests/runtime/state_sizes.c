@@ -226,6 +226,9 @@ Test(state_sizes, the_run_follows_the_chain_program_bitwise)
             r[i] = (double)wl_pick(&rng, 1, 9);
         }
         uint64_t budget = size[0] + (uint64_t)wl_pick(&rng, 0, (int64_t)(total - size[0]) + 1);
+        int store_all = k % 8 == 7; /* every state kept, in a budget of them all */
+        if (store_all)
+            budget = total;
         int costs = k % 4 != 0;
         sized s = {.n = n, .size = size, .f = costs ? f : NULL};
         env.cfg.host.budget = budget;
@@ -235,7 +238,9 @@ Test(state_sizes, the_run_follows_the_chain_program_bitwise)
             o.forward_costs = f;
             o.reverse_costs = r;
         }
-        o.strategy = k % 3 == 0 ? EBB_STRATEGY_AUTO : EBB_STRATEGY_REVOLVE;
+        o.strategy = store_all ? EBB_STRATEGY_STORE_ALL
+                     : k % 3 == 0 ? EBB_STRATEGY_AUTO
+                                  : EBB_STRATEGY_REVOLVE;
         o.audit = k % 5 == 0 ? EBB_AUDIT_HASH : EBB_AUDIT_REPLAY;
         if (k % 7 == 3) { /* the in-place form copies a kept state's bytes */
             o.forward = NULL;
@@ -249,7 +254,11 @@ Test(state_sizes, the_run_follows_the_chain_program_bitwise)
         double rev = 0;
         for (int64_t i = 0; i < n; i++)
             rev += costs ? r[i] : 1;
-        double want = chain_cost(&s, costs ? f : NULL, costs ? r : NULL, budget);
+        double want = 0; /* store-all: each step once */
+        for (int64_t i = 0; store_all && i < n; i++)
+            want += (costs ? f[i] : 1) + (costs ? r[i] : 1);
+        if (!store_all)
+            want = chain_cost(&s, costs ? f : NULL, costs ? r : NULL, budget);
         cr_assert_eq(s.spent + rev, want, "%s: the run cost %g, the chain program %g", what,
                      s.spent + rev, want);
         cr_assert_eq(st.forward_steps, s.forward_calls, "%s", what);
@@ -346,6 +355,17 @@ Test(state_sizes, refusals_say_why)
     env.cfg.host.compression.mode = EBB_COMPRESSION_FIXED_RATE;
     wl_says(ebb_run_create(&o, &run), EBB_ERR_CONFIG, "tier.host.compression fixes every");
     env.cfg.host.compression.mode = EBB_COMPRESSION_OFF;
+    /* store-all: x_0 .. x_3 take 216 bytes */
+    env.cfg.host.budget = 215;
+    o = sized_options(&s, &env.cfg, 128);
+    o.strategy = EBB_STRATEGY_STORE_ALL;
+    wl_says(ebb_run_create(&o, &run), EBB_ERR_NO_MEMORY,
+            "store-all keeps x_0 .. x_{n-1} of ebb_run_options.state_sizes: 216 bytes, beyond "
+            "the 215 of tier.host (its budget)");
+    env.cfg.host.budget = 216;
+    run = wl_create(&o);
+    ebb_run_destroy(run);
+    run = NULL;
     env.cfg.host.budget = 32; /* x_0 alone takes 64 */
     o = sized_options(&s, &env.cfg, 128);
     ebb_status st = ebb_run_create(&o, &run);
