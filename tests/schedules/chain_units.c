@@ -94,7 +94,7 @@ Test(chain_units, x0_that_fits_in_bytes_but_not_in_whole_units_is_kept)
 
 /* memory_levels as high as allowed on the longest chain: the table stays
  * within 2^24 cells (the units are capped), and the schedule fits. */
-Test(chain_units, the_table_is_capped_for_long_chains, .timeout = 120)
+Test(chain_units, the_table_is_capped_for_long_chains, .timeout = 600)
 {
     test_chain c = {.n = TEST_CHAIN_MAX};
     uint64_t total = 0;
