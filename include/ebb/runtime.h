@@ -215,8 +215,11 @@ typedef struct ebb_run_options {
      * forward_costs and reverse_costs where given, else every step 1) whose
      * stored states never take more than the host tier's budget in bytes
      * (o.slots > 0: that many states of state_size bytes), x_0 included;
-     * the host tier's memory is taken as states are written and given back
-     * as they are dropped (docs/heterogeneous.md, *States of different
+     * "store-all" keeps them all where they fit it. The host tier's memory
+     * is taken as states are written and given back where it would pass
+     * that budget and two working states (in huge pages where whole ones
+     * add at most an eighth to the states' bytes, each state then counted
+     * at its whole huge pages; docs/heterogeneous.md, *States of different
      * sizes*). Needs n known, a host state and the host tier enabled and
      * uncompressed; refused with another strategy, measure_costs and
      * ebb_mpi_run_create (EBB_ERR_INVALID_ARG). n at most
