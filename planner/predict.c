@@ -78,8 +78,10 @@ static void make_args(const ebb_plan_problem *p, ebb_config_strategy cs, sim_ste
     o->io_ratio = p->io_ratio;
     o->staging = p->staging;
     o->audit = EBB_AUDIT_OFF;
-    if (cs == EBB_CONFIG_STRATEGY_REVOLVE || cs == EBB_CONFIG_STRATEGY_STORE_ALL) {
-        /* the steps' times as their costs: the schedule of least total time */
+    if (cs == EBB_CONFIG_STRATEGY_REVOLVE || cs == EBB_CONFIG_STRATEGY_STORE_ALL ||
+        cs == EBB_CONFIG_STRATEGY_ASYNC) {
+        /* the steps' times as their costs: the schedule of least total time
+         * (async: each interval's reversal) */
         o->forward_costs = p->forward_step_s;
         o->reverse_costs = p->reverse_step_s;
     }

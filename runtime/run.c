@@ -235,10 +235,13 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
     return EBB_OK;
 }
 
-/* online with n known: at x_n, tell the schedule, as a user would */
-static ebb_status tell_online_n(ebb_run *run)
+/* n known: at x_n, tell online's schedule, as a user would (async, which
+ * knew n from the start, takes the measured costs there) */
+static ebb_status tell_n(ebb_run *run)
 {
-    if (run->info.strategy != EBB_STRATEGY_ONLINE || run->opt.steps == 0 || run->steps_told ||
+    int online = run->info.strategy == EBB_STRATEGY_ONLINE;
+    int async = run->info.strategy == EBB_STRATEGY_ASYNC && run->opt.measure_costs;
+    if (!(online || async) || run->opt.steps == 0 || run->steps_told ||
         run->live_step != run->opt.steps)
         return EBB_OK;
     run->steps_told = 1;
@@ -271,7 +274,7 @@ static ebb_status advance(ebb_run *run, int64_t max_steps, int64_t *done)
     int64_t total = 0;
     run->clock.t = -1; /* the caller's time since its last call is no step's */
     while (total < max_steps && run->last_step_at < 0) {
-        if ((st = tell_online_n(run)) != EBB_OK)
+        if ((st = tell_n(run)) != EBB_OK)
             return stop(run, st);
         const ebb_action *a = NULL;
         if ((st = peek(run, &a)) != EBB_OK)
@@ -368,7 +371,7 @@ ebb_status ebb_run_finish_forward(ebb_run *run, void **xn)
         run->info.steps = run->stats.steps = run->live_step;
     } else {
         /* run what is left before the turn (stores of x_n's predecessors) */
-        if ((st = tell_online_n(run)) != EBB_OK)
+        if ((st = tell_n(run)) != EBB_OK)
             return stop(run, st);
         const ebb_action *a = NULL;
         if ((st = peek(run, &a)) != EBB_OK)

@@ -195,6 +195,8 @@ static ebb_status setup_async(ebb_run *run, int fast, int32_t c)
         return ebb_fail(EBB_ERR_CONFIG, "async needs a tier slower than %s: enable tier.disk",
                         ebb_tier_name((ebb_tier)fast));
     ebb_status st = rt_async_create(&ao, &run->async);
+    if (st == EBB_OK && o->forward_costs) /* each interval reversed over its costs */
+        st = rt_async_set_forward_costs(run->async, o->forward_costs, o->steps);
     if (st != EBB_OK)
         return st;
     for (int l = 0; l < ao.tiers; l++)
@@ -245,6 +247,14 @@ static ebb_status set_h_costs(ebb_run *run, const rt_create_args *a, int fast, i
     return EBB_OK;
 }
 
+/* The bytes a state of `bytes` takes in the host tier: whole huge pages
+ * where the run's states take those (sized_huge), else its bytes. */
+static uint64_t state_units(const ebb_run *run, size_t bytes)
+{
+    uint64_t unit = run->huge ? run->huge : 1;
+    return (bytes + unit - 1) / unit * unit;
+}
+
 /* Revolve for steps of different costs or states of different sizes: the
  * chain program within `budget` bytes of the fast tier (each step costing
  * 1 where no costs are given, each state state_size bytes where no sizes
@@ -266,10 +276,8 @@ static ebb_status costed_schedule(ebb_run *run, int fast, uint64_t budget)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the sizes of %lld steps",
                         (long long)n);
     }
-    size_t unit = run->huge ? run->huge : 1; /* what each state takes */
     for (int64_t i = 0; i < n; i++) {
-        bytes[i] = (o->state_sizes ? o->state_sizes[i] : o->state_size) + unit - 1;
-        bytes[i] -= bytes[i] % unit;
+        bytes[i] = state_units(run, o->state_sizes ? o->state_sizes[i] : o->state_size);
         if (ones)
             ones[i] = 1;
     }
@@ -353,22 +361,19 @@ static ebb_status sized_check(ebb_run *run, const rt_create_args *a, int fast)
  * budget chain_budget gives. */
 static ebb_status sized_store_all(ebb_run *run, const rt_create_args *a, int fast)
 {
-    uint64_t budget, all = 0, unit = run->huge ? run->huge : 1;
-    ebb_status st = chain_budget(run, a, fast, run->opt.slots, &budget);
-    if (st != EBB_OK || !a->config)
-        return st;
+    uint64_t budget, all = 0;
     for (int64_t i = 0; i < run->opt.steps; i++)
-        all += (run->opt.state_sizes[i] + unit - 1) / unit * unit;
-    if (all > budget)
-        return ebb_fail(EBB_ERR_NO_MEMORY,
-                        "store-all keeps x_0 .. x_{n-1} of ebb_run_options.state_sizes: %llu "
-                        "bytes, beyond the %llu of tier.%s (%s); raise it or ask for "
-                        "\"revolve\"",
-                        (unsigned long long)all, (unsigned long long)budget,
-                        ebb_tier_name((ebb_tier)fast),
-                        run->opt.slots > 0 ? "ebb_run_options.slots of state_size" : "its budget");
+        all += state_units(run, run->sizes[i]);
     run->sized_budget = all;
-    return EBB_OK;
+    ebb_status st = chain_budget(run, a, fast, run->opt.slots, &budget);
+    if (st != EBB_OK || !a->config || all <= budget)
+        return st;
+    return ebb_fail(EBB_ERR_NO_MEMORY,
+                    "store-all keeps x_0 .. x_{n-1} of ebb_run_options.state_sizes: %llu bytes, "
+                    "beyond the %llu of tier.%s (%s); raise it or ask for \"revolve\"",
+                    (unsigned long long)all, (unsigned long long)budget,
+                    ebb_tier_name((ebb_tier)fast),
+                    run->opt.slots > 0 ? "ebb_run_options.slots of state_size" : "its budget");
 }
 
 /* The offline or online schedule for `strategy` with c fast and d slow slots
@@ -402,10 +407,12 @@ static ebb_status make_schedule(ebb_run *run, const rt_create_args *a, ebb_strat
         so->disk_slots = 0;
     ebb_status st;
     uint64_t budget;
-    if ((o->forward_costs || o->state_sizes) && strategy == EBB_STRATEGY_REVOLVE)
-        return (st = chain_budget(run, a, fast, so->slots, &budget)) != EBB_OK
-                   ? st
-                   : (run->sized_budget = budget, costed_schedule(run, fast, budget));
+    if ((o->forward_costs || o->state_sizes) && strategy == EBB_STRATEGY_REVOLVE) {
+        if ((st = chain_budget(run, a, fast, so->slots, &budget)) != EBB_OK)
+            return st;
+        run->sized_budget = budget;
+        return costed_schedule(run, fast, budget);
+    }
     if (strategy == EBB_STRATEGY_H_REVOLVE && (st = set_h_costs(run, a, fast, slow, so)) != EBB_OK)
         return st;
     if (strategy == EBB_STRATEGY_H_REVOLVE && a->planning &&
@@ -491,10 +498,12 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         return st;
     /* auto weighed the costs in its choice; a strategy asked for must take them */
     if (o->forward_costs && o->strategy != EBB_STRATEGY_AUTO &&
-        strategy != EBB_STRATEGY_REVOLVE && strategy != EBB_STRATEGY_STORE_ALL)
+        strategy != EBB_STRATEGY_REVOLVE && strategy != EBB_STRATEGY_STORE_ALL &&
+        strategy != EBB_STRATEGY_ASYNC)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs: strategy \"%s\" does not take step "
-                        "costs; ask for \"revolve\" (or \"auto\"), or leave the costs NULL",
+                        "costs; ask for \"revolve\" or \"async\" (or \"auto\"), or leave "
+                        "the costs NULL",
                         ebb_strategy_name(strategy));
     if (o->state_sizes && strategy != EBB_STRATEGY_REVOLVE && strategy != EBB_STRATEGY_STORE_ALL)
         return ebb_fail(EBB_ERR_INVALID_ARG,
@@ -505,11 +514,11 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
     if (o->state_sizes && strategy == EBB_STRATEGY_STORE_ALL &&
         (st = sized_store_all(run, a, fast)) != EBB_OK)
         return st;
-    if (o->measure_costs && strategy != EBB_STRATEGY_ONLINE)
+    if (o->measure_costs && strategy != EBB_STRATEGY_ONLINE && strategy != EBB_STRATEGY_ASYNC)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.measure_costs: strategy \"%s\" does not plan its "
-                        "reverse sweep from measured times; ask for \"online\" (n known or "
-                        "not), or give forward_costs to \"revolve\"",
+                        "reverse sweep from measured times; ask for \"online\" or \"async\" "
+                        "(n known or not), or give forward_costs to \"revolve\"",
                         ebb_strategy_name(strategy));
     if (run->agree && (st = run->agree->strategy(run->agree, (int)strategy,
                                                  ebb_strategy_name(strategy))) != EBB_OK)
@@ -756,21 +765,18 @@ static ebb_status make_packed_pool(ebb_run *run, const rt_create_args *a, int32_
 }
 
 /* States of different sizes: the host buffers take memory as states are
- * written, up to the stored states' bytes (all of them for store-all) and
- * the two working states (rt_lazy_wrote). */
+ * written, up to the stored states' bytes (run->sized_budget: revolve's
+ * budget, or every state for store-all) and the two working states
+ * (rt_lazy_wrote). */
 static ebb_status lazy_limit(ebb_run *run)
 {
     rt_mem *m = &run->host;
     m->unit = run->huge ? run->huge : 1;
-    uint64_t stored = run->sized_budget, unit = m->unit;
-    if (stored == 0) /* store-all: x_0 .. x_{n-1} */
-        for (int64_t i = 0; i < run->opt.steps; i++)
-            stored += (run->sizes[i] + unit - 1) / unit * unit;
     m->held = calloc((size_t)(m->count > 0 ? m->count : 1), sizeof *m->held);
     m->used = calloc((size_t)(m->count > 0 ? m->count : 1), sizeof *m->used);
     if (!m->held || !m->used)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the runtime's host buffer table");
-    m->held_limit = stored + 2 * ((run->opt.state_size + unit - 1) / unit * unit);
+    m->held_limit = run->sized_budget + 2 * state_units(run, run->opt.state_size);
     m->lazy = run->io;
     return EBB_OK;
 }

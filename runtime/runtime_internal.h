@@ -284,7 +284,8 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *args);
 /* run_setup.c: creates the pools the schedule needs. */
 ebb_status rt_setup_pools(ebb_run *run, const rt_create_args *args);
 
-/* source.c: the next actions, and n once the forward learnt it */
+/* source.c: the next actions, and n once the forward learnt it (or
+ * reached a known n: the measured costs are handed over then) */
 ebb_status rt_source_next(void *run, ebb_action *out, size_t cap, size_t *count);
 ebb_status rt_source_set_steps(ebb_run *run, int64_t steps);
 

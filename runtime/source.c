@@ -98,8 +98,10 @@ ebb_status rt_source_next(void *ctx, ebb_action *out, size_t cap, size_t *count)
 
 ebb_status rt_source_set_steps(ebb_run *run, int64_t steps)
 {
-    if (run->async)
-        return rt_async_set_steps(run->async, steps);
-    ebb_status st = ebb_schedule_set_steps(run->schedule, steps);
+    ebb_status st = EBB_OK;
+    if (!run->async)
+        st = ebb_schedule_set_steps(run->schedule, steps);
+    else if (run->opt.steps == 0) /* async knew a given n from the start */
+        st = rt_async_set_steps(run->async, steps);
     return st == EBB_OK ? rt_step_times_to_schedule(run, steps) : st;
 }

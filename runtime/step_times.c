@@ -7,7 +7,8 @@
  * step's. A later run of the same steps takes them as its costs. A run that
  * measures its costs (ebb_run_options.measure_costs) keeps them for any n,
  * the array growing with the forward sweep where n is unknown, and hands
- * the forward times to its online schedule when the forward ends.
+ * the forward times to its online schedule or async generator when the
+ * forward ends.
  */
 #include <stdlib.h>
 
@@ -103,7 +104,8 @@ ebb_status rt_step_times_to_schedule(ebb_run *run, int64_t steps)
     if (run->agree)
         st = run->agree->costs(run->agree, f, steps);
     if (st == EBB_OK)
-        st = ebb_schedule_set_forward_costs(run->schedule, f, steps);
+        st = run->async ? rt_async_set_forward_costs(run->async, f, steps)
+                        : ebb_schedule_set_forward_costs(run->schedule, f, steps);
     free(f);
     return st;
 }

@@ -5,7 +5,8 @@
  * (level 1, then 2), x_0 first: the fast slots stay free for the reverse
  * sweep, where each interval between two entries is reversed by Revolve over
  * all of them (one binomial engine, revolve_core.h, begun again for each
- * interval and shifted onto its steps).
+ * interval and shifted onto its steps), or, told the steps' costs, by the
+ * chain program over the interval's costs (chain_interval.h).
  *
  * Cost per action, whatever the slot count and n: a free slot is popped from
  * a stack per level; the middle tier's oldest state is the first entry after
@@ -14,12 +15,15 @@
  * over. Memory: 20 bytes per slow slot (the list and the free stacks),
  * allocated at creation, and the engine's stack, grown (doubled) when an
  * interval needs more fast slots than any before: no allocation per
- * interval.
+ * interval. Told the costs: 8 bytes a step and 4 a fast slot, and each
+ * interval's chain program, made as its reversal begins (its time is in
+ * docs/heterogeneous.md).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/error_internal.h"
+#include "schedules/chain_interval.h"
 #include "schedules/revolve_core.h"
 #include "schedules/schedule_base.h"
 #include "schedules/async.h"
@@ -62,6 +66,10 @@ struct rt_async {
     int32_t core_levels;   /* levels the core's arrays hold */
     ebb_action sub_buf[SUB_BUF];
     int32_t sub_head, sub_count;
+    double *costs;         /* NULL, or the n forward steps' costs */
+    int32_t *fast_slot;    /* with costs: 0 .. fast slots - 1, the chain's slots */
+    chain_interval ci;     /* the interval, where the chain program reverses it */
+    int sub_chain;         /* the interval is the chain program's */
 };
 
 static void put(ebb_action *out, size_t *k, ebb_action a)
@@ -165,6 +173,9 @@ void rt_async_destroy(rt_async *a)
     if (!a)
         return;
     ebb_revolve_core_free(&a->core);
+    chain_interval_free(&a->ci);
+    free(a->costs);
+    free(a->fast_slot);
     free(a->list);
     for (int l = 0; l < 3; l++)
         free(a->free[l]);
@@ -187,6 +198,34 @@ ebb_status rt_async_set_steps(rt_async *a, int64_t steps)
         return ebb_fail(EBB_ERR_STATE, "async: the forward is at x_%lld, not x_%lld",
                         (long long)a->live, (long long)steps);
     a->n = steps;
+    return EBB_OK;
+}
+
+ebb_status rt_async_set_forward_costs(rt_async *a, const double *costs, int64_t count)
+{
+    if (a->n == 0)
+        return ebb_fail(EBB_ERR_STATE, "async: the steps' costs are taken once n is known");
+    if (a->ph == P_REVERSE || a->ph == P_END)
+        return ebb_fail(EBB_ERR_STATE, "async: the steps' costs come after the reverse began");
+    if (count != a->n)
+        return ebb_fail(EBB_ERR_INVALID_ARG, "async: %lld costs for %lld steps (one a step)",
+                        (long long)count, (long long)a->n);
+    int32_t slots = a->o.slots[0];
+    double *c = malloc(sizeof *c * (size_t)count);
+    int32_t *ids = a->fast_slot ? a->fast_slot : malloc(sizeof *ids * (size_t)slots);
+    if (!c || !ids) {
+        free(c);
+        if (ids != a->fast_slot)
+            free(ids);
+        return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the costs of %lld steps",
+                        (long long)count);
+    }
+    memcpy(c, costs, sizeof *c * (size_t)count);
+    for (int32_t s = 0; s < slots; s++)
+        ids[s] = s;
+    free(a->costs);
+    a->costs = c;
+    a->fast_slot = ids;
     return EBB_OK;
 }
 
@@ -333,6 +372,17 @@ static ebb_status forward(rt_async *a, ebb_action *out, size_t cap, size_t *k,
 static ebb_status begin_core(rt_async *a, int64_t len)
 {
     int32_t levels = ebb_useful_levels(len, a->o.slots[0]);
+    a->sub_head = a->sub_count = 0;
+    a->sub_on = 1;
+    a->sub_chain = 0;
+    if (a->costs && chain_interval_takes(len, levels)) {
+        int64_t start = a->list[a->j].step;
+        a->sub_chain = chain_interval_begin(&a->ci, a->costs + start, start, len, a->o.tier[0],
+                                            a->fast_slot, levels, 0) == EBB_OK;
+        if (a->sub_chain)
+            return EBB_OK;
+        ebb_clear_error(); /* a chain that could not be made: Revolve */
+    }
     if (levels > a->core_levels) {
         int32_t grow = a->core_levels > 0 ? a->core_levels : 8;
         while (grow < levels)
@@ -352,8 +402,6 @@ static ebb_status begin_core(rt_async *a, int64_t len)
     }
     ebb_revolve_core_begin(&a->core, 0, len, levels, 0, 0, 1);
     a->sub_len = len;
-    a->sub_head = a->sub_count = 0;
-    a->sub_on = 1;
     return EBB_OK;
 }
 
@@ -374,24 +422,32 @@ static ebb_status begin_interval(rt_async *a, ebb_action *out, size_t *k)
     return begin_core(a, len);
 }
 
-/* The next action of the interval's Revolve, shifted onto its steps and
- * slots; *done once it has reversed every step. Its forward sweep stops at
- * x_{len-1}, the last step it reverses (x_len is the next interval's,
- * already reversed). */
+/* The next action of the interval's reversal; *done once it has reversed
+ * every step. The chain program's come shifted onto the interval already;
+ * Revolve's are shifted onto its steps and slots here, its forward sweep
+ * stopping at x_{len-1}, the last step it reverses (x_len is the next
+ * interval's, already reversed). */
 static ebb_status sub_next(rt_async *a, ebb_action *out, size_t *k, int *done)
 {
     *done = 0;
     if (a->sub_head == a->sub_count) {
-        if (ebb_revolve_core_done(&a->core)) {
+        ebb_action *limit = a->sub_buf + SUB_BUF - EBB_GROUP_MAX, *end = a->sub_buf;
+        if (a->sub_chain)
+            end = chain_interval_fill(&a->ci, a->sub_buf, limit);
+        else if (!ebb_revolve_core_done(&a->core))
+            end = ebb_revolve_core_fill(&a->core, a->sub_buf, limit);
+        a->sub_head = 0;
+        a->sub_count = (int32_t)(end - a->sub_buf);
+        if (a->sub_count == 0) {
             *done = 1;
             return EBB_OK;
         }
-        ebb_action *end =
-            ebb_revolve_core_fill(&a->core, a->sub_buf, a->sub_buf + SUB_BUF - EBB_GROUP_MAX);
-        a->sub_head = 0;
-        a->sub_count = (int32_t)(end - a->sub_buf);
     }
     ebb_action s = a->sub_buf[a->sub_head++];
+    if (a->sub_chain) {
+        put(out, k, s);
+        return EBB_OK;
+    }
     int64_t off = a->list[a->j].step;
     switch (s.kind) {
     case EBB_ACT_TURN:

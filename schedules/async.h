@@ -11,7 +11,8 @@
  *
  * Reverse sweep: the intervals between stored states are taken from the
  * last; each is reversed by Revolve over all the fast slots, starting from
- * its stored state.
+ * its stored state, or, told the steps' costs, by the chain program over
+ * the interval's costs (the least recomputation cost with those slots).
  *
  * The generator knows nothing of time: the runtime answers `idle` from its
  * transfers' tickets, the planner from its simulated channels, so both see
@@ -61,6 +62,12 @@ ebb_status rt_async_next_batch(rt_async *a, ebb_action *out, size_t cap, size_t 
 
 /* n unknown: the forward stopped at x_n, right after the ADVANCE that made it. */
 ebb_status rt_async_set_steps(rt_async *a, int64_t steps);
+
+/* The n forward steps' costs (copied; each >= 0 and finite, as the caller
+ * checked), for the reverse sweep: once n is known, before the reverse
+ * begins. Intervals of 3 to EBB_CHAIN_MAX_STEPS steps with 2 fast slots or
+ * more are then reversed by the chain program over their costs. */
+ebb_status rt_async_set_forward_costs(rt_async *a, const double *costs, int64_t count);
 
 /* Slots the generator may use per tier (indexed by ebb_tier). */
 void rt_async_tier_slots(const rt_async *a, int32_t slots[EBB_TIER_COUNT]);

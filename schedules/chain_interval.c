@@ -8,7 +8,8 @@
 #include "schedules/schedule_base.h"
 
 ebb_status chain_interval_begin(chain_interval *ci, const double *costs, int64_t start,
-                                int64_t steps, int tier, const int32_t *slot_of, int32_t levels)
+                                int64_t steps, int tier, const int32_t *slot_of, int32_t levels,
+                                int start_stored)
 {
     chain_interval_free(ci);
     double *rev = malloc(sizeof *rev * (size_t)steps);
@@ -46,6 +47,7 @@ ebb_status chain_interval_begin(chain_interval *ci, const double *costs, int64_t
     ci->tier = tier;
     ci->levels = levels;
     ci->x0_slot = -1;
+    ci->start_stored = start_stored;
     ci->head = ci->len = 0;
     return EBB_OK;
 }
@@ -80,9 +82,10 @@ ebb_action *chain_interval_fill(chain_interval *ci, ebb_action *out, const ebb_a
         switch (c.kind) {
         case EBB_ACT_STORE:
             if (ci->x0_slot < 0 && c.step == 0) {
-                /* x_start is stored already: make it live instead */
+                /* x_start stored already: made live instead; live: stored */
                 ci->x0_slot = c.slot;
-                a = ebb_emit(a, EBB_ACT_RESTORE, ci->tier, ci->slot_of[0], s, 0);
+                a = ebb_emit(a, ci->start_stored ? EBB_ACT_RESTORE : EBB_ACT_STORE, ci->tier,
+                             ci->slot_of[0], s, 0);
                 break;
             }
             /* fall through */

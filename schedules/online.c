@@ -39,10 +39,6 @@ typedef struct {
     chain_interval ci; /* the interval being reversed by the chain program, if any */
 } online;
 
-/* Intervals shorter than this are reversed by the binomial schedule even
- * with costs: with two steps or one level the two schedules are one. */
-enum { ONLINE_CHAIN_MIN_STEPS = 3 };
-
 static ebb_action *keep_live_state(online *p, ebb_action *a)
 {
     int tier = p->base.options.fast_tier;
@@ -81,9 +77,9 @@ static void begin_interval(online *p, int32_t q, int64_t end)
         }
     }
     int64_t L = end - pl->pos[q];
-    if (p->costs && L >= ONLINE_CHAIN_MIN_STEPS && L <= EBB_CHAIN_MAX_STEPS && levels >= 2) {
+    if (p->costs && chain_interval_takes(L, levels)) {
         if (chain_interval_begin(&p->ci, p->costs + pl->pos[q], pl->pos[q], L, tier,
-                                 p->core.slot_of, levels) == EBB_OK)
+                                 p->core.slot_of, levels, 1) == EBB_OK)
             return;
         ebb_clear_error(); /* a chain that could not be made: the binomial schedule */
     }

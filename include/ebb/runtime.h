@@ -187,17 +187,18 @@ typedef struct ebb_run_options {
      * them as seconds (as ebb_run_step_times measures them): with a slower
      * tier the planner predicts every strategy with each step's times and
      * the fastest runs, without one revolve over them; "store-all" needs
-     * no costs; any other strategy asked for, n unknown and
-     * ebb_mpi_run_create are refused (EBB_ERR_INVALID_ARG). n at most
-     * EBB_CHAIN_MAX_STEPS. */
+     * no costs; "async" reverses each interval between its stored states
+     * by the chain program over the interval's costs; any other strategy
+     * asked for, n unknown and ebb_mpi_run_create are refused
+     * (EBB_ERR_INVALID_ARG). n at most EBB_CHAIN_MAX_STEPS. */
     const double *forward_costs;
     const double *reverse_costs;
-    /* 1: the costs are measured instead (strategy "online", n known or not,
-     * a host state): the first sweep times each forward step and, once the
-     * forward ends, the reverse sweep reverses each interval between the
-     * kept checkpoints with the chain program over those times
-     * (ebb_schedule_set_forward_costs; docs/heterogeneous.md, *Measured in
-     * the run*). The times are kept as ebb_run_step_times gives them, 16
+    /* 1: the costs are measured instead (strategy "online" or "async", n
+     * known or not, a host state): the first sweep times each forward step
+     * and, once the forward ends, the reverse sweep reverses each interval
+     * between the kept checkpoints (async: the stored states) with the
+     * chain program over those times (ebb_schedule_set_forward_costs;
+     * docs/heterogeneous.md, *Measured in the run*). The times are kept as ebb_run_step_times gives them, 16
      * bytes a step. 0 (default): not. Over MPI ranks (ebb_mpi_run_create)
      * every rank must set it alike, and each step's time is the largest
      * any rank measured. Refused with forward_costs, another strategy

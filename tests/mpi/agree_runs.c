@@ -6,9 +6,9 @@
  * each rank's adjoint must equal, bitwise, its own single-process store-all
  * adjoint. With halo exchanges in the forward steps (the ranks then run in
  * step), a rank must never wait in ebb for another's next step: no hang
- * within run_mpirun.sh's time limit. Online measuring its costs, each rank
- * its own dear steps, plans one reverse sweep on every rank (each step's
- * largest time). Run with 2 and 4 ranks. Argument: a scratch directory.
+ * within run_mpirun.sh's time limit. Online and async measuring their
+ * costs, each rank its own dear steps, plan one reverse sweep on every rank
+ * (each step's largest time). Run with 2 and 4 ranks. Argument: a scratch directory.
  */
 #include "mpi_workload.h"
 
@@ -40,6 +40,8 @@ static const tcase cases[] = {
     {"h-revolve", EBB_CONFIG_STRATEGY_H_REVOLVE, 0, 1, 0, 0},
     {"online measured", EBB_CONFIG_STRATEGY_ONLINE, 1, 0, 0, 1},
     {"online measured n", EBB_CONFIG_STRATEGY_ONLINE, 0, 0, 0, 1},
+    {"async measured", EBB_CONFIG_STRATEGY_ASYNC, 1, 0, 0, 1},
+    {"async measured n", EBB_CONFIG_STRATEGY_ASYNC, 0, 0, 0, 1},
 };
 
 /* This rank's configuration: host and disk tiers, its own directory. */

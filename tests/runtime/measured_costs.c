@@ -1,6 +1,6 @@
-/* ebb_run_options.measure_costs: an online run times its first sweep's
- * steps and reverses each interval between its checkpoints by the chain
- * program over those times. The steps busy-wait known times (one in six 20
+/* ebb_run_options.measure_costs: an online or async run times its first
+ * sweep's steps and reverses each interval between its checkpoints by the
+ * chain program over those times. The steps busy-wait known times (one in six 20
  * times the others), so the recomputed time falls against the same run
  * without measuring; adjoints stay bitwise the plain loop's; the times of a
  * run whose n was unknown are given once its forward ended, the array grown
@@ -31,7 +31,8 @@ static int costed_reverse(void *user, int64_t k, void *state)
     return wl_reverse_cb(&((costed *)user)->w, k, state);
 }
 
-static ebb_run_options costed_options(costed *c, ebb_config *cfg, int64_t steps, int measure)
+static ebb_run_options costed_options(costed *c, ebb_config *cfg, int64_t steps, int measure,
+                                      ebb_strategy strategy)
 {
     memset(c, 0, sizeof *c);
     wl_init(&c->w, 64);
@@ -41,34 +42,51 @@ static ebb_run_options costed_options(costed *c, ebb_config *cfg, int64_t steps,
     o.forward = costed_forward;
     o.reverse = costed_reverse;
     o.user = c;
-    o.strategy = EBB_STRATEGY_ONLINE;
+    o.strategy = strategy;
     o.slots = 3;
+    o.slow_slots = 4; /* async: a state in 12 goes to disk */
     o.measure_costs = measure;
     return o;
 }
 
-static double recomputed(wl_setup *env, int64_t steps, int measure)
+static double recomputed(wl_setup *env, int64_t steps, int measure, ebb_strategy strategy)
 {
     costed c;
-    ebb_run_options o = costed_options(&c, &env->cfg, steps, measure);
+    ebb_run_options o = costed_options(&c, &env->cfg, steps, measure, strategy);
+    ebb_run *run = wl_create(&o);
+    ebb_run_info info;
+    cr_assert_eq(ebb_run_info_get(run, &info), EBB_OK);
+    cr_assert_eq(info.strategy, strategy, "%s", info.reason);
+    ebb_run_destroy(run);
     cr_assert_eq(wl_run(&o, NULL, &c.w, 5, NULL), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(c.w.adjoint, wl_reference(64, N, 5), "n %s, measure_costs %d: adjoint differs",
                  steps ? "known" : "unknown", measure);
     return c.recomputed_s;
 }
 
-Test(measured_costs, online_reverses_by_the_forward_times, .timeout = 60)
+static void reverses_by_the_forward_times(ebb_strategy strategy)
 {
     wl_setup env;
     wl_setup_open(&env);
     for (int64_t steps = 0; steps <= N; steps += N) {
-        double measured = recomputed(&env, steps, 1), plain = recomputed(&env, steps, 0);
-        cr_log_info("n %s: %.4f s recomputed measuring, %.4f s not", steps ? "known" : "unknown",
-                    measured, plain);
-        cr_assert_lt(measured, plain, "n %s: %.4f s recomputed measuring, %.4f s not",
-                     steps ? "known" : "unknown", measured, plain);
+        double measured = recomputed(&env, steps, 1, strategy),
+               plain = recomputed(&env, steps, 0, strategy);
+        cr_log_info("%s, n %s: %.4f s recomputed measuring, %.4f s not",
+                    ebb_strategy_name(strategy), steps ? "known" : "unknown", measured, plain);
+        cr_assert_lt(measured, plain, "%s, n %s: %.4f s recomputed measuring, %.4f s not",
+                     ebb_strategy_name(strategy), steps ? "known" : "unknown", measured, plain);
     }
     wl_setup_close(&env);
+}
+
+Test(measured_costs, online_reverses_by_the_forward_times, .timeout = 60)
+{
+    reverses_by_the_forward_times(EBB_STRATEGY_ONLINE);
+}
+
+Test(measured_costs, async_reverses_by_the_forward_times, .timeout = 60)
+{
+    reverses_by_the_forward_times(EBB_STRATEGY_ASYNC);
 }
 
 /* n unknown: the times are there once the forward ended, past the array's
@@ -120,16 +138,15 @@ Test(measured_costs, bad_options_are_refused_saying_why)
     wl_setup_open(&env);
     costed c;
     ebb_run *run = NULL;
-    ebb_run_options o = costed_options(&c, &env.cfg, N, 2);
+    ebb_run_options o = costed_options(&c, &env.cfg, N, 2, EBB_STRATEGY_ONLINE);
     wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG,
             "ebb_run_options.measure_costs is 2: expected 0 or 1");
     double costs[N] = {0};
-    o = costed_options(&c, &env.cfg, N, 1);
+    o = costed_options(&c, &env.cfg, N, 1, EBB_STRATEGY_ONLINE);
     o.forward_costs = costs;
     o.reverse_costs = costs;
     wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG, "either given or measured");
-    o = costed_options(&c, &env.cfg, N, 1);
-    o.strategy = EBB_STRATEGY_REVOLVE;
+    o = costed_options(&c, &env.cfg, N, 1, EBB_STRATEGY_REVOLVE);
     wl_says(ebb_run_create(&o, &run), EBB_ERR_INVALID_ARG,
             "strategy \"revolve\" does not plan its reverse sweep from measured times");
     cr_assert_null(run);

@@ -190,10 +190,12 @@ class Run:
     forward_costs, reverse_costs   steps of different costs: one number >= 0
                  per step each (seconds, iterations), both or neither;
                  "revolve" (or "auto") then runs the chain program's schedule
-                 of least total cost for them (docs/heterogeneous.md)
-    measure_costs  True: strategy "online" times the first sweep's steps and
-                 reverses each interval between its checkpoints by the chain
-                 program over those times (n known or not; a host state)
+                 of least total cost for them, "async" reverses each interval
+                 between its stored states over them (docs/heterogeneous.md)
+    measure_costs  True: strategy "online" or "async" times the first sweep's
+                 steps and reverses each interval between its checkpoints by
+                 the chain program over those times (n known or not; a host
+                 state)
     state_sizes  states of different sizes: n + 1 byte counts, x_0 .. x_n,
                  each 1 .. state_size (the largest); callbacks then get views
                  of x_i's own bytes, x0 has state_sizes[0] bytes, and
