@@ -11,8 +11,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "benchmarks/schedules/step_costs.h"
 #include "ebb/ebb.h"
 #include "schedules/async.h"
 
@@ -57,21 +57,6 @@ static double replay(int64_t n, int32_t c, int32_t d, const double *costs, int t
     return cost;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static uint64_t next(uint64_t *x)
-{
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    return *x;
-}
-
 int main(void)
 {
     const int64_t ns[] = {3, 30, 100, 300, 1000, 10000};
@@ -92,12 +77,7 @@ int main(void)
                 printf("| %lld, %d, %d", (long long)n, c, d);
                 double told_s = 0, revolve_s = 0;
                 for (int kind = 0; kind < 2; kind++) {
-                    uint64_t x = 88172645463325252ull ^ (uint64_t)(n * 31 + c * 7 + d);
-                    double first = 0;
-                    for (int64_t k = 0; k < n; k++) {
-                        f[k] = kind ? (next(&x) % 5 == 0 ? 16 : 1) : (double)(1 + next(&x) % 9);
-                        first += f[k];
-                    }
+                    double first = fill_costs(f, n, kind, (uint64_t)(n * 31 + c * 7 + d));
                     double t0 = now_s(), told = replay(n, c, d, f, 1), t1 = now_s();
                     double revolve = replay(n, c, d, f, 0);
                     told_s += t1 - t0;
