@@ -198,11 +198,12 @@ typedef struct ebb_run_options {
      * and, once the forward ends, the reverse sweep reverses each interval
      * between the kept checkpoints (async: the stored states) with the
      * chain program over those times (ebb_schedule_set_forward_costs;
-     * docs/heterogeneous.md, *Measured in the run*). The times are kept as ebb_run_step_times gives them, 16
-     * bytes a step. 0 (default): not. Over MPI ranks (ebb_mpi_run_create)
-     * every rank must set it alike, and each step's time is the largest
-     * any rank measured. Refused with forward_costs, another strategy
-     * (EBB_ERR_INVALID_ARG) and a GPU state (EBB_ERR_UNSUPPORTED). */
+     * docs/heterogeneous.md, *Measured in the run*). The times are kept as
+     * ebb_run_step_times gives them, 16 bytes a step. 0 (default): not.
+     * Over MPI ranks (ebb_mpi_run_create) every rank must set it alike,
+     * and each step's time is the largest any rank measured. Refused with
+     * forward_costs, another strategy (EBB_ERR_INVALID_ARG) and a GPU
+     * state (EBB_ERR_UNSUPPORTED). */
     int measure_costs;
     /* States of different sizes (NULL, the default: every state state_size
      * bytes). state_sizes[i], i = 0 .. steps (n + 1 entries), is the bytes
