@@ -112,6 +112,10 @@ static void configure(const problem *p, const char *dir, ebb_config *cfg)
     cfg->host.budget = host_stride * (uint64_t)p->host_slots;
     cfg->disk.budget = disk_stride * (uint64_t)p->disk_slots;
     cfg->disk.max_bandwidth = (uint64_t)p->pace;
+    /* through the page cache: the pace is then what the disk moves at on
+     * any machine; with O_DIRECT a slow or shared device (a cloud volume
+     * whose write takes longer than a step) decides instead */
+    cfg->disk.direct = 0;
 }
 
 /* The problem: slots from the budgets, the disk's pace (tier.disk.
