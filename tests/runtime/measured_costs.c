@@ -68,7 +68,7 @@ static void reverses_by_the_forward_times(ebb_strategy strategy)
 {
     wl_setup env;
     wl_setup_open(&env);
-    env.cfg.disk.direct = 0; /* async: a write takes microseconds, never a step */
+    env.cfg.disk.direct = 0; /* async: the page cache, not the device, times a write */
     for (int64_t steps = 0; steps <= N; steps += N) {
         double measured = recomputed(&env, steps, 1, strategy),
                plain = recomputed(&env, steps, 0, strategy);

@@ -175,9 +175,9 @@ Test(step_costs, auto_chooses_them_and_store_all_takes_them)
  * without them, cheaper where steps differ (one in five 16 times the
  * others; 3 host slots, a state in 12 on disk). Async stores a state when
  * it finds the disk free at a step boundary, so both runs must store the
- * same states: each step takes 0.5 ms and a write goes to the page cache
- * (microseconds), so the disk is free at every boundary on a loaded
- * machine too. */
+ * same states: it asks 12 steps after its last write, each step takes
+ * 0.5 ms and a write goes to the page cache (a few ms at most on a loaded
+ * machine), so it finds the disk free every time. */
 Test(step_costs, async_takes_them, .timeout = 60)
 {
     wl_setup env;
