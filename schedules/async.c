@@ -15,8 +15,8 @@
  * over. Memory: 20 bytes per slow slot (the list and the free stacks),
  * allocated at creation, and the engine's stack, grown (doubled) when an
  * interval needs more fast slots than any before: no allocation per
- * interval. Told the costs: 8 bytes a step and 4 a fast slot, and each
- * interval's chain program, made as its reversal begins (its time is in
+ * interval. Told the costs: 8 bytes a step, and each interval's chain
+ * program, made as its reversal begins (its time is in
  * docs/heterogeneous.md).
  */
 #include <stdlib.h>
@@ -67,7 +67,6 @@ struct rt_async {
     ebb_action sub_buf[SUB_BUF];
     int32_t sub_head, sub_count;
     double *costs;         /* NULL, or the n forward steps' costs */
-    int32_t *fast_slot;    /* with costs: 0 .. fast slots - 1, the chain's slots */
     chain_interval ci;     /* the interval, where the chain program reverses it */
     int sub_chain;         /* the interval is the chain program's */
 };
@@ -175,7 +174,6 @@ void rt_async_destroy(rt_async *a)
     ebb_revolve_core_free(&a->core);
     chain_interval_free(&a->ci);
     free(a->costs);
-    free(a->fast_slot);
     free(a->list);
     for (int l = 0; l < 3; l++)
         free(a->free[l]);
@@ -210,22 +208,13 @@ ebb_status rt_async_set_forward_costs(rt_async *a, const double *costs, int64_t 
     if (count != a->n)
         return ebb_fail(EBB_ERR_INVALID_ARG, "async: %lld costs for %lld steps (one a step)",
                         (long long)count, (long long)a->n);
-    int32_t slots = a->o.slots[0];
     double *c = malloc(sizeof *c * (size_t)count);
-    int32_t *ids = a->fast_slot ? a->fast_slot : malloc(sizeof *ids * (size_t)slots);
-    if (!c || !ids) {
-        free(c);
-        if (ids != a->fast_slot)
-            free(ids);
+    if (!c)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the costs of %lld steps",
                         (long long)count);
-    }
     memcpy(c, costs, sizeof *c * (size_t)count);
-    for (int32_t s = 0; s < slots; s++)
-        ids[s] = s;
     free(a->costs);
     a->costs = c;
-    a->fast_slot = ids;
     return EBB_OK;
 }
 
@@ -378,7 +367,7 @@ static ebb_status begin_core(rt_async *a, int64_t len)
     if (a->costs && chain_interval_takes(len, levels)) {
         int64_t start = a->list[a->j].step;
         a->sub_chain = chain_interval_begin(&a->ci, a->costs + start, start, len, a->o.tier[0],
-                                            a->fast_slot, levels, 0) == EBB_OK;
+                                            NULL, levels, 0) == EBB_OK;
         if (a->sub_chain)
             return EBB_OK;
         ebb_clear_error(); /* a chain that could not be made: Revolve */

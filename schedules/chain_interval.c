@@ -41,7 +41,8 @@ ebb_status chain_interval_begin(chain_interval *ci, const double *costs, int64_t
         chain_interval_free(ci);
         return st;
     }
-    memcpy(ci->slot_of, slot_of, sizeof *slot_of * (size_t)levels);
+    for (int32_t k = 0; k < levels; k++)
+        ci->slot_of[k] = slot_of ? slot_of[k] : k;
     ci->start = start;
     ci->steps = steps;
     ci->tier = tier;

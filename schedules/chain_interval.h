@@ -45,8 +45,9 @@ static inline int chain_interval_takes(int64_t steps, int32_t levels)
 
 /* Starts reversing [start, start + steps) with the chain program over
  * costs[0 .. steps-1] (the interval's forward costs), the slots slot_of
- * (levels entries, copied; slot_of[0] holds x_start, or takes it where
- * start_stored is 0 and x_start is the live state) of `tier`. Returns
+ * (levels entries, copied; NULL: slots 0 .. levels - 1; slot_of[0] holds
+ * x_start, or takes it where start_stored is 0 and x_start is the live
+ * state) of `tier`. Returns
  * EBB_ERR_NO_MEMORY (saying so) when the schedule cannot be made; the
  * caller then reverses the interval otherwise. steps >= 2, levels >= 1. */
 ebb_status chain_interval_begin(chain_interval *ci, const double *costs, int64_t start,
