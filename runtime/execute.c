@@ -390,6 +390,7 @@ static void callback_ended(ebb_run *run, double t1)
 static ebb_status reverse_done(ebb_run *run, int64_t step, double t0, double t1)
 {
     rt_step_reverse_time(run, step, t1 - t0);
+    rt_step_device_end(run, step, 1);
     if (run->trace.f)
         rt_trace_span(&run->trace, "reverse", step, NULL, t0, t1);
     ebb_status st = slot_used(run, run->state, run->live);
@@ -420,11 +421,13 @@ static ebb_status do_reverse(ebb_run *run, const ebb_action *a)
     if (run->pulling) { /* pull form: the caller gets x_i; reverse_done when it asks again */
         run->pulled = a->step;
         run->pulled_at = rt_clock(run);
+        rt_step_device_begin(run);
         return EBB_OK;
     }
     void *state = rt_buf_ptr(run, run->state, run->live);
     ebb_clear_error();
     double t0 = step_start(run);
+    rt_step_device_begin(run);
     int rc = run->opt.reverse(run->opt.user, a->step, state);
     double t1 = rt_clock(run);
     callback_ended(run, t1);
@@ -493,6 +496,7 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
     case EBB_ACT_REVERSE:
         return do_reverse(run, a);
     case EBB_ACT_END:
+        rt_step_times_settle(run); /* a GPU state's reverse times */
         return rt_drain(run);
     case EBB_ACT_TAPE:
         return ebb_fail(EBB_ERR_INVALID_ARG,
@@ -509,8 +513,10 @@ static void forward_timed(ebb_run *run, int64_t k, int recomputed, double t0)
 {
     double t1 = rt_clock(run);
     run->stats.forward_callback_s += t1 - t0;
-    if (!recomputed)
+    if (!recomputed) {
         rt_step_forward_time(run, k, t1 - t0);
+        rt_step_device_end(run, k, 0);
+    }
     if (run->trace.f)
         rt_trace_span(&run->trace, recomputed ? "recompute" : "forward", k, NULL, t0, t1);
     callback_ended(run, t1);
@@ -573,6 +579,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         ebb_clear_error();
         rt_lazy_wrote(m, out, rt_state_bytes(run, k + 1));
         double t0 = step_start(run);
+        if (!recomputed)
+            rt_step_device_begin(run);
         rc = run->opt.forward(run->opt.user, k, rt_buf_ptr(run, m, in), rt_buf_ptr(run, m, out));
         forward_timed(run, k, recomputed, t0);
         if ((st = slot_used(run, m, in)) != EBB_OK || (st = slot_used(run, m, out)) != EBB_OK)
@@ -602,6 +610,8 @@ static ebb_status forward_step(ebb_run *run, int64_t k, int keep_prev, int *last
         size_t was = rt_state_bytes(run, k), will = rt_state_bytes(run, k + 1);
         rt_lazy_wrote(m, out, was > will ? was : will);
         double t0 = step_start(run);
+        if (!recomputed)
+            rt_step_device_begin(run);
         rc = run->opt.forward_inplace(run->opt.user, k, rt_buf_ptr(run, m, out));
         forward_timed(run, k, recomputed, t0);
         if ((st = slot_used(run, m, out)) != EBB_OK)

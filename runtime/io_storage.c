@@ -1,8 +1,9 @@
 /*
  * The engine's real io (io.h): CLOCK_MONOTONIC and ebb/storage.h, nothing
  * more but, for the timeline, the codec threads' spans
- * (storage/codec_trace.h). An rt_pool is an ebb_pool, an rt_ticket carries
- * an ebb_ticket.
+ * (storage/codec_trace.h), and for a GPU state's step times the device's
+ * timing events (storage/device_timer.h). An rt_pool is an ebb_pool, an rt_ticket
+ * carries an ebb_ticket.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "common/error_internal.h"
 #include "runtime/io.h"
+#include "storage/device_timer.h"
 
 static ebb_pool *P(rt_pool *p)
 {
@@ -176,6 +178,47 @@ static ebb_status mark_reached(rt_io *io, rt_pool *pool, int *reached)
     return ebb_pool_mark_reached(P(pool), reached);
 }
 
+/* The gpu pool's device (-1 where it cannot be said). */
+static int device_of(const rt_pool *pool)
+{
+    ebb_pool_info pi;
+    return ebb_pool_info_get((const ebb_pool *)(const void *)pool, &pi) == EBB_OK ? pi.device
+                                                                                  : -1;
+}
+
+static ebb_status events_create(rt_io *io, rt_pool *pool, void **events, int32_t count)
+{
+    (void)io;
+    char why[256];
+    if (ebb_cuda_timing_events_create(device_of(pool), events, count, why, sizeof why) != 0)
+        return ebb_fail(EBB_ERR_UNSUPPORTED, "timing the steps on the device: %s", why);
+    return EBB_OK;
+}
+
+static void events_destroy(rt_io *io, rt_pool *pool, void **events, int32_t count)
+{
+    (void)io;
+    ebb_cuda_timing_events_destroy(device_of(pool), events, count);
+}
+
+static ebb_status event_record(rt_io *io, rt_pool *pool, void *event, void *stream)
+{
+    (void)io;
+    char why[256];
+    if (ebb_cuda_timing_record(device_of(pool), event, stream, why, sizeof why) != 0)
+        return ebb_fail(EBB_ERR_IO, "timing a step on the device: %s", why);
+    return EBB_OK;
+}
+
+static ebb_status event_elapsed(rt_io *io, void *start, void *end, double *seconds)
+{
+    (void)io;
+    char why[256];
+    if (ebb_cuda_elapsed(start, end, seconds, why, sizeof why) != 0)
+        return ebb_fail(EBB_ERR_IO, "timing a step on the device: %s", why);
+    return EBB_OK;
+}
+
 static ebb_status ready(rt_io *io, rt_pool *pool, int32_t slot)
 {
     (void)io;
@@ -215,6 +258,10 @@ static const rt_io_ops ops = {
     .slot_order_after = slot_order_after,
     .mark = mark,
     .mark_reached = mark_reached,
+    .timer_create = events_create,
+    .timer_destroy = events_destroy,
+    .timer_record = event_record,
+    .timer_elapsed = event_elapsed,
     .ready = ready,
     .codec_trace = codec_trace,
     .codec_spans = codec_spans,

@@ -180,6 +180,7 @@ void rt_run_destroy(ebb_run *run)
         (void)rt_drain(run);
     rt_trace_discard(&run->trace); /* a timeline not finished: the path as it was */
     release_all(run);
+    rt_step_times_free(run); /* a GPU state's timing events: before its pool */
     rt_mem_free(&run->host);
     rt_mem_free(&run->gpu);
     rt_ahead_free(run);
@@ -189,7 +190,6 @@ void rt_run_destroy(ebb_run *run)
     free(run->packed_pending);
     rt_audit_free(run);
     rt_errs_free(run);
-    rt_step_times_free(run);
     ebb_schedule_destroy(run->schedule);
     rt_async_destroy(run->async);
     if (run->agree)
@@ -230,8 +230,10 @@ ebb_status ebb_run_begin(ebb_run *run, const void *x0)
     if ((st = rt_audit_computed(run, 0, b)) != EBB_OK || (st = rt_errs_computed(run, 0, b)) != EBB_OK)
         return stop(run, st);
     run->computed = 0;
-    if (run->step_s)
+    if (run->step_s) {
         run->pushed_mark = rt_clock(run);
+        rt_step_device_begin(run);
+    }
     return EBB_OK;
 }
 
@@ -338,8 +340,10 @@ ebb_status ebb_run_push(ebb_run *run, const void *x_next)
     int64_t ran = 0, step = run->live_step;
     /* the caller's step: from the last push (or the begin) returning to this
      * one; the clock is read only where step times are kept */
-    if (run->step_s)
+    if (run->step_s) {
         rt_step_forward_time(run, step, rt_clock(run) - run->pushed_mark);
+        rt_step_device_end(run, step, 0);
+    }
     run->pushed = x_next;
     st = advance(run, 1, &ran);
     run->pushed = NULL;
@@ -348,8 +352,10 @@ ebb_status ebb_run_push(ebb_run *run, const void *x_next)
     if (ran != 1)
         return stop(run, ebb_fail(EBB_ERR_INTERNAL, "the schedule took no pushed state at step %lld",
                                   (long long)run->live_step));
-    if (run->step_s)
+    if (run->step_s) {
         run->pushed_mark = rt_clock(run);
+        rt_step_device_begin(run);
+    }
     return EBB_OK;
 }
 

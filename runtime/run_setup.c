@@ -473,10 +473,6 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
                         "ebb_run_options.forward_costs: a run over MPI ranks takes no step "
                         "costs (each rank's costs would give another schedule; measure_costs "
                         "takes the largest over the ranks)");
-    if (o->measure_costs && o->state_tier != EBB_TIER_HOST)
-        return ebb_fail(EBB_ERR_UNSUPPORTED,
-                        "ebb_run_options.measure_costs: a GPU state's callbacks queue their "
-                        "work, so their host time is not the step's; give forward_costs");
     int fast = -1, slow = -1;
     ebb_status st = choose_tiers(run, &fast, &slow);
     if (st != EBB_OK || (o->state_sizes && (st = sized_check(run, a, fast)) != EBB_OK))

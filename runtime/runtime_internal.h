@@ -138,6 +138,18 @@ typedef struct rt_errs {
  * callback starts from it when only bookkeeping ran between (execute.c):
  * one clock read a step, not two, which is most of the engine's own cost
  * per step. */
+/* A GPU state's steps timed on the device (step_times.c): a ring of
+ * entries, each a start and an end event around one step's queued work.
+ * An entry's time is read when the ring comes round to it again (the host
+ * then runs at most `entries` steps ahead of the device) or when the
+ * sweep's times are needed (rt_step_times_settle). */
+typedef struct rt_step_timer {
+    void **events;   /* 2 an entry (start, end); NULL: steps not timed on the device */
+    int64_t *slot;   /* per entry: the step_s index its time goes to, -1 none */
+    int32_t entries, next;
+    int open;        /* entry `next` has its start recorded, not its end */
+} rt_step_timer;
+
 typedef struct rt_step_clock {
     double t; /* < 0: read the clock */
     double stall;
@@ -232,7 +244,10 @@ struct ebb_run {
     double *step_s;        /* step i's first-sweep forward time at 2i, its reverse's at
                               2i + 1, or NULL (step_times.c) */
     int64_t step_cap;      /* steps step_s has room for */
-    int step_times_lost;   /* n unknown: growing step_s failed, none are kept */
+    int step_times_lost;   /* growing step_s (n unknown) or timing on the device failed:
+                              none are kept; step_times_why says why */
+    char step_times_why[256];
+    rt_step_timer timer;   /* a GPU state's: its steps timed on the device */
     size_t *sizes;         /* state_sizes copied (n + 1), or NULL: every state state_size */
     uint64_t sized_budget; /* with sizes: the bytes the schedule's stored states take at most */
     size_t huge;           /* with sizes: the huge page the host buffers take memory in, each
@@ -410,5 +425,13 @@ void rt_step_times_free(ebb_run *run);
 ebb_status rt_step_times_to_schedule(ebb_run *run, int64_t steps);
 void rt_step_forward_time(ebb_run *run, int64_t step, double seconds);
 void rt_step_reverse_time(ebb_run *run, int64_t step, double seconds);
+/* A GPU state's step on the device: begin before its work is queued (a
+ * callback, or the caller's work between pushes or pulls), end after, with
+ * the step and whether it is a reverse step. No-ops where steps are not
+ * timed on the device. settle: every time recorded read (waiting for the
+ * device to reach it). */
+void rt_step_device_begin(ebb_run *run);
+void rt_step_device_end(ebb_run *run, int64_t step, int reverse);
+void rt_step_times_settle(ebb_run *run);
 
 #endif

@@ -5,6 +5,7 @@
 #include "common/error_internal.h"
 #include "ebb/storage.h"
 #include "storage/cuda.h"
+#include "storage/device_timer.h"
 #include "storage/topology.h"
 
 #if EBB_HAVE_CUDA
@@ -74,6 +75,15 @@ ebb_status ebb_topology_gpu_node(int device, int *node)
     return EBB_OK;
 }
 
+static int why_failed(cudaError_t e, const char *what, char *why, size_t why_len)
+{
+    ebb_cuda_clear_own_error(e);
+    if (e == cudaSuccess)
+        return 0;
+    snprintf(why, why_len, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+    return -1;
+}
+
 /* Enters `device`, or stays on the current one for device < 0. */
 static cudaError_t enter_or_stay(int device, ebb_cuda_guard *g)
 {
@@ -106,7 +116,8 @@ void ebb_cuda_host_unregister(void *ptr, int device)
     ebb_cuda_leave(&g);
 }
 
-int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size_t why_len)
+static int create_events(int device, unsigned flags, void **events, int32_t n, char *why,
+                         size_t why_len)
 {
     ebb_cuda_guard g;
     cudaError_t e = ebb_cuda_enter(device, &g);
@@ -119,7 +130,7 @@ int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size
     int32_t made = 0;
     for (; made < n; made++) {
         cudaEvent_t ev = NULL;
-        e = cudaEventCreateWithFlags(&ev, EBB_CUDA_EVENT_FLAGS);
+        e = cudaEventCreateWithFlags(&ev, flags);
         if (e != cudaSuccess)
             break;
         events[made] = ev;
@@ -136,6 +147,42 @@ int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size
     }
     ebb_cuda_leave(&g);
     return e == cudaSuccess ? 0 : -1;
+}
+
+int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size_t why_len)
+{
+    return create_events(device, EBB_CUDA_EVENT_FLAGS, events, n, why, why_len);
+}
+
+int ebb_cuda_timing_events_create(int device, void **events, int32_t n, char *why,
+                                  size_t why_len)
+{
+    return create_events(device, cudaEventBlockingSync, events, n, why, why_len);
+}
+
+int ebb_cuda_timing_record(int device, void *event, void *stream, char *why, size_t why_len)
+{
+    ebb_cuda_guard g;
+    cudaError_t e = ebb_cuda_enter(device, &g);
+    if (e == cudaSuccess)
+        e = cudaEventRecord((cudaEvent_t)event, (cudaStream_t)stream);
+    ebb_cuda_leave(&g);
+    return why_failed(e, "cudaEventRecord", why, why_len);
+}
+
+int ebb_cuda_elapsed(void *start, void *end, double *seconds, char *why, size_t why_len)
+{
+    float ms = 0;
+    cudaError_t e = cudaEventSynchronize((cudaEvent_t)end);
+    if (e == cudaSuccess)
+        e = cudaEventElapsedTime(&ms, (cudaEvent_t)start, (cudaEvent_t)end);
+    *seconds = 1e-3 * (double)ms;
+    return why_failed(e, e == cudaSuccess ? "" : "cudaEventElapsedTime", why, why_len);
+}
+
+void ebb_cuda_timing_events_destroy(int device, void **events, int32_t n)
+{
+    ebb_cuda_events_destroy(device, events, n);
 }
 
 void ebb_cuda_events_destroy(int device, void **events, int32_t n)
@@ -168,15 +215,6 @@ int ebb_cuda_event_state(void *event, char *why, size_t why_len)
 void ebb_cuda_event_wait(void *event)
 {
     ebb_cuda_clear_own_error(cudaEventSynchronize((cudaEvent_t)event));
-}
-
-static int why_failed(cudaError_t e, const char *what, char *why, size_t why_len)
-{
-    ebb_cuda_clear_own_error(e);
-    if (e == cudaSuccess)
-        return 0;
-    snprintf(why, why_len, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-    return -1;
 }
 
 /* On ebb's own threads (the disk engines): `device` made current and left
@@ -263,6 +301,30 @@ int ebb_cuda_events_create(int device, void **events, int32_t n, char *why, size
 void ebb_cuda_events_destroy(int device, void **events, int32_t n)
 {
     (void)device, (void)events, (void)n;
+}
+
+int ebb_cuda_timing_events_create(int device, void **events, int32_t n, char *why,
+                                  size_t why_len)
+{
+    return ebb_cuda_events_create(device, events, n, why, why_len);
+}
+
+void ebb_cuda_timing_events_destroy(int device, void **events, int32_t n)
+{
+    (void)device, (void)events, (void)n;
+}
+
+int ebb_cuda_timing_record(int device, void *event, void *stream, char *why, size_t why_len)
+{
+    return ebb_cuda_record(device, event, stream, why, why_len);
+}
+
+int ebb_cuda_elapsed(void *start, void *end, double *seconds, char *why, size_t why_len)
+{
+    (void)start, (void)end;
+    *seconds = 0;
+    snprintf(why, why_len, "built without CUDA");
+    return -1;
 }
 
 int ebb_cuda_event_state(void *event, char *why, size_t why_len)

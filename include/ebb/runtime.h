@@ -194,16 +194,19 @@ typedef struct ebb_run_options {
     const double *forward_costs;
     const double *reverse_costs;
     /* 1: the costs are measured instead (strategy "online" or "async", n
-     * known or not, a host state): the first sweep times each forward step
-     * and, once the forward ends, the reverse sweep reverses each interval
-     * between the kept checkpoints (async: the stored states) with the
-     * chain program over those times (ebb_schedule_set_forward_costs;
-     * docs/heterogeneous.md, *Measured in the run*). The times are kept as
-     * ebb_run_step_times gives them, 16 bytes a step. 0 (default): not.
-     * Over MPI ranks (ebb_mpi_run_create) every rank must set it alike,
-     * and each step's time is the largest any rank measured. Refused with
-     * forward_costs, another strategy (EBB_ERR_INVALID_ARG) and a GPU
-     * state (EBB_ERR_UNSUPPORTED). */
+     * known or not): the first sweep times each forward step and, once the
+     * forward ends, the reverse sweep reverses each interval between the
+     * kept checkpoints (async: the stored states) with the chain program
+     * over those times (ebb_schedule_set_forward_costs;
+     * docs/heterogeneous.md, *Measured in the run*). A GPU state's steps
+     * are timed on the device, by two CUDA events on `stream` around each
+     * step's work (the host then runs at most 256 steps ahead of the
+     * device, and waits for the forward sweep's last step where it ends).
+     * The times are kept as ebb_run_step_times gives them, 16 bytes a step.
+     * 0 (default): not. Over MPI ranks (ebb_mpi_run_create) every rank must
+     * set it alike, and each step's time is the largest any rank measured.
+     * Refused with forward_costs and another strategy
+     * (EBB_ERR_INVALID_ARG). */
     int measure_costs;
     /* States of different sizes (NULL, the default: every state state_size
      * bytes). state_sizes[i], i = 0 .. steps (n + 1 entries), is the bytes
@@ -455,11 +458,16 @@ EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);
  * or, pulled, from ebb_run_reverse_next handing x_i out to the next call;
  * 0 until then). Either array may be NULL. A later run of the same steps
  * takes them as ebb_run_options.forward_costs and reverse_costs
- * (docs/heterogeneous.md, *In a run*). Kept for runs with n known, at most
- * EBB_CHAIN_MAX_STEPS steps (16 bytes a step) and a host state; otherwise
- * EBB_ERR_UNSUPPORTED, saying which (a GPU state's callbacks queue their
- * work: their host time is not the step's). EBB_ERR_INVALID_ARG for count
- * outside 0 .. steps. */
+ * (docs/heterogeneous.md, *In a run*). Kept for a host state with n known
+ * and at most EBB_CHAIN_MAX_STEPS steps (16 bytes a step), and with
+ * ebb_run_options.measure_costs; a GPU state's only with measure_costs,
+ * timed on the device (its callbacks queue their work: their host time is
+ * not the step's), its forward times there once the forward sweep ended,
+ * its reverse times once the reverse did. Otherwise EBB_ERR_UNSUPPORTED,
+ * saying which; EBB_ERR_IO where the device could not time a step (the run
+ * went on, its schedule untold), EBB_ERR_NO_MEMORY where n was unknown
+ * and the times could not grow. EBB_ERR_INVALID_ARG for count outside
+ * 0 .. steps. */
 EBB_API ebb_status ebb_run_step_times(const ebb_run *run, double *forward_s, double *reverse_s,
                                       int64_t count);
 

@@ -391,8 +391,8 @@ class Run:
         run of the same steps as its
         forward_costs and reverse_costs. Raises EbbError UNSUPPORTED where
         the run keeps none (n unknown or more than ebb.chain.MAX_STEPS steps
-        without measure_costs, a GPU state); with n unknown the times are
-        there once the forward sweep ended."""
+        without measure_costs); with n unknown the times are there once the
+        forward sweep ended."""
         n = self._options.steps or self.info().steps
         f = (ctypes.c_double * max(n, 1))()
         r = (ctypes.c_double * max(n, 1))()

@@ -1,0 +1,232 @@
+/* ebb_run_options.measure_costs with a GPU state: its callbacks only queue
+ * their work, so each step is timed on the device (two events on the
+ * user's stream around it). On the fake runtime's lagging device each
+ * forward step is a kernel of a known time (one in six 2 ms, the others
+ * 0.1 ms) that the host queues in microseconds: the times ebb_run_step_times
+ * gives are the kernels', not the host's, and online reverses each interval
+ * by them, recomputing less kernel time than without measuring, n known or
+ * not, its gradient bitwise store-all's. A device that cannot time a step
+ * loses the times (ebb_run_step_times says why), not the run. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "gpu_mock/lag_run.h"
+
+enum { N = 48 };
+
+static double kernel_s(int64_t k) { return k % 6 == 0 ? 2e-3 : 0.1e-3; }
+static const double reverse_kernel_s = 0.3e-3;
+
+typedef struct timed {
+    lag_ctx c;
+    int runs[N];
+    double recomputed_s; /* kernel time of every run of a step after its first */
+    int unknown;         /* n unknown: step N - 1 says it is the last */
+} timed;
+
+static int forward(void *user, int64_t k, const void *in, void *out)
+{
+    timed *t = user;
+    if (t->runs[k]++)
+        t->recomputed_s += kernel_s(k);
+    int rc = lag_queue(&t->c, kernel_s(k), lag_forward_body, k, in, out);
+    return rc == EBB_STEP_OK && t->unknown && k == N - 1 ? EBB_STEP_LAST : rc;
+}
+
+static int reverse(void *user, int64_t k, void *state)
+{
+    timed *t = user;
+    return lag_queue(&t->c, reverse_kernel_s, lag_reverse_body, k, state, NULL);
+}
+
+static const lag_args args = {.steps = N, .state_size = 64u << 10};
+
+/* A step timed on the device takes its kernel's time at least, and more by
+ * what the device idled between the step's start and its kernel's (the
+ * host's own time there: microseconds, more on a loaded machine); so every
+ * time is within [kernel, kernel + 0.5 ms] and nearly all within 10 us + 2 %
+ * of it. The host's clock gives microseconds: below every kernel. */
+static void like_kernels(const char *what, const double *got, double (*want)(int64_t))
+{
+    int close = 0;
+    for (int64_t k = 0; k < N; k++) {
+        double w = want(k);
+        cr_assert(got[k] >= w - 1e-6 && got[k] <= w + 0.5e-3,
+                  "%s step %lld: %g s, its kernel %g s", what, (long long)k, got[k], w);
+        close += fabs(got[k] - w) <= 10e-6 + 0.02 * w;
+    }
+    cr_assert_geq(close, N - N / 8, "%s steps: %d of %d within 10 us + 2 %% of their kernels",
+                  what, close, N);
+}
+
+static double reverse_s(int64_t k)
+{
+    (void)k;
+    return reverse_kernel_s;
+}
+
+typedef struct outcome {
+    double recomputed_s;
+    uint64_t gradient;
+    double f[N], r[N];
+    ebb_status times; /* ebb_run_step_times' status */
+    char why[512];
+} outcome;
+
+static void run_once(const char *strategy, int measure, int unknown, outcome *out)
+{
+    timed t = {.unknown = unknown};
+    t.c.a = &args;
+    cr_assert_eq(cudaStreamCreateWithFlags(&t.c.stream, cudaStreamNonBlocking), cudaSuccess);
+    t.c.seen = calloc(N, sizeof *t.c.seen);
+    unsigned char *x0 = NULL;
+    cr_assert_eq(cudaHostAlloc((void **)&x0, args.state_size, cudaHostAllocDefault), cudaSuccess);
+    for (size_t i = 0; i < args.state_size; i++)
+        x0[i] = (unsigned char)(i * 2654435761u >> 13);
+    ebb_config cfg;
+    ebb_config_init_default(&cfg);
+    cfg.gpu.enabled = 1;
+    cfg.gpu.budget = (uint64_t)(N + 1) * args.state_size;
+    cfg.host.enabled = 0;
+    cfg.disk.enabled = 0;
+    ebb_config_strategy s;
+    cr_assert_eq(ebb_config_strategy_from_name(strategy, &s), EBB_OK);
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = args.state_size;
+    o.state_tier = EBB_TIER_GPU;
+    o.stream = t.c.stream;
+    o.steps = unknown ? 0 : N;
+    o.config = &cfg;
+    o.strategy = (int)s;
+    o.slots = strcmp(strategy, "store-all") ? 3 : 0;
+    o.forward = forward;
+    o.reverse = reverse;
+    o.user = &t;
+    o.measure_costs = measure;
+    ebb_run *run = NULL;
+    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_run_forward(run, x0, NULL), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_run_reverse(run), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(cudaStreamSynchronize(t.c.stream), cudaSuccess);
+    out->times = measure ? ebb_run_step_times(run, out->f, out->r, N) : EBB_OK;
+    snprintf(out->why, sizeof out->why, "%s", out->times == EBB_OK ? "" : ebb_last_error());
+    out->recomputed_s = t.recomputed_s;
+    out->gradient = XXH3_64bits(t.c.seen, N * sizeof *t.c.seen);
+    ebb_run_destroy(run);
+    ebb_config_dispose(&cfg);
+    cudaFreeHost(x0);
+    free(t.c.seen);
+    cudaStreamDestroy(t.c.stream);
+}
+
+static void lag(void)
+{
+    cuda_mock_set_devices(1);
+    cuda_mock_set_mode(CUDA_MOCK_LAG);
+}
+
+Test(measure_costs_on_device, times_are_the_kernels, .init = lag, .timeout = 60)
+{
+    outcome ref, got;
+    run_once("store-all", 0, 0, &ref);
+    for (int unknown = 0; unknown <= 1; unknown++) {
+        run_once("online", 1, unknown, &got);
+        cr_assert_eq(got.times, EBB_OK, "%s", got.why);
+        cr_assert_eq(got.gradient, ref.gradient, "n %s: the gradient differs from store-all's",
+                     unknown ? "unknown" : "known");
+        like_kernels("forward", got.f, kernel_s);
+        like_kernels("reverse", got.r, reverse_s);
+    }
+}
+
+Test(measure_costs_on_device, online_recomputes_less, .init = lag, .timeout = 60)
+{
+    for (int unknown = 0; unknown <= 1; unknown++) {
+        outcome measured, plain;
+        run_once("online", 1, unknown, &measured);
+        run_once("online", 0, unknown, &plain);
+        cr_log_info("n %s: %.4f s of kernels recomputed measuring, %.4f s not",
+                    unknown ? "unknown" : "known", measured.recomputed_s, plain.recomputed_s);
+        cr_assert_lt(measured.recomputed_s, plain.recomputed_s,
+                     "n %s: %.4f s of kernels recomputed measuring, %.4f s not",
+                     unknown ? "unknown" : "known", measured.recomputed_s, plain.recomputed_s);
+        cr_assert_eq(measured.gradient, plain.gradient);
+    }
+}
+
+Test(measure_costs_on_device, a_device_that_cannot_time_loses_the_times, .init = lag,
+     .timeout = 60)
+{
+    outcome ref, got;
+    run_once("online", 0, 0, &ref);
+    cuda_mock_fail_call("cudaEventElapsedTime", 5, 1, cudaErrorInvalidValue);
+    run_once("online", 1, 0, &got);
+    cr_assert_eq(got.gradient, ref.gradient);
+    cr_assert_eq(got.recomputed_s, ref.recomputed_s, "the schedule untold: %g s against %g s",
+                 got.recomputed_s, ref.recomputed_s);
+    cr_assert_eq(got.times, EBB_ERR_IO);
+    cr_assert(strstr(got.why, "timing a step on the device") &&
+                  strstr(got.why, "cudaEventElapsedTime") && strstr(got.why, "none are kept"),
+              "%s", got.why);
+}
+
+/* Pushed and pulled: the caller's work between two calls is the step's. */
+Test(measure_costs_on_device, pushed_and_pulled_steps_are_timed, .init = lag, .timeout = 60)
+{
+    timed t = {0};
+    t.c.a = &args;
+    cr_assert_eq(cudaStreamCreateWithFlags(&t.c.stream, cudaStreamNonBlocking), cudaSuccess);
+    t.c.seen = calloc(N, sizeof *t.c.seen);
+    unsigned char *x[N + 1];
+    for (int k = 0; k <= N; k++)
+        cr_assert_eq(cudaMalloc((void **)&x[k], args.state_size), cudaSuccess);
+    ebb_config cfg;
+    ebb_config_init_default(&cfg);
+    cfg.gpu.enabled = 1;
+    cfg.gpu.budget = (uint64_t)(N + 1) * args.state_size;
+    cfg.host.enabled = 0;
+    cfg.disk.enabled = 0;
+    ebb_run_options o;
+    ebb_run_options_init(&o);
+    o.state_size = args.state_size;
+    o.state_tier = EBB_TIER_GPU;
+    o.stream = t.c.stream;
+    o.steps = N;
+    o.config = &cfg;
+    o.strategy = EBB_STRATEGY_ONLINE;
+    o.slots = 3;
+    o.forward = forward;
+    o.user = &t;
+    o.measure_costs = 1;
+    ebb_run *run = NULL;
+    cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
+    cr_assert_eq(ebb_run_begin(run, x[0]), EBB_OK, "%s", ebb_last_error());
+    for (int64_t k = 0; k < N; k++) {
+        t.runs[k]++;
+        cr_assert_eq(lag_queue(&t.c, kernel_s(k), lag_forward_body, k, x[k], x[k + 1]),
+                     EBB_STEP_OK);
+        cr_assert_eq(ebb_run_push(run, x[k + 1]), EBB_OK, "%s", ebb_last_error());
+    }
+    cr_assert_eq(ebb_run_finish_forward(run, NULL), EBB_OK, "%s", ebb_last_error());
+    int64_t step;
+    const void *state;
+    while (1) {
+        cr_assert_eq(ebb_run_reverse_next(run, &step, &state), EBB_OK, "%s", ebb_last_error());
+        if (step < 0)
+            break;
+        cr_assert_eq(lag_queue(&t.c, reverse_kernel_s, lag_reverse_body, step, state, NULL),
+                     EBB_STEP_OK);
+    }
+    cr_assert_eq(cudaStreamSynchronize(t.c.stream), cudaSuccess);
+    double f[N], r[N];
+    cr_assert_eq(ebb_run_step_times(run, f, r, N), EBB_OK, "%s", ebb_last_error());
+    like_kernels("pushed", f, kernel_s);
+    like_kernels("pulled", r, reverse_s);
+    ebb_run_destroy(run);
+    ebb_config_dispose(&cfg);
+    for (int k = 0; k <= N; k++)
+        cudaFree(x[k]);
+    free(t.c.seen);
+    cudaStreamDestroy(t.c.stream);
+}
