@@ -36,6 +36,11 @@
 #    memory and time against autograd, at a quarter of the inputs and
 #    tapes on the device alone and with offload to host memory; gradients'
 #    digests (equal: bitwise); printed, no target.
+# 10. benchmarks/gpu_measured: measure_costs with a GPU state, 240 steps of
+#    16 MiB device copies (one in six 16 copies): ebb's step times, taken
+#    on the device, against the plain loop's own events (ratios), the
+#    host's view, and the device time online recomputes measuring and not;
+#    target: gradients bitwise store-all's.
 #
 # Every log and JSON goes to OUT (default build-gpu/out). Exit status 0 only
 # when the build, the tests and the 90 % target all pass.
@@ -250,6 +255,14 @@ if [ -n "$py" ] && "$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_avai
   fi
 else
   say "torch_resnet_cuda: skipped, no python3 with torch and a CUDA device (${py:-none})"
+fi
+# 10. A GPU state's step times, measured on the device.
+say "gpu_measured: 240 steps of 16 MiB, one in six 16 copies, 3 GPU slots"
+if "$build/benchmarks/gpu_measured" > "$out/gpu_measured.txt" 2>> "$out/bench.err"; then
+  tee -a "$out/summary.txt" < "$out/gpu_measured.txt" >&2
+else
+  say "gpu_measured FAIL: $(cat "$out/gpu_measured.txt" 2>/dev/null) $(tail -1 "$out/bench.err")"
+  status=1
 fi
 say "outputs in $out; exit $status"
 exit $status
