@@ -73,6 +73,30 @@ typedef struct outcome {
     char why[512];
 } outcome;
 
+/* A run's configuration (GPU slots for every state; a run asks for fewer)
+ * and options: online over 3 GPU slots, measuring, the callbacks above on
+ * t's stream. */
+static void gpu_run(timed *t, int64_t steps, ebb_config *cfg, ebb_run_options *o)
+{
+    ebb_config_init_default(cfg);
+    cfg->gpu.enabled = 1;
+    cfg->gpu.budget = (uint64_t)(N + 1) * args.state_size;
+    cfg->host.enabled = 0;
+    cfg->disk.enabled = 0;
+    ebb_run_options_init(o);
+    o->state_size = args.state_size;
+    o->state_tier = EBB_TIER_GPU;
+    o->stream = t->c.stream;
+    o->steps = steps;
+    o->config = cfg;
+    o->strategy = EBB_STRATEGY_ONLINE;
+    o->slots = 3;
+    o->forward = forward;
+    o->reverse = reverse;
+    o->user = t;
+    o->measure_costs = 1;
+}
+
 static void run_once(const char *strategy, int measure, int unknown, outcome *out)
 {
     timed t = {.unknown = unknown};
@@ -84,25 +108,12 @@ static void run_once(const char *strategy, int measure, int unknown, outcome *ou
     for (size_t i = 0; i < args.state_size; i++)
         x0[i] = (unsigned char)(i * 2654435761u >> 13);
     ebb_config cfg;
-    ebb_config_init_default(&cfg);
-    cfg.gpu.enabled = 1;
-    cfg.gpu.budget = (uint64_t)(N + 1) * args.state_size;
-    cfg.host.enabled = 0;
-    cfg.disk.enabled = 0;
+    ebb_run_options o;
+    gpu_run(&t, unknown ? 0 : N, &cfg, &o);
     ebb_config_strategy s;
     cr_assert_eq(ebb_config_strategy_from_name(strategy, &s), EBB_OK);
-    ebb_run_options o;
-    ebb_run_options_init(&o);
-    o.state_size = args.state_size;
-    o.state_tier = EBB_TIER_GPU;
-    o.stream = t.c.stream;
-    o.steps = unknown ? 0 : N;
-    o.config = &cfg;
     o.strategy = (int)s;
     o.slots = strcmp(strategy, "store-all") ? 3 : 0;
-    o.forward = forward;
-    o.reverse = reverse;
-    o.user = &t;
     o.measure_costs = measure;
     ebb_run *run = NULL;
     cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
@@ -182,23 +193,9 @@ Test(measure_costs_on_device, pushed_and_pulled_steps_are_timed, .init = lag, .t
     for (int k = 0; k <= N; k++)
         cr_assert_eq(cudaMalloc((void **)&x[k], args.state_size), cudaSuccess);
     ebb_config cfg;
-    ebb_config_init_default(&cfg);
-    cfg.gpu.enabled = 1;
-    cfg.gpu.budget = (uint64_t)(N + 1) * args.state_size;
-    cfg.host.enabled = 0;
-    cfg.disk.enabled = 0;
     ebb_run_options o;
-    ebb_run_options_init(&o);
-    o.state_size = args.state_size;
-    o.state_tier = EBB_TIER_GPU;
-    o.stream = t.c.stream;
-    o.steps = N;
-    o.config = &cfg;
-    o.strategy = EBB_STRATEGY_ONLINE;
-    o.slots = 3;
-    o.forward = forward;
-    o.user = &t;
-    o.measure_costs = 1;
+    gpu_run(&t, N, &cfg, &o);
+    o.reverse = NULL; /* pulled */
     ebb_run *run = NULL;
     cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(ebb_run_begin(run, x[0]), EBB_OK, "%s", ebb_last_error());
