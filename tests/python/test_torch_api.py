@@ -1,7 +1,8 @@
 """ebb.torch.scan's smaller API: ebb.STRATEGIES is every strategy scan
 accepts, steps of any integer type, a parameter missing from params named at
-the first step, memory= (bytes or a fraction of store-all's), and the state's
-dtype handed to ebb as what a state is an array of (for compression)."""
+the first step, memory= (bytes or a fraction of store-all's), the state's
+dtype handed to ebb as what a state is an array of (for compression), and
+measure_costs= handed to the run."""
 
 import ctypes
 
@@ -53,6 +54,25 @@ def test_steps_that_are_not_a_positive_integer_are_refused(steps, error):
     model = RNN(steps=T)
     with pytest.raises(error, match="steps must be an integer >= 1"):
         ebb.torch.scan(model.step, model.h0, steps, params=model.params)
+
+
+@pytest.mark.parametrize("strategy,slots,until", [("online", 4, False), ("online", 4, True),
+                                                   ("async", 4, False)])
+def test_measure_costs_keeps_the_gradients(strategy, slots, until, disk_config):
+    model = RNN(steps=T)
+    want = reference(model, T)
+    stop = (lambda h, t: t == T - 1) if until else None
+    got = gradients(model, lambda step, h0: ebb.torch.scan(
+        step, h0, None if until else T, until=stop, params=model.params, strategy=strategy,
+        slots=slots, config=disk_config, measure_costs=True))
+    assert_bitwise(want, got)
+
+
+def test_measure_costs_reaches_the_run():
+    model = RNN(steps=T)
+    with pytest.raises(ebb.EbbError, match="measure_costs"):
+        ebb.torch.scan(model.step, model.h0, T, params=model.params, strategy="revolve",
+                       slots=3, measure_costs=True)
 
 
 class Counting:

@@ -194,8 +194,8 @@ class Run:
                  between its stored states over them (docs/heterogeneous.md)
     measure_costs  True: strategy "online" or "async" times the first sweep's
                  steps and reverses each interval between its checkpoints by
-                 the chain program over those times (n known or not; a host
-                 state)
+                 the chain program over those times (n known or not; a GPU
+                 state's steps timed on the device)
     state_sizes  states of different sizes: n + 1 byte counts, x_0 .. x_n,
                  each 1 .. state_size (the largest); callbacks then get views
                  of x_i's own bytes, x0 has state_sizes[0] bytes, and

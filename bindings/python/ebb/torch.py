@@ -694,7 +694,7 @@ class _Scan(torch.autograd.Function):
 
 def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
          disk_slots=None, audit=None, report=None, preserve_rng_state=True, memory=None,
-         until=None, chunk=None, offload=None, error_samples=None):
+         until=None, chunk=None, offload=None, error_samples=None, measure_costs=False):
     """Runs h_{t+1}, loss_t = step(h_t, t) for t = 0 .. steps-1 through ebb.
 
     step       step(h, t) -> (h_next, loss_t), or (h_next, loss_t, y_t) with
@@ -732,6 +732,11 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
                state_rel_error_max, ...); 0: off; None: run.error_samples
                (or EBB_ERROR_SAMPLES). A CPU state only: ebb refuses it for
                a CUDA one
+    measure_costs  True: strategy "online" or "async" times the first
+               sweep's steps (a CUDA state's on the device) and reverses
+               each interval between its checkpoints by the chain program
+               over those times (docs/heterogeneous.md, "Measured in the
+               run"); refused with another strategy
     report     a dict to fill: "info" (ebb.RunInfo: strategy, slots and bytes
                per tier) and "stats" (ebb.RunStats after the forward, then
                after the backward)
@@ -794,7 +799,7 @@ def scan(step, h0, steps, params=None, strategy=None, config=None, slots=None,
     element = _ELEMENTS.get(dtypes.pop()) if len(dtypes) == 1 else None
     options = dict(config=config, strategy=strategy, slots=slots, disk_slots=disk_slots,
                    audit=audit, element=element, slow_tier=slow_tier,
-                   error_samples=error_samples)
+                   error_samples=error_samples, measure_costs=bool(measure_costs))
     s = _Steps(step, layout, tuple_state, params, steps, context, torch.is_grad_enabled(), until,
                chunk)
     if auto:
