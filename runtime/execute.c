@@ -496,7 +496,6 @@ ebb_status rt_execute(ebb_run *run, const ebb_action *a)
     case EBB_ACT_REVERSE:
         return do_reverse(run, a);
     case EBB_ACT_END:
-        rt_step_times_settle(run); /* a GPU state's reverse times */
         return rt_drain(run);
     case EBB_ACT_TAPE:
         return ebb_fail(EBB_ERR_INVALID_ARG,

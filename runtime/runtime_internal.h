@@ -429,7 +429,8 @@ void rt_step_reverse_time(ebb_run *run, int64_t step, double seconds);
  * callback, or the caller's work between pushes or pulls), end after, with
  * the step and whether it is a reverse step. No-ops where steps are not
  * timed on the device. settle: every time recorded read (waiting for the
- * device to reach it). */
+ * device to reach it): when the forward's times go to the schedule, and
+ * when ebb_run_step_times asks. */
 void rt_step_device_begin(ebb_run *run);
 void rt_step_device_end(ebb_run *run, int64_t step, int reverse);
 void rt_step_times_settle(ebb_run *run);

@@ -12,6 +12,7 @@
  * the step's: with measure_costs its steps are timed on the device, by two
  * events on the user's stream around each step's work (rt_step_timer).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -252,6 +253,10 @@ ebb_status ebb_run_step_times(const ebb_run *run, double *forward_s, double *rev
 {
     if (!run)
         return ebb_fail(EBB_ERR_INVALID_ARG, "ebb_run_step_times: NULL run");
+    /* a GPU state's times not read yet (the reverse sweep's): read now, the
+     * host waiting for the device to reach them; the run is the caller's
+     * own, only its times change */
+    rt_step_times_settle((ebb_run *)(uintptr_t)run);
     if (run->step_times_lost)
         return ebb_fail(on_device(run) ? EBB_ERR_IO : EBB_ERR_NO_MEMORY,
                         "ebb_run_step_times: %s; none are kept", run->step_times_why);

@@ -463,7 +463,8 @@ EBB_API ebb_status ebb_run_stats_get(const ebb_run *run, ebb_run_stats *stats);
  * ebb_run_options.measure_costs; a GPU state's only with measure_costs,
  * timed on the device (its callbacks queue their work: their host time is
  * not the step's), its forward times there once the forward sweep ended,
- * its reverse times once the reverse did. Otherwise EBB_ERR_UNSUPPORTED,
+ * each reverse step's once the step was queued (this call then waits for
+ * the device to run the steps it reports). Otherwise EBB_ERR_UNSUPPORTED,
  * saying which; EBB_ERR_IO where the device could not time a step (the run
  * went on, its schedule untold), EBB_ERR_NO_MEMORY where n was unknown
  * and the times could not grow. EBB_ERR_INVALID_ARG for count outside

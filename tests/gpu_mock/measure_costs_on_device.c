@@ -1,6 +1,7 @@
 /* ebb_run_options.measure_costs with a GPU state: its callbacks only queue
  * their work, so each step is timed on the device (two events on the
- * user's stream around it). On the fake runtime's lagging device each
+ * user's stream around it), the reverse sweep returning ahead of the
+ * device as without measuring. On the fake runtime's lagging device each
  * forward step is a kernel of a known time (one in six 2 ms, the others
  * 0.1 ms) that the host queues in microseconds: the times ebb_run_step_times
  * gives are the kernels', not the host's, and online reverses each interval
@@ -22,6 +23,7 @@ typedef struct timed {
     int runs[N];
     double recomputed_s; /* kernel time of every run of a step after its first */
     int unknown;         /* n unknown: step N - 1 says it is the last */
+    double reverse_s;    /* each reverse step's kernel */
 } timed;
 
 static int forward(void *user, int64_t k, const void *in, void *out)
@@ -36,7 +38,7 @@ static int forward(void *user, int64_t k, const void *in, void *out)
 static int reverse(void *user, int64_t k, void *state)
 {
     timed *t = user;
-    return lag_queue(&t->c, reverse_kernel_s, lag_reverse_body, k, state, NULL);
+    return lag_queue(&t->c, t->reverse_s, lag_reverse_body, k, state, NULL);
 }
 
 static const lag_args args = {.steps = N, .state_size = 64u << 10};
@@ -70,6 +72,8 @@ typedef struct outcome {
     uint64_t gradient;
     double f[N], r[N];
     ebb_status times; /* ebb_run_step_times' status */
+    size_t queued;    /* commands the device had not run when the reverse sweep returned */
+    double reverse_s; /* in: each reverse step's kernel (0: reverse_kernel_s) */
     char why[512];
 } outcome;
 
@@ -99,7 +103,8 @@ static void gpu_run(timed *t, int64_t steps, ebb_config *cfg, ebb_run_options *o
 
 static void run_once(const char *strategy, int measure, int unknown, outcome *out)
 {
-    timed t = {.unknown = unknown};
+    timed t = {.unknown = unknown, .reverse_s = out->reverse_s > 0 ? out->reverse_s
+                                                                   : reverse_kernel_s};
     t.c.a = &args;
     cr_assert_eq(cudaStreamCreateWithFlags(&t.c.stream, cudaStreamNonBlocking), cudaSuccess);
     t.c.seen = calloc(N, sizeof *t.c.seen);
@@ -119,6 +124,7 @@ static void run_once(const char *strategy, int measure, int unknown, outcome *ou
     cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(ebb_run_forward(run, x0, NULL), EBB_OK, "%s", ebb_last_error());
     cr_assert_eq(ebb_run_reverse(run), EBB_OK, "%s", ebb_last_error());
+    out->queued = cuda_mock_pending();
     cr_assert_eq(cudaStreamSynchronize(t.c.stream), cudaSuccess);
     out->times = measure ? ebb_run_step_times(run, out->f, out->r, N) : EBB_OK;
     snprintf(out->why, sizeof out->why, "%s", out->times == EBB_OK ? "" : ebb_last_error());
@@ -139,7 +145,7 @@ static void lag(void)
 
 Test(measure_costs_on_device, times_are_the_kernels, .init = lag, .timeout = 60)
 {
-    outcome ref, got;
+    outcome ref = {0}, got = {0};
     run_once("store-all", 0, 0, &ref);
     for (int unknown = 0; unknown <= 1; unknown++) {
         run_once("online", 1, unknown, &got);
@@ -151,10 +157,23 @@ Test(measure_costs_on_device, times_are_the_kernels, .init = lag, .timeout = 60)
     }
 }
 
+/* The reverse times are read when asked: the sweep returns ahead of the
+ * device, as without measuring (its 48 reverse kernels of 10 ms are still
+ * queued then, unless the host took half a second to queue them). */
+Test(measure_costs_on_device, the_reverse_sweep_does_not_wait, .init = lag, .timeout = 60)
+{
+    outcome got = {.reverse_s = 10e-3};
+    run_once("online", 1, 0, &got);
+    cr_assert_eq(got.times, EBB_OK, "%s", got.why);
+    cr_assert_gt(got.queued, 0, "the reverse sweep waited for the device");
+    for (int64_t k = 0; k < N; k++)
+        cr_assert_geq(got.r[k], 10e-3 - 1e-6, "reverse step %lld: %g s", (long long)k, got.r[k]);
+}
+
 Test(measure_costs_on_device, online_recomputes_less, .init = lag, .timeout = 60)
 {
     for (int unknown = 0; unknown <= 1; unknown++) {
-        outcome measured, plain;
+        outcome measured = {0}, plain = {0};
         run_once("online", 1, unknown, &measured);
         run_once("online", 0, unknown, &plain);
         cr_log_info("n %s: %.4f s of kernels recomputed measuring, %.4f s not",
@@ -169,7 +188,7 @@ Test(measure_costs_on_device, online_recomputes_less, .init = lag, .timeout = 60
 Test(measure_costs_on_device, a_device_that_cannot_time_loses_the_times, .init = lag,
      .timeout = 60)
 {
-    outcome ref, got;
+    outcome ref = {0}, got = {0};
     run_once("online", 0, 0, &ref);
     cuda_mock_fail_call("cudaEventElapsedTime", 5, 1, cudaErrorInvalidValue);
     run_once("online", 1, 0, &got);
