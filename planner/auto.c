@@ -205,10 +205,14 @@ ebb_status planner_auto_choose(void *ctx, const rt_auto_ask *ask, rt_auto_answer
                  ebb_tier_name((ebb_tier)slow));
         return EBB_OK;
     }
-    ans->strategy = n == 0 ? EBB_CONFIG_STRATEGY_ONLINE : EBB_CONFIG_STRATEGY_REVOLVE;
+    /* measured costs: online, the schedule that plans from them */
+    ans->strategy = n == 0 || o->measure_costs ? EBB_CONFIG_STRATEGY_ONLINE
+                                               : EBB_CONFIG_STRATEGY_REVOLVE;
     snprintf(ans->reason, sizeof ans->reason, "auto: %s, so %s%s",
              has_slow ? "too few fast slots for async" : "no slower tier",
              ebb_config_strategy_name(ans->strategy),
-             o->forward_costs ? " over the steps' costs" : "");
+             o->forward_costs    ? " over the steps' costs"
+             : o->measure_costs ? " over the steps' measured times"
+                                : "");
     return EBB_OK;
 }

@@ -165,7 +165,8 @@ static ebb_status choose_strategy(ebb_run *run, const rt_create_args *a, int fas
                             : ebb_fail(EBB_ERR_NO_MEMORY, "async: tier.%s holds no state",
                                        ebb_tier_name((ebb_tier)slow));
     } else if (slow < 0) {
-        *out = n > 0 ? EBB_STRATEGY_REVOLVE : EBB_STRATEGY_ONLINE;
+        /* measured costs: online, the schedule that plans from them */
+        *out = n > 0 && !run->opt.measure_costs ? EBB_STRATEGY_REVOLVE : EBB_STRATEGY_ONLINE;
         snprintf(run->reason, sizeof run->reason, "async asked; no slower tier is enabled, so %s",
                  ebb_strategy_name(*out));
     } else {
@@ -510,11 +511,13 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
     if (o->state_sizes && strategy == EBB_STRATEGY_STORE_ALL &&
         (st = sized_store_all(run, a, fast)) != EBB_OK)
         return st;
-    if (o->measure_costs && strategy != EBB_STRATEGY_ONLINE && strategy != EBB_STRATEGY_ASYNC)
+    /* store-all recomputes nothing: the times are kept, nothing is planned */
+    if (o->measure_costs && strategy != EBB_STRATEGY_ONLINE && strategy != EBB_STRATEGY_ASYNC &&
+        strategy != EBB_STRATEGY_STORE_ALL)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.measure_costs: strategy \"%s\" does not plan its "
                         "reverse sweep from measured times; ask for \"online\" or \"async\" "
-                        "(n known or not), or give forward_costs to \"revolve\"",
+                        "(or \"auto\"; n known or not), or give forward_costs to \"revolve\"",
                         ebb_strategy_name(strategy));
     if (run->agree && (st = run->agree->strategy(run->agree, (int)strategy,
                                                  ebb_strategy_name(strategy))) != EBB_OK)

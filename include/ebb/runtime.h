@@ -205,8 +205,10 @@ typedef struct ebb_run_options {
      * The times are kept as ebb_run_step_times gives them, 16 bytes a step.
      * 0 (default): not. Over MPI ranks (ebb_mpi_run_create) every rank must
      * set it alike, and each step's time is the largest any rank measured.
-     * Refused with forward_costs and another strategy
-     * (EBB_ERR_INVALID_ARG). */
+     * "auto" runs async where a slower tier takes states, else online, or
+     * store-all where every state fits (which keeps the times and plans
+     * nothing); "async" without a slower tier runs online. Refused with
+     * forward_costs and another strategy (EBB_ERR_INVALID_ARG). */
     int measure_costs;
     /* States of different sizes (NULL, the default: every state state_size
      * bytes). state_sizes[i], i = 0 .. steps (n + 1 entries), is the bytes

@@ -78,7 +78,7 @@ typedef struct outcome {
 } outcome;
 
 /* A run's configuration (GPU slots for every state; a run asks for fewer)
- * and options: online over 3 GPU slots, measuring, the callbacks above on
+ * and options: online over 4 GPU slots, measuring, the callbacks above on
  * t's stream. */
 static void gpu_run(timed *t, int64_t steps, ebb_config *cfg, ebb_run_options *o)
 {
@@ -94,7 +94,7 @@ static void gpu_run(timed *t, int64_t steps, ebb_config *cfg, ebb_run_options *o
     o->steps = steps;
     o->config = cfg;
     o->strategy = EBB_STRATEGY_ONLINE;
-    o->slots = 3;
+    o->slots = 4;
     o->forward = forward;
     o->reverse = reverse;
     o->user = t;
@@ -118,7 +118,7 @@ static void run_once(const char *strategy, int measure, int unknown, outcome *ou
     ebb_config_strategy s;
     cr_assert_eq(ebb_config_strategy_from_name(strategy, &s), EBB_OK);
     o.strategy = (int)s;
-    o.slots = strcmp(strategy, "store-all") ? 3 : 0;
+    o.slots = strcmp(strategy, "store-all") ? 4 : 0;
     o.measure_costs = measure;
     ebb_run *run = NULL;
     cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
