@@ -130,10 +130,16 @@ static ebb_status finish_forward(rt_agree *a, int64_t n)
 static ebb_status costs(rt_agree *a, double *c, int64_t count)
 {
     mpi_agree *m = (mpi_agree *)a;
+    /* the forward sweep ended (async with n known: at x_n, before
+     * finish_forward): a store decision still in flight is completed
+     * first, else two collectives would share the one request and buffer */
+    ebb_status st = mpi_decide_settle(m);
+    if (st != EBB_OK)
+        return st;
     int64_t v[MPI_MSG] = {0};
     v[MSG_DATA] = count;
     v[MSG_DATA + 1] = -count;
-    ebb_status st = mpi_collective(m, TAG_COSTS, v);
+    st = mpi_collective(m, TAG_COSTS, v);
     if (st != EBB_OK)
         return st;
     if (v[MSG_DATA] != -v[MSG_DATA + 1])
