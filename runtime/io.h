@@ -72,12 +72,14 @@ typedef struct rt_io_ops {
     ebb_status (*mark)(rt_io *io, rt_pool *pool, void *stream);
     ebb_status (*mark_reached)(rt_io *io, rt_pool *pool, int *reached);
     /* A GPU state's steps timed on the device: `count` timing events on
-     * the gpu pool's device, one recorded on `stream`, and the seconds from
+     * the gpu pool's device (*device: which, said once and handed back to
+     * record and destroy), one recorded on `stream`, and the seconds from
      * one to another once both ran (waiting for `end`). NULL where steps
      * are not timed on a device (the planner's io: its runs keep no times). */
-    ebb_status (*timer_create)(rt_io *io, rt_pool *pool, void **events, int32_t count);
-    void (*timer_destroy)(rt_io *io, rt_pool *pool, void **events, int32_t count);
-    ebb_status (*timer_record)(rt_io *io, rt_pool *pool, void *event, void *stream);
+    ebb_status (*timer_create)(rt_io *io, rt_pool *pool, void **events, int32_t count,
+                               int *device);
+    void (*timer_destroy)(rt_io *io, int device, void **events, int32_t count);
+    ebb_status (*timer_record)(rt_io *io, int device, void *event, void *stream);
     ebb_status (*timer_elapsed)(rt_io *io, void *start, void *end, double *seconds);
     /* a lazy host pool's slot given back from byte `from` on
      * (ebb_pool_slot_discard); NULL where pools hold no memory (the

@@ -186,26 +186,28 @@ static int device_of(const rt_pool *pool)
                                                                                   : -1;
 }
 
-static ebb_status events_create(rt_io *io, rt_pool *pool, void **events, int32_t count)
+static ebb_status events_create(rt_io *io, rt_pool *pool, void **events, int32_t count,
+                                int *device)
 {
     (void)io;
     char why[256];
-    if (ebb_cuda_timing_events_create(device_of(pool), events, count, why, sizeof why) != 0)
+    *device = device_of(pool);
+    if (ebb_cuda_timing_events_create(*device, events, count, why, sizeof why) != 0)
         return ebb_fail(EBB_ERR_UNSUPPORTED, "timing the steps on the device: %s", why);
     return EBB_OK;
 }
 
-static void events_destroy(rt_io *io, rt_pool *pool, void **events, int32_t count)
+static void events_destroy(rt_io *io, int device, void **events, int32_t count)
 {
     (void)io;
-    ebb_cuda_timing_events_destroy(device_of(pool), events, count);
+    ebb_cuda_timing_events_destroy(device, events, count);
 }
 
-static ebb_status event_record(rt_io *io, rt_pool *pool, void *event, void *stream)
+static ebb_status event_record(rt_io *io, int device, void *event, void *stream)
 {
     (void)io;
     char why[256];
-    if (ebb_cuda_timing_record(device_of(pool), event, stream, why, sizeof why) != 0)
+    if (ebb_cuda_timing_record(device, event, stream, why, sizeof why) != 0)
         return ebb_fail(EBB_ERR_IO, "timing a step on the device: %s", why);
     return EBB_OK;
 }

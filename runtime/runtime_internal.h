@@ -147,6 +147,7 @@ typedef struct rt_step_timer {
     void **events;   /* 2 an entry (start, end); NULL: steps not timed on the device */
     int64_t *slot;   /* per entry: the step_s index its time goes to, -1 none */
     int32_t entries, next;
+    int device;      /* the events' device */
     int open;        /* entry `next` has its start recorded, not its end */
 } rt_step_timer;
 

@@ -55,7 +55,7 @@ static ebb_status timer_init(ebb_run *run)
         return ebb_fail(EBB_ERR_NO_MEMORY, "cannot allocate the step timer's %d events",
                         2 * (int)n);
     }
-    ebb_status st = ops->timer_create(run->io, run->gpu.pool, events, 2 * n);
+    ebb_status st = ops->timer_create(run->io, run->gpu.pool, events, 2 * n, &t->device);
     if (st != EBB_OK) {
         free(events);
         return ebb_fail_context(st, "ebb_run_options.measure_costs with a GPU state");
@@ -87,7 +87,7 @@ static void timer_free(ebb_run *run)
 {
     rt_step_timer *t = &run->timer;
     if (t->events)
-        run->io->ops->timer_destroy(run->io, run->gpu.pool, t->events, 2 * t->entries);
+        run->io->ops->timer_destroy(run->io, t->device, t->events, 2 * t->entries);
     free(t->events);
     free(t->slot);
     *t = (rt_step_timer){0};
@@ -128,7 +128,7 @@ static void harvest(ebb_run *run, int32_t e)
 static int timer_record(ebb_run *run, int32_t e, int end)
 {
     rt_step_timer *t = &run->timer;
-    if (run->io->ops->timer_record(run->io, run->gpu.pool, t->events[2 * e + end],
+    if (run->io->ops->timer_record(run->io, t->device, t->events[2 * e + end],
                                    run->opt.stream) == EBB_OK)
         return 1;
     char why[sizeof run->step_times_why];

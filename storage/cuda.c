@@ -173,11 +173,14 @@ int ebb_cuda_timing_record(int device, void *event, void *stream, char *why, siz
 int ebb_cuda_elapsed(void *start, void *end, double *seconds, char *why, size_t why_len)
 {
     float ms = 0;
+    const char *call = "cudaEventSynchronize";
     cudaError_t e = cudaEventSynchronize((cudaEvent_t)end);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
+        call = "cudaEventElapsedTime";
         e = cudaEventElapsedTime(&ms, (cudaEvent_t)start, (cudaEvent_t)end);
+    }
     *seconds = 1e-3 * (double)ms;
-    return why_failed(e, e == cudaSuccess ? "" : "cudaEventElapsedTime", why, why_len);
+    return why_failed(e, call, why, why_len);
 }
 
 void ebb_cuda_timing_events_destroy(int device, void **events, int32_t n)

@@ -89,15 +89,18 @@ void ebb_device_read_mark(const struct ebb_pool *pool, int32_t slot, ebb_copy_ma
     mark->recorded = 0;
 }
 
-static cudaError_t create_objects(struct ebb_device *dv)
+static cudaError_t create_objects(struct ebb_device *dv, const char **call)
 {
     cudaError_t e = cudaSuccess;
+    *call = "gpu pool: cudaStreamCreateWithFlags";
     /* non-blocking: no implicit wait on the legacy default stream's kernels */
     for (int i = 0; i < S_COUNT && e == cudaSuccess; i++)
         for (int l = 0; l < LANES && e == cudaSuccess; l++)
             e = cudaStreamCreateWithFlags(&dv->streams[i][l], cudaStreamNonBlocking);
-    if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags(&dv->order_event, EBB_CUDA_EVENT_FLAGS);
+    if (e != cudaSuccess)
+        return e;
+    *call = "gpu pool: cudaEventCreateWithFlags";
+    e = cudaEventCreateWithFlags(&dv->order_event, EBB_CUDA_EVENT_FLAGS);
     if (e == cudaSuccess)
         e = cudaEventCreateWithFlags(&dv->mark_event, EBB_CUDA_EVENT_FLAGS);
     return e;
@@ -126,11 +129,15 @@ static void destroy_slot_events(struct ebb_pool *pool, int32_t from, int32_t to)
 /* Slots [from, to) made ready as the next extent: their memory (one
  * cudaMalloc) and events. With the pool's device current; on failure
  * nothing of the extent is kept. */
-static cudaError_t ready_extent(struct ebb_pool *pool, int32_t from, int32_t to)
+static cudaError_t ready_extent(struct ebb_pool *pool, int32_t from, int32_t to,
+                                const char **call)
 {
     struct ebb_device *dv = pool->device;
     void *mem = NULL;
+    *call = "cudaMalloc";
     cudaError_t e = cudaMalloc(&mem, (size_t)(to - from) * pool->stride);
+    if (e == cudaSuccess)
+        *call = "cudaEventCreateWithFlags";
     for (int32_t i = from; i < to && e == cudaSuccess; i++) {
         cudaEvent_t ev;
         e = cudaEventCreateWithFlags(&ev, EBB_CUDA_EVENT_FLAGS);
@@ -154,6 +161,15 @@ static cudaError_t ready_extent(struct ebb_pool *pool, int32_t from, int32_t to)
     pool->ext_start[k] = from;
     atomic_store_explicit(&pool->extents, k + 1, memory_order_release);
     return cudaSuccess;
+}
+
+/* What to do when making slots ready failed in `call`. */
+static const char *extent_advice(const char *call)
+{
+    return strcmp(call, "cudaEventCreateWithFlags") == 0
+               ? "the device has no resources left for the slots' events: lower the gpu "
+                 "budget (tier.gpu.budget; three events a slot)"
+               : "lower the gpu budget (tier.gpu.budget)";
 }
 
 /* The slots made ready at creation: all, or the first ready_slots. */
@@ -202,25 +218,27 @@ ebb_status ebb_device_create(struct ebb_pool *pool, const ebb_pool_options *o)
     pthread_mutex_init(&pool->grow_mu, NULL);
     dv->grow_init = 1;
     int32_t first = first_extent(o);
-    e = ready_extent(pool, 0, first);
+    const char *call;
+    e = ready_extent(pool, 0, first, &call);
     if (e != cudaSuccess) {
         ebb_cuda_leave(&g);
         clear_own_error(e);
         ebb_status s = ebb_fail(EBB_ERR_NO_MEMORY,
-                                "gpu pool: cannot allocate %llu bytes (%d slots of %zu bytes) on "
-                                "CUDA device %d: %s; lower the gpu budget",
-                                (unsigned long long)first * pool->stride, (int)first,
-                                o->slot_size, o->device, cudaGetErrorString(e));
+                                "gpu pool: making %d slots of %zu bytes (%llu bytes) ready on "
+                                "CUDA device %d failed: %s: %s; %s",
+                                (int)first, o->slot_size,
+                                (unsigned long long)first * pool->stride, o->device, call,
+                                cudaGetErrorString(e),
+                                extent_advice(call));
         ebb_device_destroy(pool);
         return s;
     }
     atomic_store_explicit(&pool->ready, first, memory_order_release);
     pool->base = dv->ext_base[0];
-    e = create_objects(dv);
+    e = create_objects(dv, &call);
     ebb_cuda_leave(&g);
     if (e != cudaSuccess) {
-        ebb_status s = cuda_fail(EBB_ERR_IO, e, "gpu pool: creating streams and events",
-                                 o->device);
+        ebb_status s = cuda_fail(EBB_ERR_IO, e, call, o->device);
         ebb_device_destroy(pool);
         return s;
     }
@@ -341,8 +359,9 @@ ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **
         cudaError_t e = pool->extents >= EBB_HOST_EXTENTS /* cannot happen: doubling */
                             ? cudaErrorMemoryAllocation
                             : ebb_cuda_enter(dv->device, &g);
+        const char *call = "cudaSetDevice";
         if (e == cudaSuccess) {
-            e = ready_extent(pool, from, to);
+            e = ready_extent(pool, from, to, &call);
             ebb_cuda_leave(&g);
         }
         if (e != cudaSuccess) {
@@ -350,11 +369,11 @@ ebb_status ebb_device_slot(struct ebb_pool *pool, int32_t slot, unsigned char **
             s = ebb_fail(EBB_ERR_NO_MEMORY,
                          "gpu pool: slot %d is beyond the %d slots made ready so far, and making "
                          "slots %d .. %d ready (%zu bytes, extent %d) on CUDA device %d failed: "
-                         "%s; lower the gpu budget (tier.gpu.budget), give the run its steps "
-                         "(ebb_run_options.steps, so that only the slots the schedule uses are "
-                         "allocated), or free device memory",
+                         "%s: %s; %s, give the run its steps (ebb_run_options.steps, so that "
+                         "only the slots the schedule uses are made), or free device memory",
                          (int)slot, (int)from, (int)from, (int)to - 1, bytes,
-                         (int)pool->extents + 1, dv->device, cudaGetErrorString(e));
+                         (int)pool->extents + 1, dv->device, call, cudaGetErrorString(e),
+                         extent_advice(call));
         } else {
             atomic_store_explicit(&pool->ready, to, memory_order_release);
         }

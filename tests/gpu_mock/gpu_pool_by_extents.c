@@ -107,7 +107,8 @@ Test(gpu_pool_by_extents, no_memory_for_the_next_extent)
     ebb_status st = up(g, 8, h, 0);
     cr_assert_eq(st, EBB_ERR_NO_MEMORY, "got %d: %s", (int)st, ebb_last_error());
     const char *m = ebb_last_error();
-    cr_assert(strstr(m, "slot 8") && strstr(m, "8 .. 15") && strstr(m, "tier.gpu.budget"),
+    cr_assert(strstr(m, "slot 8") && strstr(m, "8 .. 15") && strstr(m, "tier.gpu.budget") &&
+                  strstr(m, "cudaMalloc"),
               "%s", m);
     cr_assert_eq(cudaGetLastError(), cudaSuccess, "the failed cudaMalloc left the last error");
     cr_assert_eq(ready_of(g).ready_slots, 8);
@@ -116,6 +117,8 @@ Test(gpu_pool_by_extents, no_memory_for_the_next_extent)
     cuda_mock_set_device_memory(80ull << 30);
     cuda_mock_fail_call("cudaEventCreateWithFlags", 5, 1, cudaErrorMemoryAllocation);
     cr_assert_eq(up(g, 8, h, 0), EBB_ERR_NO_MEMORY);
+    m = ebb_last_error();
+    cr_assert(strstr(m, "cudaEventCreateWithFlags") && !strstr(m, "cudaMalloc"), "%s", m);
     cr_assert_eq(cuda_mock_device_bytes(0) - before, 8 * stride);
     cr_assert_eq(ready_of(g).ready_slots, 8);
     for (int32_t s = 0; s < 8; s++)
@@ -147,7 +150,9 @@ Test(gpu_pool_by_extents, first_extent_does_not_fit)
     cr_assert_eq(st, EBB_ERR_NO_MEMORY, "got %d: %s", (int)st, ebb_last_error());
     cr_assert_null(g);
     const char *m = ebb_last_error();
-    cr_assert(strstr(m, "1000 slots of 65536 bytes") && strstr(m, "lower the gpu budget"), "%s", m);
+    cr_assert(strstr(m, "1000 slots of 65536 bytes") && strstr(m, "lower the gpu budget") &&
+                  strstr(m, "cudaMalloc"),
+              "%s", m);
     cr_assert_eq(cudaGetLastError(), cudaSuccess);
     cr_assert_eq(cuda_mock_device_bytes(0), before, "nothing left allocated");
     o.ready_slots = 50; /* the same pool made ready in extents fits */

@@ -13,17 +13,20 @@
 
 #include "gpu_mock/lag_run.h"
 
-enum { N = 48 };
+enum { N = 48, LONG = 300 }; /* LONG: more steps than the timer's events (256 pairs) */
 
 static double kernel_s(int64_t k) { return k % 6 == 0 ? 2e-3 : 0.1e-3; }
 static const double reverse_kernel_s = 0.3e-3;
 
 typedef struct timed {
     lag_ctx c;
-    int runs[N];
+    int64_t n;
+    int runs[LONG];
     double recomputed_s; /* kernel time of every run of a step after its first */
-    int unknown;         /* n unknown: step N - 1 says it is the last */
+    int unknown;         /* n unknown: step n - 1 says it is the last */
     double reverse_s;    /* each reverse step's kernel */
+    int64_t fail_record; /* the first sweep's step after whose work the next
+                            cudaEventRecord fails; -1: none */
 } timed;
 
 static int forward(void *user, int64_t k, const void *in, void *out)
@@ -32,7 +35,9 @@ static int forward(void *user, int64_t k, const void *in, void *out)
     if (t->runs[k]++)
         t->recomputed_s += kernel_s(k);
     int rc = lag_queue(&t->c, kernel_s(k), lag_forward_body, k, in, out);
-    return rc == EBB_STEP_OK && t->unknown && k == N - 1 ? EBB_STEP_LAST : rc;
+    if (k == t->fail_record && t->runs[k] == 1)
+        cuda_mock_fail_call("cudaEventRecord", 0, 1, cudaErrorInvalidValue);
+    return rc == EBB_STEP_OK && t->unknown && k == t->n - 1 ? EBB_STEP_LAST : rc;
 }
 
 static int reverse(void *user, int64_t k, void *state)
@@ -41,24 +46,25 @@ static int reverse(void *user, int64_t k, void *state)
     return lag_queue(&t->c, t->reverse_s, lag_reverse_body, k, state, NULL);
 }
 
-static const lag_args args = {.steps = N, .state_size = 64u << 10};
+static const lag_args args = {.steps = LONG, .state_size = 64u << 10};
 
 /* A step timed on the device takes its kernel's time at least, and more by
  * what the device idled between the step's start and its kernel's (the
  * host's own time there: microseconds, more on a loaded machine); so every
  * time is within [kernel, kernel + 0.5 ms] and nearly all within 10 us + 2 %
  * of it. The host's clock gives microseconds: below every kernel. */
-static void like_kernels(const char *what, const double *got, double (*want)(int64_t))
+static void like_kernels(const char *what, const double *got, double (*want)(int64_t),
+                         int64_t n)
 {
     int close = 0;
-    for (int64_t k = 0; k < N; k++) {
+    for (int64_t k = 0; k < n; k++) {
         double w = want(k);
         cr_assert(got[k] >= w - 1e-6 && got[k] <= w + 0.5e-3,
                   "%s step %lld: %g s, its kernel %g s", what, (long long)k, got[k], w);
         close += fabs(got[k] - w) <= 10e-6 + 0.02 * w;
     }
-    cr_assert_geq(close, N - N / 8, "%s steps: %d of %d within 10 us + 2 %% of their kernels",
-                  what, close, N);
+    cr_assert_geq(close, n - n / 8, "%s steps: %d of %lld within 10 us + 2 %% of their kernels",
+                  what, close, (long long)n);
 }
 
 static double reverse_s(int64_t k)
@@ -70,10 +76,13 @@ static double reverse_s(int64_t k)
 typedef struct outcome {
     double recomputed_s;
     uint64_t gradient;
-    double f[N], r[N];
+    double f[LONG], r[LONG];
     ebb_status times; /* ebb_run_step_times' status */
     size_t queued;    /* commands the device had not run when the reverse sweep returned */
     double reverse_s; /* in: each reverse step's kernel (0: reverse_kernel_s) */
+    int64_t n;        /* in: the steps (0: N) */
+    int32_t slots;    /* in: online's slots (0: 4) */
+    int64_t fail_record; /* in: timed's (0: none) */
     char why[512];
 } outcome;
 
@@ -84,7 +93,7 @@ static void gpu_run(timed *t, int64_t steps, ebb_config *cfg, ebb_run_options *o
 {
     ebb_config_init_default(cfg);
     cfg->gpu.enabled = 1;
-    cfg->gpu.budget = (uint64_t)(N + 1) * args.state_size;
+    cfg->gpu.budget = (uint64_t)(t->n + 1) * args.state_size;
     cfg->host.enabled = 0;
     cfg->disk.enabled = 0;
     ebb_run_options_init(o);
@@ -103,22 +112,25 @@ static void gpu_run(timed *t, int64_t steps, ebb_config *cfg, ebb_run_options *o
 
 static void run_once(const char *strategy, int measure, int unknown, outcome *out)
 {
-    timed t = {.unknown = unknown, .reverse_s = out->reverse_s > 0 ? out->reverse_s
-                                                                   : reverse_kernel_s};
+    int64_t n = out->n > 0 ? out->n : N;
+    timed t = {.n = n,
+               .unknown = unknown,
+               .reverse_s = out->reverse_s > 0 ? out->reverse_s : reverse_kernel_s,
+               .fail_record = out->fail_record > 0 ? out->fail_record : -1};
     t.c.a = &args;
     cr_assert_eq(cudaStreamCreateWithFlags(&t.c.stream, cudaStreamNonBlocking), cudaSuccess);
-    t.c.seen = calloc(N, sizeof *t.c.seen);
+    t.c.seen = calloc(LONG, sizeof *t.c.seen);
     unsigned char *x0 = NULL;
     cr_assert_eq(cudaHostAlloc((void **)&x0, args.state_size, cudaHostAllocDefault), cudaSuccess);
     for (size_t i = 0; i < args.state_size; i++)
         x0[i] = (unsigned char)(i * 2654435761u >> 13);
     ebb_config cfg;
     ebb_run_options o;
-    gpu_run(&t, unknown ? 0 : N, &cfg, &o);
+    gpu_run(&t, unknown ? 0 : n, &cfg, &o);
     ebb_config_strategy s;
     cr_assert_eq(ebb_config_strategy_from_name(strategy, &s), EBB_OK);
     o.strategy = (int)s;
-    o.slots = strcmp(strategy, "store-all") ? 4 : 0;
+    o.slots = strcmp(strategy, "store-all") ? (out->slots > 0 ? out->slots : 4) : 0;
     o.measure_costs = measure;
     ebb_run *run = NULL;
     cr_assert_eq(ebb_run_create(&o, &run), EBB_OK, "%s", ebb_last_error());
@@ -126,10 +138,10 @@ static void run_once(const char *strategy, int measure, int unknown, outcome *ou
     cr_assert_eq(ebb_run_reverse(run), EBB_OK, "%s", ebb_last_error());
     out->queued = cuda_mock_pending();
     cr_assert_eq(cudaStreamSynchronize(t.c.stream), cudaSuccess);
-    out->times = measure ? ebb_run_step_times(run, out->f, out->r, N) : EBB_OK;
+    out->times = measure ? ebb_run_step_times(run, out->f, out->r, n) : EBB_OK;
     snprintf(out->why, sizeof out->why, "%s", out->times == EBB_OK ? "" : ebb_last_error());
     out->recomputed_s = t.recomputed_s;
-    out->gradient = XXH3_64bits(t.c.seen, N * sizeof *t.c.seen);
+    out->gradient = XXH3_64bits(t.c.seen, (size_t)n * sizeof *t.c.seen);
     ebb_run_destroy(run);
     ebb_config_dispose(&cfg);
     cudaFreeHost(x0);
@@ -152,9 +164,26 @@ Test(measure_costs_on_device, times_are_the_kernels, .init = lag, .timeout = 60)
         cr_assert_eq(got.times, EBB_OK, "%s", got.why);
         cr_assert_eq(got.gradient, ref.gradient, "n %s: the gradient differs from store-all's",
                      unknown ? "unknown" : "known");
-        like_kernels("forward", got.f, kernel_s);
-        like_kernels("reverse", got.r, reverse_s);
+        like_kernels("forward", got.f, kernel_s, N);
+        like_kernels("reverse", got.r, reverse_s, N);
     }
+}
+
+/* More steps than the timer's 256 pairs of events: each pair's time is
+ * read before the pair is used again (store-all, n known; online over 16
+ * slots, n unknown). */
+Test(measure_costs_on_device, more_steps_than_events, .init = lag, .timeout = 120)
+{
+    outcome ref = {.n = LONG}, got = {.n = LONG, .slots = 16};
+    run_once("store-all", 1, 0, &ref);
+    cr_assert_eq(ref.times, EBB_OK, "%s", ref.why);
+    like_kernels("store-all's forward", ref.f, kernel_s, LONG);
+    like_kernels("store-all's reverse", ref.r, reverse_s, LONG);
+    run_once("online", 1, 1, &got);
+    cr_assert_eq(got.times, EBB_OK, "%s", got.why);
+    cr_assert_eq(got.gradient, ref.gradient, "the gradient differs from store-all's");
+    like_kernels("online's forward", got.f, kernel_s, LONG);
+    like_kernels("online's reverse", got.r, reverse_s, LONG);
 }
 
 /* The reverse times are read when asked: the sweep returns ahead of the
@@ -201,12 +230,68 @@ Test(measure_costs_on_device, a_device_that_cannot_time_loses_the_times, .init =
               "%s", got.why);
 }
 
+/* The step's end not recorded (cudaEventRecord fails after step 20's
+ * work): the times are lost, the run is not. */
+Test(measure_costs_on_device, a_failed_record_loses_the_times, .init = lag, .timeout = 60)
+{
+    outcome ref = {0}, got = {.fail_record = 20};
+    run_once("online", 0, 0, &ref);
+    run_once("online", 1, 0, &got);
+    cr_assert_eq(got.gradient, ref.gradient);
+    cr_assert_eq(got.recomputed_s, ref.recomputed_s, "the schedule untold: %g s against %g s",
+                 got.recomputed_s, ref.recomputed_s);
+    cr_assert_eq(got.times, EBB_ERR_IO);
+    cr_assert(strstr(got.why, "timing a step on the device") &&
+                  strstr(got.why, "cudaEventRecord") && strstr(got.why, "none are kept"),
+              "%s", got.why);
+}
+
+/* Each cudaEventCreateWithFlags of ebb_run_create failing in turn (the
+ * pools' and the timer's): a clear error each time, nothing left behind
+ * (the ASan build), the timer's events named. */
+Test(measure_costs_on_device, events_that_cannot_be_made_refuse_the_run, .init = lag,
+     .timeout = 120)
+{
+    timed t = {.n = N, .fail_record = -1};
+    t.c.a = &args;
+    cr_assert_eq(cudaStreamCreateWithFlags(&t.c.stream, cudaStreamNonBlocking), cudaSuccess);
+    ebb_config cfg;
+    ebb_run_options o;
+    gpu_run(&t, N, &cfg, &o);
+    int timer = 0, skip = 0;
+    for (;; skip++) {
+        cuda_mock_fail_call("cudaEventCreateWithFlags", skip, 1, cudaErrorMemoryAllocation);
+        ebb_run *run = NULL;
+        ebb_status st = ebb_run_create(&o, &run);
+        if (st == EBB_OK) {
+            ebb_run_destroy(run);
+            break;
+        }
+        cr_assert_null(run);
+        cr_assert(strstr(ebb_last_error(), "cudaEventCreateWithFlags") ||
+                      strstr(ebb_last_error(), "creating CUDA event"),
+                  "event %d: %s", skip, ebb_last_error());
+        if (strstr(ebb_last_error(), "timing the steps on the device")) {
+            timer++;
+            cr_assert_eq(st, EBB_ERR_UNSUPPORTED, "%s", ebb_last_error());
+            cr_assert(strstr(ebb_last_error(), "measure_costs"), "%s", ebb_last_error());
+        }
+        ebb_clear_error();
+    }
+    cr_log_info("%d event creations failed in turn, %d of them the timer's", skip, timer);
+    cr_assert_eq(timer, 2 * 256, "the timer's events: %d failures named it", timer);
+    ebb_config_dispose(&cfg);
+    cudaStreamDestroy(t.c.stream);
+}
+
 /* Pushed and pulled: the caller's work between two calls is the step's. */
 Test(measure_costs_on_device, pushed_and_pulled_steps_are_timed, .init = lag, .timeout = 60)
 {
     timed t = {0};
     t.c.a = &args;
     cr_assert_eq(cudaStreamCreateWithFlags(&t.c.stream, cudaStreamNonBlocking), cudaSuccess);
+    t.n = N;
+    t.fail_record = -1;
     t.c.seen = calloc(N, sizeof *t.c.seen);
     unsigned char *x[N + 1];
     for (int k = 0; k <= N; k++)
@@ -237,8 +322,8 @@ Test(measure_costs_on_device, pushed_and_pulled_steps_are_timed, .init = lag, .t
     cr_assert_eq(cudaStreamSynchronize(t.c.stream), cudaSuccess);
     double f[N], r[N];
     cr_assert_eq(ebb_run_step_times(run, f, r, N), EBB_OK, "%s", ebb_last_error());
-    like_kernels("pushed", f, kernel_s);
-    like_kernels("pulled", r, reverse_s);
+    like_kernels("pushed", f, kernel_s, N);
+    like_kernels("pulled", r, reverse_s, N);
     ebb_run_destroy(run);
     ebb_config_dispose(&cfg);
     for (int k = 0; k <= N; k++)
