@@ -120,8 +120,15 @@ static ebb_status check_problem(const ebb_plan_problem *p)
                         p->forward_s, p->reverse_s);
     ebb_status st = rt_check_step_costs(p->forward_step_s, p->reverse_step_s, p->steps,
                                         "problem.forward_step_s", "reverse_step_s");
+    if (st == EBB_OK)
+        st = rt_check_state_sizes(p->state_sizes, p->steps, p->state_size,
+                                  "problem.state_sizes");
     if (st != EBB_OK)
         return st;
+    if (p->state_sizes && p->state_tier != EBB_TIER_HOST)
+        return ebb_fail(EBB_ERR_UNSUPPORTED,
+                        "problem.state_sizes: states of different sizes are planned for a host "
+                        "state; a GPU state's are all state_size bytes (set state_sizes NULL)");
     for (int t = 0; t < EBB_TIER_COUNT; t++)
         if (p->slots[t] < 0)
             return ebb_fail(EBB_ERR_INVALID_ARG, "problem.slots[%s] must be >= 0, got %d",

@@ -85,6 +85,8 @@ static void make_args(const ebb_plan_problem *p, ebb_config_strategy cs, sim_ste
         o->forward_costs = p->forward_step_s;
         o->reverse_costs = p->reverse_step_s;
     }
+    /* the others refuse them, as in a run: they do not fit */
+    o->state_sizes = p->state_sizes;
     a->io = &w->io.io;
     for (int t = 0; t < EBB_TIER_COUNT; t++) {
         a->tiers.enabled[t] = p->slots[t] > 0;

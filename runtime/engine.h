@@ -87,6 +87,11 @@ ebb_status rt_args_from_config(const ebb_run_options *options, const ebb_config 
  * options and the planner's problem check theirs with it. */
 ebb_status rt_check_step_costs(const double *f, const double *r, int64_t n, const char *f_name,
                                const char *r_name);
+/* Each state's size, x_0 .. x_n (NULL: none), named `name`: n known and at
+ * most EBB_CHAIN_MAX_STEPS, each 1 .. state_size. The run's options and the
+ * planner's problem check theirs with it. */
+ebb_status rt_check_state_sizes(const size_t *sizes, int64_t n, size_t state_size,
+                                const char *name);
 
 /* The options' element type (when given), dims and shape laid over a
  * codec's options: the one overlay for the pools and for the sizing below. */

@@ -29,6 +29,26 @@ ebb_status rt_check_step_costs(const double *f, const double *r, int64_t n, cons
     return EBB_OK;
 }
 
+ebb_status rt_check_state_sizes(const size_t *sizes, int64_t n, size_t state_size,
+                                const char *name)
+{
+    if (sizes && n == 0)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s need n: set steps (n unknown cannot have a size for each state)",
+                        name);
+    if (sizes && n > EBB_CHAIN_MAX_STEPS)
+        return ebb_fail(EBB_ERR_INVALID_ARG,
+                        "%s: states of different sizes are scheduled for up to %d steps, not "
+                        "%lld",
+                        name, EBB_CHAIN_MAX_STEPS, (long long)n);
+    for (int64_t i = 0; sizes && i <= n; i++)
+        if (sizes[i] == 0 || sizes[i] > state_size)
+            return ebb_fail(EBB_ERR_INVALID_ARG,
+                            "%s[%lld] is %zu: expected 1 .. state_size (%zu, the largest state)",
+                            name, (long long)i, sizes[i], state_size);
+    return EBB_OK;
+}
+
 static ebb_status check_options(const ebb_run_options *o)
 {
     if (o->state_size == 0)
@@ -75,21 +95,9 @@ static ebb_status check_options(const ebb_run_options *o)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.forward_costs need n: set steps (n unknown cannot "
                         "have a cost for each step)");
-    if (o->state_sizes && o->steps == 0)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.state_sizes need n: set steps (n unknown cannot have "
-                        "a size for each state)");
-    if (o->state_sizes && o->steps > EBB_CHAIN_MAX_STEPS)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.state_sizes: states of different sizes are scheduled "
-                        "for up to %d steps, not %lld",
-                        EBB_CHAIN_MAX_STEPS, (long long)o->steps);
-    for (int64_t i = 0; o->state_sizes && i <= o->steps; i++)
-        if (o->state_sizes[i] == 0 || o->state_sizes[i] > o->state_size)
-            return ebb_fail(EBB_ERR_INVALID_ARG,
-                            "ebb_run_options.state_sizes[%lld] is %zu: expected 1 .. state_size "
-                            "(%zu, the largest state)",
-                            (long long)i, o->state_sizes[i], o->state_size);
+    if ((cst = rt_check_state_sizes(o->state_sizes, o->steps, o->state_size,
+                                    "ebb_run_options.state_sizes")) != EBB_OK)
+        return cst;
     if (o->state_sizes && o->measure_costs)
         return ebb_fail(EBB_ERR_INVALID_ARG,
                         "ebb_run_options.state_sizes and measure_costs: states of different "

@@ -305,14 +305,20 @@ static ebb_status costed_schedule(ebb_run *run, int fast, uint64_t budget)
 }
 
 /* The bytes the chain program may keep in the fast tier: c slots of the
- * largest state where the program asked for slots or there is no
- * configuration (the planner's run), else the tier's budget. */
+ * largest state where the program asked for slots or the states are of one
+ * size, the tier's slots of it where there is no configuration (the
+ * planner's run), else the tier's budget. */
 static ebb_status chain_budget(const ebb_run *run, const rt_create_args *a, int fast, int32_t c,
                                uint64_t *out)
 {
     *out = (uint64_t)c * run->opt.state_size;
-    if (!run->opt.state_sizes || run->opt.slots > 0 || !a->config)
+    if (!run->opt.state_sizes || run->opt.slots > 0)
         return EBB_OK;
+    if (!a->config) {
+        ebb_status st = budget_slots(run, fast, &c);
+        *out = (uint64_t)c * run->opt.state_size;
+        return st;
+    }
     return ebb_config_budget(a->config, (ebb_tier)fast, out);
 }
 
@@ -357,24 +363,39 @@ static ebb_status sized_check(ebb_run *run, const rt_create_args *a, int fast)
     return EBB_OK;
 }
 
+/* States of different sizes are run by revolve (the chain program) and
+ * store-all; the other strategies keep states of one size. */
+static ebb_status sized_strategy(ebb_strategy strategy)
+{
+    if (strategy == EBB_STRATEGY_REVOLVE || strategy == EBB_STRATEGY_STORE_ALL)
+        return EBB_OK;
+    return ebb_fail(EBB_ERR_INVALID_ARG,
+                    "ebb_run_options.state_sizes: strategy \"%s\" keeps states of one size; "
+                    "ask for \"revolve\" (or \"auto\" or \"store-all\"), or leave the sizes "
+                    "NULL",
+                    ebb_strategy_name(strategy));
+}
+
 /* Store-all over states of different sizes keeps x_0 .. x_{n-1}: their
  * bytes (in whole huge pages where the host tier takes those) must fit the
  * budget chain_budget gives. */
-static ebb_status sized_store_all(ebb_run *run, const rt_create_args *a, int fast)
+static ebb_status sized_store_all(ebb_run *run, const rt_create_args *a, int fast, int32_t c)
 {
     uint64_t budget, all = 0;
     for (int64_t i = 0; i < run->opt.steps; i++)
         all += state_units(run, run->sizes[i]);
     run->sized_budget = all;
-    ebb_status st = chain_budget(run, a, fast, run->opt.slots, &budget);
-    if (st != EBB_OK || !a->config || all <= budget)
+    ebb_status st = chain_budget(run, a, fast, c, &budget);
+    if (st != EBB_OK || all <= budget)
         return st;
     return ebb_fail(EBB_ERR_NO_MEMORY,
                     "store-all keeps x_0 .. x_{n-1} of ebb_run_options.state_sizes: %llu bytes, "
                     "beyond the %llu of tier.%s (%s); raise it or ask for \"revolve\"",
                     (unsigned long long)all, (unsigned long long)budget,
                     ebb_tier_name((ebb_tier)fast),
-                    run->opt.slots > 0 ? "ebb_run_options.slots of state_size" : "its budget");
+                    run->opt.slots > 0 ? "ebb_run_options.slots of state_size"
+                    : a->config        ? "its budget"
+                                       : "the problem's slots of state_size");
 }
 
 /* The offline or online schedule for `strategy` with c fast and d slow slots
@@ -491,6 +512,10 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
         d_hint = 0; /* reported by the strategy that needs the tier */
     if (run->agree && (st = agree_setup(run, fast, slow, &c, &d_hint)) != EBB_OK)
         return st;
+    /* as asked (with c = n for the sizes, h-revolve would resolve to store-all) */
+    if (o->state_sizes && o->strategy != EBB_STRATEGY_AUTO &&
+        (st = sized_strategy((ebb_strategy)o->strategy)) != EBB_OK)
+        return st;
     if ((st = choose_strategy(run, a, fast, &c, slow, d_hint, &strategy)) != EBB_OK)
         return st;
     /* auto weighed the costs in its choice; a strategy asked for must take them */
@@ -502,14 +527,10 @@ ebb_status rt_setup_schedule(ebb_run *run, const rt_create_args *a)
                         "costs; ask for \"revolve\" or \"async\" (or \"auto\"), or leave "
                         "the costs NULL",
                         ebb_strategy_name(strategy));
-    if (o->state_sizes && strategy != EBB_STRATEGY_REVOLVE && strategy != EBB_STRATEGY_STORE_ALL)
-        return ebb_fail(EBB_ERR_INVALID_ARG,
-                        "ebb_run_options.state_sizes: strategy \"%s\" keeps states of one "
-                        "size; ask for \"revolve\" (or \"auto\" or \"store-all\"), or leave "
-                        "the sizes NULL",
-                        ebb_strategy_name(strategy));
+    if (o->state_sizes && (st = sized_strategy(strategy)) != EBB_OK)
+        return st;
     if (o->state_sizes && strategy == EBB_STRATEGY_STORE_ALL &&
-        (st = sized_store_all(run, a, fast)) != EBB_OK)
+        (st = sized_store_all(run, a, fast, c)) != EBB_OK)
         return st;
     /* store-all recomputes nothing: the times are kept, nothing is planned */
     if (o->measure_costs && strategy != EBB_STRATEGY_ONLINE && strategy != EBB_STRATEGY_ASYNC &&

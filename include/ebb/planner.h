@@ -108,6 +108,14 @@ typedef struct ebb_plan_problem {
      * (ebb_run_options.forward_costs: the schedule of least total time). */
     const double *forward_step_s;
     const double *reverse_step_s;
+    /* States of different sizes (NULL, the default: every state state_size
+     * bytes): x_i's bytes, steps + 1 entries, each 1 .. state_size (the
+     * largest), a host state only (not copied). As in a run
+     * (ebb_run_options.state_sizes), revolve runs the chain program over
+     * them and the steps' times within slots[host] states of state_size
+     * bytes, store-all fits where x_0 .. x_{n-1} do, and the other
+     * strategies, which keep states of one size, do not fit. */
+    const size_t *state_sizes;
 } ebb_plan_problem;
 
 /* Defaults: host state, no slots, every channel infinite with no latency,
