@@ -230,7 +230,8 @@ static void print_text(const ebb_schedule_options *o, const ebb_schedule_stats *
 /* Whether the command line asks for predictions (step times or a state size). */
 static int wants_prediction(int argc, char **argv)
 {
-    static const char *const keys[] = {"--state-size", "--forward-ms", "--reverse-ms"};
+    static const char *const keys[] = {"--state-size", "--forward-ms", "--reverse-ms",
+                                       "--step-file"};
     for (int i = 1; i < argc; i++)
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
             if (strncmp(argv[i], keys[k], strlen(keys[k])) == 0)

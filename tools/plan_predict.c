@@ -14,6 +14,7 @@
 #include "ebb/ebb.h"
 #include "ebb/planner.h"
 #include "tools/bench_file.h"
+#include "tools/chain_file.h"
 #include "tools/cli.h"
 #include "tools/json.h"
 #include "tools/options.h"
@@ -21,6 +22,7 @@
 
 static const char predict_help[] =
     "usage: ebb plan --steps N --state-size BYTES --forward-ms F --reverse-ms B [options]\n"
+    "       ebb plan --step-file FILE [options]\n"
     "\n"
     "Predicts, with a simulation of the runtime and its transfer channels, what\n"
     "each strategy costs: wall time, both sweeps, time stalled on transfers,\n"
@@ -30,6 +32,12 @@ static const char predict_help[] =
     "  --state-size BYTES    bytes of a state, units allowed: 16MiB\n"
     "  --forward-ms F        time of a forward step, 0 to 3600000\n"
     "  --reverse-ms B        time of a reverse step, 0 to 3600000\n"
+    "  --step-file FILE      each step's own times and input state's size, one step a\n"
+    "                        line: FORWARD_MS REVERSE_MS SIZE ('COUNT x ...' for COUNT\n"
+    "                        such steps, '#' a comment, '-' standard input), in place of\n"
+    "                        --steps, --forward-ms, --reverse-ms (and --state-size: the\n"
+    "                        largest size, x_n's too); states of different sizes are\n"
+    "                        run by revolve and store-all on the host tier\n"
     "  --config F            budgets (slots per tier) and tier.disk.max_bandwidth\n"
     "                        (default: the embedded default)\n"
     "  --slots C             host slots (default: as tier.host.budget holds)\n"
@@ -77,7 +85,7 @@ typedef struct ratio_list {
 } ratio_list;
 
 typedef struct predict_args {
-    const char *config, *bench;
+    const char *config, *bench, *step_file;
     int64_t steps;
     uint64_t size;
     double forward_ms, reverse_ms;
@@ -151,6 +159,7 @@ static const cli_option predict_options[] = {
     {OPT("state-size", CLI_SIZE, size), .check = size_check},
     {OPT("forward-ms", CLI_DOUBLE, forward_ms), .most = CLI_STEP_MS_MAX},
     {OPT("reverse-ms", CLI_DOUBLE, reverse_ms), .most = CLI_STEP_MS_MAX},
+    {OPT("step-file", CLI_STRING, step_file)},
     {OPT("config", CLI_STRING, config)},
     {OPT("slots", CLI_INT32, slots), .min = 1, .max = INT32_MAX},
     {OPT("disk-slots", CLI_INT32, disk_slots), .min = 0, .max = INT32_MAX},
@@ -188,12 +197,87 @@ static int parse(int argc, char **argv, predict_args *a)
     int rc = cli_parse(&predict_command, argc, argv, a, &parsed);
     if (rc != CLI_OK)
         return rc;
-    if (!a->steps || !a->size || !cli_given(&predict_command, &parsed, "forward-ms") ||
-        !cli_given(&predict_command, &parsed, "reverse-ms")) {
-        fprintf(stderr, "ebb plan: predicting needs --steps N, --state-size BYTES, --forward-ms F "
-                        "and --reverse-ms B (see 'ebb plan --help')\n");
+    int times = cli_given(&predict_command, &parsed, "forward-ms") ||
+                cli_given(&predict_command, &parsed, "reverse-ms");
+    if (a->step_file && times) {
+        fprintf(stderr, "ebb plan: --step-file gives each step's times: drop --forward-ms and "
+                        "--reverse-ms\n");
         return 2;
     }
+    if (!a->step_file &&
+        (!a->steps || !a->size || !cli_given(&predict_command, &parsed, "forward-ms") ||
+         !cli_given(&predict_command, &parsed, "reverse-ms"))) {
+        fprintf(stderr, "ebb plan: predicting needs --steps N, --state-size BYTES, --forward-ms F "
+                        "and --reverse-ms B, or --step-file FILE (see 'ebb plan --help')\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* The steps of --step-file (their times in milliseconds, their input
+ * states' sizes), held for the problem to point at. */
+typedef struct step_file {
+    chain_data d;
+    double f_s[EBB_CHAIN_MAX_STEPS], r_s[EBB_CHAIN_MAX_STEPS];
+    size_t sizes[EBB_CHAIN_MAX_STEPS + 1];
+} step_file;
+
+/* Reads a->step_file into *sf and the problem's steps, times and sizes
+ * (state_sizes only where they differ; the mean times as forward_s and
+ * reverse_s, so that n (F + B) is the steps' own total); 0, or 1 after
+ * printing why not. */
+static int read_step_file(const predict_args *a, step_file *sf, ebb_plan_problem *p)
+{
+    chain_data *d = &sf->d;
+    if (chain_file_read(a->step_file, d) != 0)
+        return 1;
+    if (d->tapes > 0) {
+        fprintf(stderr, "ebb plan: %s: the planner takes no tapes (BACKWARD TAPE): give each "
+                        "line FORWARD_MS REVERSE_MS SIZE\n", a->step_file);
+        return 1;
+    }
+    if (a->steps > 0 && a->steps != d->n) {
+        fprintf(stderr, "ebb plan: --steps %lld, but %s holds %lld steps: drop --steps\n",
+                (long long)a->steps, a->step_file, (long long)d->n);
+        return 1;
+    }
+    uint64_t largest = 0;
+    int differ = 0;
+    double f = 0, r = 0;
+    for (int64_t i = 0; i < d->n; i++) {
+        if (d->f[i] > CLI_STEP_MS_MAX || d->r[i] > CLI_STEP_MS_MAX) {
+            fprintf(stderr, "ebb plan: %s: step %lld takes %g ms forward, %g reverse: at most "
+                            "%g each\n", a->step_file, (long long)i, d->f[i], d->r[i],
+                    (double)CLI_STEP_MS_MAX);
+            return 1;
+        }
+        sf->f_s[i] = d->f[i] * 1e-3;
+        sf->r_s[i] = d->r[i] * 1e-3;
+        f += sf->f_s[i];
+        r += sf->r_s[i];
+        largest = d->b[i] > largest ? d->b[i] : largest;
+        differ |= d->b[i] != d->b[0];
+    }
+    if (a->size > 0 && a->size < largest) {
+        fprintf(stderr, "ebb plan: --state-size %llu is below the largest state of %s (%llu "
+                        "bytes): drop --state-size or raise it\n", (unsigned long long)a->size,
+                a->step_file, (unsigned long long)largest);
+        return 1;
+    }
+    if (a->size > largest) {
+        largest = a->size;
+        differ = 1;
+    }
+    for (int64_t i = 0; i < d->n; i++)
+        sf->sizes[i] = (size_t)d->b[i];
+    sf->sizes[d->n] = (size_t)largest; /* x_n: handed out, never stored */
+    p->steps = d->n;
+    p->state_size = (size_t)largest;
+    p->forward_step_s = sf->f_s;
+    p->reverse_step_s = sf->r_s;
+    p->forward_s = f / (double)d->n;
+    p->reverse_s = r / (double)d->n;
+    p->state_sizes = differ ? sf->sizes : NULL;
     return 0;
 }
 
@@ -231,8 +315,8 @@ static int32_t plain_host_slots(const predict_args *a, const ebb_config *cfg,
     return po.slots;
 }
 
-static int build_problem(const predict_args *a, ebb_plan_problem *p, const char **source,
-                         int32_t *plain_slots)
+static int build_problem(const predict_args *a, step_file *sf, ebb_plan_problem *p,
+                         const char **source, int32_t *plain_slots)
 {
     ebb_config cfg;
     if (ebb_config_init_default(&cfg) != EBB_OK ||
@@ -251,6 +335,10 @@ static int build_problem(const predict_args *a, ebb_plan_problem *p, const char 
     p->period = a->period;
     p->io_ratio = a->io_ratio;
     int rc = 0;
+    if (a->step_file && read_step_file(a, sf, p) != 0) {
+        rc = 1;
+        goto out;
+    }
     if (ebb_plan_problem_from_config(p, &cfg) != EBB_OK) {
         fprintf(stderr, "ebb plan: %s\n", ebb_last_error());
         rc = 1;
@@ -366,6 +454,9 @@ static void json_context(json_writer *w, const ebb_plan_problem *p, const char *
     json_close(w);
     json_string(w, "disk_figures", source);
     json_double(w, "step_slowdown", p->step_slowdown);
+    json_double(w, "forward_s", p->forward_s);
+    json_double(w, "reverse_s", p->reverse_s);
+    json_bool(w, "state_sizes", p->state_sizes != NULL);
     json_tiers(w, "tier_slots", p->slots, NULL);
     if (p->codec.ratio > 0) { /* the compressed disk channel (docs/compression.md) */
         json_object(w, "codec");
@@ -455,10 +546,15 @@ static void print_text(const predict_args *a, const ebb_plan_problem *p, const c
 {
     char size[32];
     ebb_format_size(p->state_size, size, sizeof size);
-    printf("ebb plan: %lld steps, state %s, forward %.3g ms, reverse %.3g ms; slots gpu %d, "
+    const char *each = a->step_file ? " (the largest)" : "";
+    const char *mean = a->step_file ? " (means of each step's)" : "";
+    printf("ebb plan: %lld steps, state %s%s, forward %.3g ms, reverse %.3g ms%s; slots gpu %d, "
            "host %d, disk %d\n",
-           (long long)p->steps, size, a->forward_ms, a->reverse_ms, p->slots[EBB_TIER_GPU],
-           p->slots[EBB_TIER_HOST], p->slots[EBB_TIER_DISK]);
+           (long long)p->steps, size, each, p->forward_s * 1e3, p->reverse_s * 1e3, mean,
+           p->slots[EBB_TIER_GPU], p->slots[EBB_TIER_HOST], p->slots[EBB_TIER_DISK]);
+    if (p->state_sizes)
+        printf("states of different sizes (%s): slots count states of the largest\n",
+               a->step_file);
     printf("channels (GB/s):");
     for (int c = 0; c < EBB_PLAN_CHANNEL_COUNT; c++) {
         double bw = p->channel[c].bandwidth;
@@ -518,7 +614,8 @@ int ebb_cmd_plan_predict(int argc, char **argv)
     ebb_plan_problem p;
     const char *source = "none";
     int32_t plain_slots = 0;
-    if (build_problem(&a, &p, &source, &plain_slots))
+    static step_file sf; /* EBB_CHAIN_MAX_STEPS steps: not on the stack */
+    if (build_problem(&a, &sf, &p, &source, &plain_slots))
         return 1;
     if (a.ratios.count > 0)
         return plan_sweep_print(&p, a.ratios.v, a.ratios.count, a.json);
