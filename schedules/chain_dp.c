@@ -93,19 +93,14 @@ static double stored(const chain_dp *dp, int32_t j, int32_t kk, int32_t t, int32
     return c;
 }
 
-/* One cell, x_s in tier v, without moving x_s between the tiers:
- * R(s, k, t, m) from the cells of shorter spans. */
+/* One cell, x_s in tier v, without moving x_s between the tiers: every
+ * choice but SPLIT, R(s, k, t, m) from the cells of shorter spans. */
 static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m, int v)
 {
     const double *pre = dp->pre;
     const int32_t *size = dp->in.size;
     const int32_t L = dp->levels;
     int64_t i = at(dp, s, k, t, m, v);
-    if (k == t) { /* nothing left: x_s is freed (s may be n: no step of its own) */
-        dp->cost[i] = 0;
-        dp->choice[i] = pack(CHAIN_NONE, 0, 0, 0);
-        return;
-    }
     /* making x_s live, and the fast units it takes */
     const double c0 = v ? dp->in.rd[s] : 0;
     const int32_t own = v ? 0 : size[s];
@@ -160,24 +155,60 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m,
             how = pack(CHAIN_TAPE, direct, 0, slow);
         }
     }
-    if (k < t) {
-        /* with tapes, storing x_{t-1} lets its part tape step t-1 */
-        int32_t last_j = dp->in.tape ? t - 1 : t - 2;
-        for (int32_t j = s + 1; j <= last_j; j++) {
-            if (size[j] > m && !dp->in.wr)
-                continue;
-            double to_j = c0 + pre[j] - pre[s];
-            for (int32_t kk = j > k ? j : k; kk <= t - 1; kk++) {
-                double c = to_j + stored(dp, j, kk, t, m, &slow) + R(dp, s, k, kk, m, v);
-                if (c < best) {
-                    best = c;
-                    how = pack(CHAIN_SPLIT, j, kk, slow);
+    dp->cost[i] = best;
+    dp->choice[i] = how;
+}
+
+/* The row (s, k, t) in tier v, every m: each cell's other choices, then
+ * SPLIT: advance to x_j, store it, let x_j's part reverse kk .. t-1 and
+ * reverse k .. kk-1 from x_s. The choices come in the same order for each
+ * m (j, then kk, rising; a later one taken only where it costs less), m
+ * innermost so that both rows read run through memory in order. */
+static void solve_row(chain_dp *dp, int32_t s, int32_t k, int32_t t, int v)
+{
+    const int32_t L = dp->levels;
+    double *best = &dp->cost[at(dp, s, k, t, 0, v)];
+    int32_t *how = &dp->choice[at(dp, s, k, t, 0, v)];
+    if (k == t) { /* nothing left: x_s is freed (s may be n: no step of its own) */
+        for (int32_t m = 0; m <= L; m++) {
+            best[m] = 0;
+            how[m] = pack(CHAIN_NONE, 0, 0, 0);
+        }
+        return;
+    }
+    for (int32_t m = 0; m <= L; m++)
+        solve_cell(dp, s, k, t, m, v);
+    const int32_t *size = dp->in.size;
+    const double c0 = v ? dp->in.rd[s] : 0;
+    /* with tapes, storing x_{t-1} lets its part tape step t-1 */
+    int32_t last_j = dp->in.tape ? t - 1 : t - 2;
+    for (int32_t j = s + 1; j <= last_j; j++) {
+        double to_j = c0 + dp->pre[j] - dp->pre[s];
+        /* one tier: x_j stored in the fast one, where its units are free */
+        int32_t from = dp->in.wr ? 0 : size[j];
+        for (int32_t kk = j > k ? j : k; kk <= t - 1; kk++) {
+            const double *rest = &dp->cost[at(dp, s, k, kk, 0, v)];
+            if (dp->in.wr) {
+                for (int32_t m = from; m <= L; m++) {
+                    int slow = 0;
+                    double c = to_j + stored(dp, j, kk, t, m, &slow) + rest[m];
+                    if (c < best[m]) {
+                        best[m] = c;
+                        how[m] = pack(CHAIN_SPLIT, j, kk, slow);
+                    }
                 }
+                continue;
+            }
+            const double *part = &dp->cost[at(dp, j, kk, t, 0, 0)] - size[j];
+            const int32_t split = pack(CHAIN_SPLIT, j, kk, 0);
+            for (int32_t m = from; m <= L; m++) { /* branch-free: vectorised */
+                double c = to_j + part[m] + rest[m];
+                int less = c < best[m];
+                best[m] = less ? c : best[m];
+                how[m] = less ? split : how[m];
             }
         }
     }
-    dp->cost[i] = best;
-    dp->choice[i] = how;
 }
 
 /* A row's cells once every m is solved in both tiers: x_s may also move,
@@ -257,8 +288,7 @@ void chain_dp_solve(chain_dp *dp, const chain_dp_steps *in)
         for (int32_t s = 0; s + d <= n; s++)
             for (int32_t k = s; k <= s + d; k++) {
                 for (int v = 0; v < tiers; v++)
-                    for (int32_t m = 0; m <= dp->levels; m++)
-                        solve_cell(dp, s, k, s + d, m, v);
+                    solve_row(dp, s, k, s + d, v);
                 if (tiers > 1)
                     move_between_tiers(dp, s, k, s + d);
             }
