@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/error_internal.h"
 
@@ -159,6 +160,44 @@ static void solve_cell(chain_dp *dp, int32_t s, int32_t k, int32_t t, int32_t m,
     dp->choice[i] = how;
 }
 
+/* best[m] = min(best[m], to_j + part[m] + rest[m]), how[m] = split where
+ * that took it, m < count (the rows are distinct): two cells at a time
+ * (the compiler's vector extension, SSE2 on x86-64), the mins without a
+ * branch. */
+typedef double dp_v2d __attribute__((vector_size(16)));
+typedef int64_t dp_v2i __attribute__((vector_size(16)));
+
+static void split_into(double *restrict best, int32_t *restrict how,
+                       const double *restrict part, const double *restrict rest, double to_j,
+                       int32_t split, int32_t count)
+{
+    const dp_v2d tj = {to_j, to_j};
+    int32_t m = 0;
+    for (; m + 2 <= count; m += 2) {
+        dp_v2d p, r, b;
+        memcpy(&p, part + m, sizeof p);
+        memcpy(&r, rest + m, sizeof r);
+        memcpy(&b, best + m, sizeof b);
+        dp_v2d c = tj + p + r;
+        dp_v2i less = c < b;
+        if (!(less[0] | less[1]))
+            continue;
+        dp_v2i merged = (less & (dp_v2i)c) | (~less & (dp_v2i)b);
+        memcpy(best + m, &merged, sizeof merged);
+        if (less[0])
+            how[m] = split;
+        if (less[1])
+            how[m + 1] = split;
+    }
+    for (; m < count; m++) {
+        double c = to_j + part[m] + rest[m];
+        if (c < best[m]) {
+            best[m] = c;
+            how[m] = split;
+        }
+    }
+}
+
 /* The row (s, k, t) in tier v, every m: each cell's other choices, then
  * SPLIT: advance to x_j, store it, let x_j's part reverse kk .. t-1 and
  * reverse k .. kk-1 from x_s. The choices come in the same order for each
@@ -199,14 +238,8 @@ static void solve_row(chain_dp *dp, int32_t s, int32_t k, int32_t t, int v)
                 }
                 continue;
             }
-            const double *part = &dp->cost[at(dp, j, kk, t, 0, 0)] - size[j];
-            const int32_t split = pack(CHAIN_SPLIT, j, kk, 0);
-            for (int32_t m = from; m <= L; m++) { /* branch-free: vectorised */
-                double c = to_j + part[m] + rest[m];
-                int less = c < best[m];
-                best[m] = less ? c : best[m];
-                how[m] = less ? split : how[m];
-            }
+            split_into(best + from, how + from, &dp->cost[at(dp, j, kk, t, 0, 0)],
+                       rest + from, to_j, pack(CHAIN_SPLIT, j, kk, 0), L + 1 - from);
         }
     }
 }
