@@ -214,6 +214,20 @@ Test(measure_costs_on_device, online_recomputes_less, .init = lag, .timeout = 60
     }
 }
 
+/* A run whose times were lost (`call` failed): its gradient and
+ * recomputation those of ref, the same run unmeasured; ebb_run_step_times
+ * says why. */
+static void times_lost(const outcome *ref, const outcome *got, const char *call)
+{
+    cr_assert_eq(got->gradient, ref->gradient);
+    cr_assert_eq(got->recomputed_s, ref->recomputed_s, "the schedule untold: %g s against %g s",
+                 got->recomputed_s, ref->recomputed_s);
+    cr_assert_eq(got->times, EBB_ERR_IO);
+    cr_assert(strstr(got->why, "timing a step on the device") && strstr(got->why, call) &&
+                  strstr(got->why, "none are kept"),
+              "%s", got->why);
+}
+
 Test(measure_costs_on_device, a_device_that_cannot_time_loses_the_times, .init = lag,
      .timeout = 60)
 {
@@ -221,13 +235,7 @@ Test(measure_costs_on_device, a_device_that_cannot_time_loses_the_times, .init =
     run_once("online", 0, 0, &ref);
     cuda_mock_fail_call("cudaEventElapsedTime", 5, 1, cudaErrorInvalidValue);
     run_once("online", 1, 0, &got);
-    cr_assert_eq(got.gradient, ref.gradient);
-    cr_assert_eq(got.recomputed_s, ref.recomputed_s, "the schedule untold: %g s against %g s",
-                 got.recomputed_s, ref.recomputed_s);
-    cr_assert_eq(got.times, EBB_ERR_IO);
-    cr_assert(strstr(got.why, "timing a step on the device") &&
-                  strstr(got.why, "cudaEventElapsedTime") && strstr(got.why, "none are kept"),
-              "%s", got.why);
+    times_lost(&ref, &got, "cudaEventElapsedTime");
 }
 
 /* The step's end not recorded (cudaEventRecord fails after step 20's
@@ -237,13 +245,7 @@ Test(measure_costs_on_device, a_failed_record_loses_the_times, .init = lag, .tim
     outcome ref = {0}, got = {.fail_record = 20};
     run_once("online", 0, 0, &ref);
     run_once("online", 1, 0, &got);
-    cr_assert_eq(got.gradient, ref.gradient);
-    cr_assert_eq(got.recomputed_s, ref.recomputed_s, "the schedule untold: %g s against %g s",
-                 got.recomputed_s, ref.recomputed_s);
-    cr_assert_eq(got.times, EBB_ERR_IO);
-    cr_assert(strstr(got.why, "timing a step on the device") &&
-                  strstr(got.why, "cudaEventRecord") && strstr(got.why, "none are kept"),
-              "%s", got.why);
+    times_lost(&ref, &got, "cudaEventRecord");
 }
 
 /* Each cudaEventCreateWithFlags of ebb_run_create failing in turn (the

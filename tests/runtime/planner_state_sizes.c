@@ -73,27 +73,6 @@ static void problem_of(const chain_case *c, int32_t slots, ebb_plan_problem *p)
     p->state_sizes = c->size;
 }
 
-/* The chain program's cost for c within `budget` bytes. */
-static double chain_cost(const chain_case *c, uint64_t budget)
-{
-    uint64_t *b = malloc(sizeof *b * (size_t)c->n);
-    cr_assert_not_null(b);
-    for (int64_t i = 0; i < c->n; i++)
-        b[i] = c->size[i];
-    ebb_chain chain = {.steps = c->n, .forward_cost = c->f, .reverse_cost = c->r,
-                       .state_bytes = b};
-    ebb_chain_options co;
-    ebb_chain_options_init(&co);
-    co.memory_bytes = budget;
-    ebb_schedule *s = NULL;
-    cr_assert_eq(ebb_chain_schedule_create(&chain, &co, &s), EBB_OK, "%s", ebb_last_error());
-    ebb_chain_info ci;
-    cr_assert_eq(ebb_chain_schedule_info(s, &ci), EBB_OK);
-    ebb_schedule_destroy(s);
-    free(b);
-    return ci.cost;
-}
-
 /* A real run of c (revolve over the sizes and the times as costs, the host
  * tier's budget `budget` bytes): its forward steps. */
 static int64_t run_forward_steps(chain_case *c, ebb_config *cfg, uint64_t budget)
@@ -147,7 +126,7 @@ Test(planner_state_sizes, revolve_is_the_runs)
                      "the run ran %lld",
                      k, (long long)c.n, (int)slots, c.largest, (long long)got.forward_steps,
                      (long long)ran);
-        double cost = chain_cost(&c, budget);
+        double cost = wl_chain_cost(c.n, c.f, c.r, c.size, 0, budget);
         cr_assert(fabs(got.predicted_s - cost) <= 1e-9 * cost,
                   "case %d: predicted %.9f s, the chain program's cost %.9f", k, got.predicted_s,
                   cost);

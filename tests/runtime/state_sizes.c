@@ -176,31 +176,6 @@ static void run_checked(sized *s, const ebb_run_options *o, uint64_t seed, int p
                  what);
 }
 
-/* The chain program's cost and slots for s within `budget` bytes. */
-static double chain_cost(const sized *s, const double *f, const double *r, uint64_t budget)
-{
-    uint64_t *b = malloc(sizeof *b * (size_t)s->n);
-    double *ones = malloc(sizeof *ones * (size_t)s->n);
-    cr_assert(b && ones);
-    for (int64_t i = 0; i < s->n; i++) {
-        b[i] = s->size[i];
-        ones[i] = 1;
-    }
-    ebb_chain chain = {.steps = s->n, .forward_cost = f ? f : ones,
-                       .reverse_cost = r ? r : ones, .state_bytes = b};
-    ebb_chain_options co;
-    ebb_chain_options_init(&co);
-    co.memory_bytes = budget;
-    ebb_schedule *sch = NULL;
-    cr_assert_eq(ebb_chain_schedule_create(&chain, &co, &sch), EBB_OK, "%s", ebb_last_error());
-    ebb_chain_info ci;
-    cr_assert_eq(ebb_chain_schedule_info(sch, &ci), EBB_OK);
-    ebb_schedule_destroy(sch);
-    free(b);
-    free(ones);
-    return ci.cost;
-}
-
 Test(state_sizes, the_run_follows_the_chain_program_bitwise)
 {
     wl_setup env;
@@ -258,7 +233,7 @@ Test(state_sizes, the_run_follows_the_chain_program_bitwise)
         for (int64_t i = 0; store_all && i < n; i++)
             want += (costs ? f[i] : 1) + (costs ? r[i] : 1);
         if (!store_all)
-            want = chain_cost(&s, costs ? f : NULL, costs ? r : NULL, budget);
+            want = wl_chain_cost(s.n, costs ? f : NULL, costs ? r : NULL, s.size, 0, budget);
         cr_assert_eq(s.spent + rev, want, "%s: the run cost %g, the chain program %g", what,
                      s.spent + rev, want);
         cr_assert_eq(st.forward_steps, s.forward_calls, "%s", what);

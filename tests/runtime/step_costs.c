@@ -78,26 +78,6 @@ static double run_cost(costed *c, const ebb_run_options *o, int64_t n, uint64_t 
     return c->spent + rev;
 }
 
-/* The chain program's cost for n states of `size` bytes within `slots`. */
-static double chain_cost(int64_t n, size_t size, int32_t slots, const double *f, const double *r)
-{
-    uint64_t *b = malloc(sizeof *b * (size_t)n);
-    cr_assert_not_null(b);
-    for (int64_t i = 0; i < n; i++)
-        b[i] = size;
-    ebb_chain chain = {.steps = n, .forward_cost = f, .reverse_cost = r, .state_bytes = b};
-    ebb_chain_options co;
-    ebb_chain_options_init(&co);
-    co.memory_bytes = (uint64_t)slots * size;
-    ebb_schedule *s = NULL;
-    cr_assert_eq(ebb_chain_schedule_create(&chain, &co, &s), EBB_OK, "%s", ebb_last_error());
-    ebb_chain_info ci;
-    cr_assert_eq(ebb_chain_schedule_info(s, &ci), EBB_OK);
-    ebb_schedule_destroy(s);
-    free(b);
-    return ci.cost;
-}
-
 Test(step_costs, the_run_follows_the_chain_program_bitwise)
 {
     wl_setup env;
@@ -124,7 +104,7 @@ Test(step_costs, the_run_follows_the_chain_program_bitwise)
         cr_assert_eq(info.strategy, EBB_STRATEGY_REVOLVE);
         cr_assert_leq(info.slots[o.fast_tier == EBB_TIER_DISK ? EBB_TIER_DISK : EBB_TIER_HOST],
                       slots, "case %d", k);
-        double want = chain_cost(n, size, slots, f, r);
+        double want = wl_chain_cost(n, f, r, NULL, size, (uint64_t)slots * size);
         cr_assert_eq(ran, want, "case %d (n %lld, %d slots): the run cost %g, the chain "
                      "program %g", k, (long long)n, slots, ran, want);
         /* Revolve's run with the same slots, at the same costs */
@@ -156,7 +136,7 @@ Test(step_costs, auto_chooses_them_and_store_all_takes_them)
     double ran = run_cost(&c, &o, 6, 3, r, &info);
     cr_assert_eq(info.strategy, EBB_STRATEGY_REVOLVE);
     cr_assert(strstr(info.reason, "revolve over the steps' costs"), "%s", info.reason);
-    cr_assert_eq(ran, chain_cost(6, c.w.size, 2, f, r));
+    cr_assert_eq(ran, wl_chain_cost(6, f, r, NULL, c.w.size, 2 * (uint64_t)c.w.size));
     /* a disk: the planner weighs every strategy with the steps' times */
     env.cfg.disk.enabled = 1;
     o = costed_options(&c, 48, &env.cfg, 6, 2, f, r);
@@ -229,7 +209,7 @@ Test(step_costs, the_planner_predicts_them)
         cr_assert_eq(ebb_plan_predict(&p, EBB_CONFIG_STRATEGY_REVOLVE, &got), EBB_OK, "%s",
                      ebb_last_error());
         cr_assert(got.fits, "%s", got.why_not);
-        double want = chain_cost(n, 64, slots, f, r);
+        double want = wl_chain_cost(n, f, r, NULL, 64, (uint64_t)slots * 64);
         cr_assert(fabs(got.predicted_s - want) <= 1e-9 * want,
                   "case %d (n %lld, %d slots): predicted %.12g, the chain program %.12g", k,
                   (long long)n, slots, got.predicted_s, want);

@@ -299,6 +299,35 @@ static inline ebb_run_options wl_options(wl *w, ebb_config *cfg, int64_t n)
     return o;
 }
 
+/* The chain program's least cost (ebb_chain_schedule_info) for n steps of
+ * forward and reverse costs f and r (NULL: 1 each) whose states
+ * x_0 .. x_{n-1} take sizes[i] bytes (NULL: `size` each), within `budget`
+ * bytes: what a run of revolve over them must cost. */
+static inline double wl_chain_cost(int64_t n, const double *f, const double *r,
+                                   const size_t *sizes, size_t size, uint64_t budget)
+{
+    uint64_t *b = malloc(sizeof *b * (size_t)n);
+    double *ones = malloc(sizeof *ones * (size_t)n);
+    cr_assert(b && ones);
+    for (int64_t i = 0; i < n; i++) {
+        b[i] = sizes ? sizes[i] : size;
+        ones[i] = 1;
+    }
+    ebb_chain chain = {.steps = n, .forward_cost = f ? f : ones, .reverse_cost = r ? r : ones,
+                       .state_bytes = b};
+    ebb_chain_options co;
+    ebb_chain_options_init(&co);
+    co.memory_bytes = budget;
+    ebb_schedule *s = NULL;
+    cr_assert_eq(ebb_chain_schedule_create(&chain, &co, &s), EBB_OK, "%s", ebb_last_error());
+    ebb_chain_info ci;
+    cr_assert_eq(ebb_chain_schedule_info(s, &ci), EBB_OK);
+    ebb_schedule_destroy(s);
+    free(b);
+    free(ones);
+    return ci.cost;
+}
+
 /* a run that must be created, */
 static inline ebb_run *wl_create(const ebb_run_options *o)
 {
